@@ -1,0 +1,286 @@
+/*
+ * anydev C ABI.
+ *
+ * Everything the C++ API (anydev.hpp) and the Python package do goes through
+ * these functions. Conventions:
+ *
+ *  - Every function returns anydev_status_t. On failure the calling thread's
+ *    last error is set: anydev_last_error_message() names the operation and
+ *    the values involved. Success leaves the last error as it was. A failing
+ *    call changes nothing: no buffer contents, no handle, no output argument.
+ *  - Handles are opaque and reference-counted: a function that creates or
+ *    returns a handle gives the caller one reference, released with the
+ *    matching *_release. *_retain adds one. Releasing a buffer never blocks:
+ *    its memory is freed after the work already enqueued that uses it.
+ *  - Structs passed in or out start with `struct_size`, which the caller sets
+ *    to sizeof(the struct it was compiled with); the library reads and writes
+ *    only the fields that fit, so the ABI can grow.
+ *  - Sizes of buffers are counted in elements of the buffer's dtype; byte
+ *    counts say so in their names.
+ *  - Thread safety: every function may be called from any thread. Calls that
+ *    enqueue on the same stream from several threads are serialized in some
+ *    order. A handle may be released on any thread.
+ *  - Fork: a handle created before fork() gives ANYDEV_ERROR_INVALID_STATE in
+ *    the child.
+ */
+#ifndef ANYDEV_ANYDEV_H_
+#define ANYDEV_ANYDEV_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(ANYDEV_BUILDING_LIBRARY) && defined(__GNUC__)
+#define ANYDEV_API __attribute__((visibility("default")))
+#else
+#define ANYDEV_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ANYDEV_VERSION_MAJOR 0
+#define ANYDEV_VERSION_MINOR 1
+#define ANYDEV_VERSION_PATCH 0
+
+typedef enum anydev_status_t {
+  ANYDEV_SUCCESS = 0,
+  ANYDEV_ERROR_INVALID_ARGUMENT = 1,
+  ANYDEV_ERROR_OUT_OF_RANGE = 2,
+  ANYDEV_ERROR_OUT_OF_MEMORY = 3,
+  ANYDEV_ERROR_BACKEND_UNAVAILABLE = 4,
+  ANYDEV_ERROR_DEVICE = 5,
+  ANYDEV_ERROR_UNSUPPORTED = 6,
+  ANYDEV_ERROR_INVALID_STATE = 7,
+  ANYDEV_ERROR_INTERNAL = 8,
+} anydev_status_t;
+
+/* Element types. Sizes: boolean/int8/uint8 1; int16/uint16/float16/bfloat16 2;
+ * int32/uint32/float32 4; int64/uint64/float64/complex64 8; complex128 16. */
+typedef enum anydev_dtype_t {
+  ANYDEV_DTYPE_BOOL = 0,
+  ANYDEV_DTYPE_INT8 = 1,
+  ANYDEV_DTYPE_INT16 = 2,
+  ANYDEV_DTYPE_INT32 = 3,
+  ANYDEV_DTYPE_INT64 = 4,
+  ANYDEV_DTYPE_UINT8 = 5,
+  ANYDEV_DTYPE_UINT16 = 6,
+  ANYDEV_DTYPE_UINT32 = 7,
+  ANYDEV_DTYPE_UINT64 = 8,
+  ANYDEV_DTYPE_FLOAT16 = 9,
+  ANYDEV_DTYPE_BFLOAT16 = 10,
+  ANYDEV_DTYPE_FLOAT32 = 11,
+  ANYDEV_DTYPE_FLOAT64 = 12,
+  ANYDEV_DTYPE_COMPLEX64 = 13,
+  ANYDEV_DTYPE_COMPLEX128 = 14,
+} anydev_dtype_t;
+
+typedef enum anydev_memory_kind_t {
+  ANYDEV_MEMORY_HOST = 0,   /* pinned host memory: HostBuffer */
+  ANYDEV_MEMORY_DEVICE = 1, /* device memory: DeviceBuffer */
+} anydev_memory_kind_t;
+
+/* Native handle kinds for anydev_*_native_handle. */
+typedef enum anydev_native_kind_t {
+  ANYDEV_NATIVE_DEVICE = 0,  /* CUdevice, cl_device_id, ze_device_handle_t ... */
+  ANYDEV_NATIVE_CONTEXT = 1, /* CUcontext, cl_context, ze_context_handle_t ... */
+  ANYDEV_NATIVE_STREAM = 2,  /* CUstream, cl_command_queue ... */
+  ANYDEV_NATIVE_EVENT = 3,   /* CUevent, cl_event ... */
+  ANYDEV_NATIVE_MEMORY = 4,  /* CUdeviceptr, cl_mem ... */
+} anydev_native_kind_t;
+
+typedef struct anydev_context_s* anydev_context_t; /* device + stream */
+typedef struct anydev_stream_s* anydev_stream_t;
+typedef struct anydev_event_s* anydev_event_t;
+typedef struct anydev_buffer_s* anydev_buffer_t; /* host or device buffer (or a view) */
+
+/* ---- errors, version ---------------------------------------------------- */
+
+/* The calling thread's last error message ("" when none). Valid until the
+ * thread's next anydev call. */
+ANYDEV_API const char* anydev_last_error_message(void);
+/* The calling thread's last error status (ANYDEV_SUCCESS when none). */
+ANYDEV_API anydev_status_t anydev_last_error_status(void);
+/* Clears the calling thread's last error. */
+ANYDEV_API void anydev_clear_last_error(void);
+/* "success", "invalid_argument", ...; "unknown" for other values. */
+ANYDEV_API const char* anydev_status_name(anydev_status_t status);
+/* "0.1.0" */
+ANYDEV_API const char* anydev_version_string(void);
+
+/* ---- dtypes ------------------------------------------------------------- */
+
+/* Bytes per element; 0 for an unknown dtype. */
+ANYDEV_API size_t anydev_dtype_size(anydev_dtype_t dtype);
+/* "bool", "int8", ..., "complex128"; NULL for an unknown dtype. */
+ANYDEV_API const char* anydev_dtype_name(anydev_dtype_t dtype);
+ANYDEV_API anydev_status_t anydev_dtype_from_name(const char* name, anydev_dtype_t* out);
+
+/* ---- backends ----------------------------------------------------------- */
+
+typedef struct anydev_backend_info_t {
+  size_t struct_size;
+  const char* name;    /* "cpu", "cuda", ...: valid for the life of the process */
+  int available;       /* 1 when it has at least one device and loaded cleanly */
+  const char* reason;  /* why it is unavailable ("" when available) */
+  int device_count;    /* 0 when unavailable */
+  const char* library; /* plugin path and vendor library tried ("" for cpu) */
+} anydev_backend_info_t;
+
+/* Number of known backends (cpu, cuda, hip, level_zero, opencl, and any other
+ * plugin found in the plugin folders). Probes (opens) every backend. */
+ANYDEV_API anydev_status_t anydev_backend_count(size_t* count);
+ANYDEV_API anydev_status_t anydev_backend_info(size_t index, anydev_backend_info_t* info);
+/* Number of devices of `api` (NULL: the first available backend of the
+ * preference order); 0 when unavailable. Never fails for a known name. */
+ANYDEV_API int anydev_device_count(const char* api);
+/* Plugin folders searched, separated by ':' (valid for the process life). */
+ANYDEV_API const char* anydev_plugin_path(void);
+
+/* ---- contexts ----------------------------------------------------------- */
+
+typedef struct anydev_memory_info_t {
+  size_t struct_size;
+  size_t free_bytes;
+  size_t total_bytes;
+} anydev_memory_info_t;
+
+/* Creates a context: one device of one backend plus a new stream.
+ * api == NULL and device < 0: the first entry of ANYDEV_BACKEND (or the
+ * default order cuda, hip, level_zero, opencl, cpu) that has its device.
+ * api == NULL and device >= 0: the first backend of that order with that
+ * device. api != NULL: exactly that backend (device < 0 means 0). */
+ANYDEV_API anydev_status_t anydev_context_create(const char* api, int device,
+                                                 anydev_context_t* out);
+ANYDEV_API anydev_status_t anydev_context_retain(anydev_context_t ctx);
+ANYDEV_API anydev_status_t anydev_context_release(anydev_context_t ctx);
+/* `*out` stays valid while ctx lives. */
+ANYDEV_API anydev_status_t anydev_context_api(anydev_context_t ctx, const char** out);
+ANYDEV_API anydev_status_t anydev_context_device_name(anydev_context_t ctx, const char** out);
+ANYDEV_API anydev_status_t anydev_context_device_id(anydev_context_t ctx, int* out);
+ANYDEV_API anydev_status_t anydev_context_memory_info(anydev_context_t ctx,
+                                                      anydev_memory_info_t* out);
+/* Waits for everything enqueued on the context's stream; returns the first
+ * asynchronous error since the previous synchronize. */
+ANYDEV_API anydev_status_t anydev_context_synchronize(anydev_context_t ctx);
+/* The context's stream (a new reference). */
+ANYDEV_API anydev_status_t anydev_context_stream(anydev_context_t ctx, anydev_stream_t* out);
+/* A new stream on the context's device. */
+ANYDEV_API anydev_status_t anydev_context_create_stream(anydev_context_t ctx,
+                                                        anydev_stream_t* out);
+/* A context on the same device whose work goes to `stream`. */
+ANYDEV_API anydev_status_t anydev_context_with_stream(anydev_context_t ctx,
+                                                      anydev_stream_t stream,
+                                                      anydev_context_t* out);
+ANYDEV_API anydev_status_t anydev_context_create_event(anydev_context_t ctx,
+                                                       anydev_event_t* out);
+/* Later work on ctx waits for the work already enqueued on other. */
+ANYDEV_API anydev_status_t anydev_context_wait_for(anydev_context_t ctx, anydev_context_t other);
+/* *out = 1 when ctx's device can access peer's memory (0 for itself, cpu). */
+ANYDEV_API anydev_status_t anydev_context_can_access(anydev_context_t ctx, anydev_context_t peer,
+                                                     int* out);
+ANYDEV_API anydev_status_t anydev_context_enable_peer_access(anydev_context_t ctx,
+                                                             anydev_context_t peer);
+/* Frees memory obtained with anydev_buffer_take_ptr, ordered on ctx's
+ * stream (after the work already enqueued there). */
+ANYDEV_API anydev_status_t anydev_context_free(anydev_context_t ctx, void* taken);
+/* A native handle of the context (ANYDEV_NATIVE_DEVICE or _CONTEXT). */
+ANYDEV_API anydev_status_t anydev_context_native_handle(anydev_context_t ctx,
+                                                        anydev_native_kind_t kind, void** out);
+/* A context on `device` of `api` whose stream wraps native_stream without
+ * owning it. */
+ANYDEV_API anydev_status_t anydev_context_wrap_native_stream(const char* api, int device,
+                                                             void* native_stream,
+                                                             anydev_context_t* out);
+
+/* ---- streams and events ------------------------------------------------- */
+
+ANYDEV_API anydev_status_t anydev_stream_retain(anydev_stream_t stream);
+ANYDEV_API anydev_status_t anydev_stream_release(anydev_stream_t stream);
+ANYDEV_API anydev_status_t anydev_stream_synchronize(anydev_stream_t stream);
+ANYDEV_API anydev_status_t anydev_stream_record_event(anydev_stream_t stream, anydev_event_t event);
+ANYDEV_API anydev_status_t anydev_stream_wait_event(anydev_stream_t stream, anydev_event_t event);
+ANYDEV_API anydev_status_t anydev_stream_native_handle(anydev_stream_t stream, void** out);
+
+ANYDEV_API anydev_status_t anydev_event_retain(anydev_event_t event);
+ANYDEV_API anydev_status_t anydev_event_release(anydev_event_t event);
+ANYDEV_API anydev_status_t anydev_event_synchronize(anydev_event_t event);
+/* *complete = 1 when the work the event captured has finished (1 for an
+ * event never recorded). */
+ANYDEV_API anydev_status_t anydev_event_query(anydev_event_t event, int* complete);
+ANYDEV_API anydev_status_t anydev_event_native_handle(anydev_event_t event, void** out);
+
+/* ---- buffers ------------------------------------------------------------ */
+
+/* Allocates `count` elements of `dtype`. Host buffers are pinned and usable at
+ * once; device buffers are allocated in stream order on ctx's stream. A
+ * count of 0 gives an empty buffer (unsafe_ptr NULL). */
+ANYDEV_API anydev_status_t anydev_buffer_create(anydev_context_t ctx, anydev_memory_kind_t kind,
+                                                anydev_dtype_t dtype, size_t count,
+                                                anydev_buffer_t* out);
+ANYDEV_API anydev_status_t anydev_buffer_retain(anydev_buffer_t buf);
+ANYDEV_API anydev_status_t anydev_buffer_release(anydev_buffer_t buf);
+
+typedef struct anydev_buffer_info_t {
+  size_t struct_size;
+  anydev_memory_kind_t kind;
+  anydev_dtype_t dtype;
+  size_t count;      /* elements */
+  size_t size_bytes; /* count * dtype size */
+  void* address;     /* unsafe_ptr(): host pointer for host buffers; device address */
+  size_t offset_bytes; /* offset of this view in its allocation */
+} anydev_buffer_info_t;
+ANYDEV_API anydev_status_t anydev_buffer_get_info(anydev_buffer_t buf, anydev_buffer_info_t* out);
+/* The buffer's context (a new reference). */
+ANYDEV_API anydev_status_t anydev_buffer_context(anydev_buffer_t buf, anydev_context_t* out);
+
+/* A view of `count` elements of `dtype` starting at element `offset` (counted
+ * in elements of `dtype`) of buf. It shares memory and keeps the parent's
+ * memory alive. OUT_OF_RANGE when it does not lie inside buf;
+ * INVALID_ARGUMENT when its start is not aligned for dtype. */
+ANYDEV_API anydev_status_t anydev_buffer_create_sub_buffer(anydev_buffer_t buf,
+                                                           anydev_dtype_t dtype, size_t offset,
+                                                           size_t count, anydev_buffer_t* out);
+
+/* Copies dst's size from src (which must be at least as large, and of the
+ * same backend). ctx == NULL: on dst's context. If src was last used on
+ * another stream, the copy first waits for that stream's earlier work. */
+ANYDEV_API anydev_status_t anydev_enqueue_copy(anydev_context_t ctx, anydev_buffer_t dst,
+                                               anydev_buffer_t src);
+/* Copies the buffer's size from host memory `src` (src_bytes available,
+ * >= the buffer's size in bytes). ctx == NULL: on dst's context. `src` must
+ * stay valid until the copy completes (synchronize). */
+ANYDEV_API anydev_status_t anydev_enqueue_copy_from_host(anydev_context_t ctx, anydev_buffer_t dst,
+                                                         const void* src, size_t src_bytes);
+/* Copies the buffer's size into host memory `dst` (dst_bytes available). */
+ANYDEV_API anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst,
+                                                       size_t dst_bytes, anydev_buffer_t src);
+/* Writes the exact bits of `pattern` (pattern_size bytes: 1, 2, 4, 8 or 16,
+ * dividing the buffer's size in bytes) into the whole buffer. ctx == NULL: on
+ * buf's context. */
+ANYDEV_API anydev_status_t anydev_enqueue_fill(anydev_context_t ctx, anydev_buffer_t buf,
+                                               const void* pattern, size_t pattern_size);
+/* The buffer's later operations and its release run on ctx's stream. Same
+ * backend and device, else INVALID_ARGUMENT. */
+ANYDEV_API anydev_status_t anydev_buffer_reassign_ownership(anydev_buffer_t buf,
+                                                            anydev_context_t ctx);
+/* Hands the memory to the caller (release it with anydev_context_free). Needs
+ * the only handle to that memory: another reference or a live view is
+ * INVALID_STATE. Afterwards the handle is empty: every use but release is
+ * INVALID_STATE. */
+ANYDEV_API anydev_status_t anydev_buffer_take_ptr(anydev_buffer_t buf, void** out);
+/* Mojo's printing: "HostBuffer([0, 1, 2])", "DeviceBuffer([1.0, ...])".
+ * Device buffers are copied to the host synchronously. Writes at most
+ * `capacity` bytes including the terminating NUL; *needed (optional)
+ * receives the full length + 1. OUT_OF_RANGE when capacity is too small
+ * (out then holds a truncated, NUL-terminated prefix). */
+ANYDEV_API anydev_status_t anydev_buffer_format(anydev_buffer_t buf, char* out, size_t capacity,
+                                                size_t* needed);
+/* A native handle of the buffer's memory (ANYDEV_NATIVE_MEMORY). */
+ANYDEV_API anydev_status_t anydev_buffer_native_handle(anydev_buffer_t buf, void** out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ANYDEV_ANYDEV_H_ */

@@ -1,0 +1,215 @@
+/*
+ * anydev backend ABI.
+ *
+ * Every backend -- the built-in CPU fallback and each plugin
+ * (libanydev-backend-NAME.so) -- hands the core one table of function
+ * pointers, `anydev_backend_table_t`. The core never calls a vendor API
+ * itself and never special-cases a backend: everything it knows about a
+ * backend comes through this table.
+ *
+ * Versioning. A plugin exports one symbol, ANYDEV_BACKEND_ENTRY_SYMBOL:
+ *
+ *   anydev_status_t anydev_backend_entry(uint32_t core_abi_version,
+ *                                        const anydev_core_services_t* core,
+ *                                        const anydev_backend_table_t** out);
+ *
+ * The core refuses a table whose `abi_version` differs from
+ * ANYDEV_BACKEND_ABI_VERSION or whose `struct_size` is smaller than the table
+ * it was built against. New entries are only ever appended, so a newer plugin
+ * (bigger struct_size) works with an older core of the same ABI version.
+ *
+ * Ownership. Handles that a backend returns (streams, events, memory) are
+ * owned by the core until it hands them back through the matching destroy or
+ * free entry. The core guarantees:
+ *   - `memory_free` is called only after every operation that used the memory
+ *     has completed (the core waits on an event first), or through
+ *     `memory_free_async`, which the backend orders on the given stream;
+ *   - `stream_destroy` is called only when no other thread can use the stream;
+ *   - zero-byte allocations, copies and fills never reach the backend.
+ *
+ * Thread safety. Every entry may be called from any thread, concurrently with
+ * any other entry, including several calls on the same stream (the backend
+ * serializes them in some order). `initialize` is called once, before any
+ * other entry, under the core's registry lock.
+ *
+ * Errors. An entry returns ANYDEV_SUCCESS or a status; on failure it first
+ * calls `core->set_error(status, message)` with a message naming the vendor
+ * call, its error name and text. Asynchronous failures are kept by the stream
+ * and returned (once) by the next `stream_synchronize`.
+ *
+ * This header includes only anydev.h: a backend never includes core internals.
+ */
+#ifndef ANYDEV_BACKEND_H_
+#define ANYDEV_BACKEND_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "anydev/anydev.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on any incompatible change to the structs or entries below. */
+#define ANYDEV_BACKEND_ABI_VERSION 1u
+
+/* The one symbol a backend plugin exports. */
+#define ANYDEV_BACKEND_ENTRY_SYMBOL "anydev_backend_entry"
+
+/* Opaque backend objects. The core treats them as tokens. */
+typedef struct anydev_bk_stream_s* anydev_bk_stream_t;
+typedef struct anydev_bk_event_s* anydev_bk_event_t;
+
+/* Log levels a backend may use with core->log (same order as spdlog). */
+typedef enum anydev_log_level_t {
+  ANYDEV_LOG_TRACE = 0,
+  ANYDEV_LOG_DEBUG = 1,
+  ANYDEV_LOG_INFO = 2,
+  ANYDEV_LOG_WARN = 3,
+  ANYDEV_LOG_ERROR = 4,
+} anydev_log_level_t;
+
+/* Services the core offers to a backend. Valid for the life of the process.
+ * Thread-safe. */
+typedef struct anydev_core_services_t {
+  size_t struct_size;
+  /* Records the calling thread's last error (status + message). The message
+   * is copied. Returns `status` so a backend can `return core->set_error(...)`. */
+  anydev_status_t (*set_error)(anydev_status_t status, const char* message);
+  /* Logs through the core's logger; `backend` names the caller. */
+  void (*log)(anydev_log_level_t level, const char* backend, const char* message);
+  /* Reads an environment variable through the core (NULL when unset). */
+  const char* (*getenv)(const char* name);
+} anydev_core_services_t;
+
+/* Where a copy or fill reads or writes. */
+typedef enum anydev_bk_memory_kind_t {
+  /* `handle` is a plain host pointer the user passed (pageable memory). */
+  ANYDEV_BK_MEMORY_USER_HOST = 0,
+  /* `handle` came from host_alloc. */
+  ANYDEV_BK_MEMORY_HOST = 1,
+  /* `handle` came from device_alloc. */
+  ANYDEV_BK_MEMORY_DEVICE = 2,
+} anydev_bk_memory_kind_t;
+
+/* One side of a copy or fill: a backend memory handle plus a byte offset.
+ * For pointer-based backends (cpu, cuda, hip, level_zero) `handle` is the
+ * address of the allocation; for OpenCL it may be a cl_mem. */
+typedef struct anydev_bk_memory_ref_t {
+  void* handle;
+  size_t offset;
+  anydev_bk_memory_kind_t kind;
+  int device; /* device index of the allocation; -1 for USER_HOST */
+} anydev_bk_memory_ref_t;
+
+/* What a backend says about one device. The core zero-fills it and sets
+ * struct_size before the call. */
+typedef struct anydev_bk_device_props_t {
+  size_t struct_size;
+  char name[256];        /* e.g. "cpu: AMD EPYC 7B13" or "NVIDIA H200" */
+  char description[512]; /* free text for anydev-info: driver, version, bus id */
+  size_t total_memory;   /* bytes */
+  int host_memory_is_device_accessible; /* 1 when device memory == host memory */
+} anydev_bk_device_props_t;
+
+/* Native handle kinds a backend may expose (anydev_native_kind_t in anydev.h
+ * is the public spelling of the same values). */
+
+/* The backend's table. All entries are required unless marked optional
+ * (optional entries may be NULL). */
+typedef struct anydev_backend_table_t {
+  size_t struct_size;
+  uint32_t abi_version;
+  const char* name; /* "cpu", "cuda", ...: lowercase, [a-z0-9_] */
+
+  /* Called once. Returns ANYDEV_SUCCESS, or ANYDEV_BACKEND_UNAVAILABLE after
+   * core->set_error(...) with the exact reason (file, symbol, dlerror text,
+   * driver error). `library` receives the vendor library it opened or tried
+   * (empty for cpu); it stays valid for the life of the process. */
+  anydev_status_t (*initialize)(const anydev_core_services_t* core, const char** library);
+
+  anydev_status_t (*device_count)(int* count);
+  anydev_status_t (*device_props)(int device, anydev_bk_device_props_t* props);
+  anydev_status_t (*memory_info)(int device, size_t* free_bytes, size_t* total_bytes);
+
+  /* Streams: in-order queues. */
+  anydev_status_t (*stream_create)(int device, anydev_bk_stream_t* out);
+  /* Waits for the stream's work, then destroys it. */
+  anydev_status_t (*stream_destroy)(anydev_bk_stream_t stream);
+  /* Waits for all work enqueued so far; returns (and clears) the first
+   * asynchronous error since the previous call. */
+  anydev_status_t (*stream_synchronize)(anydev_bk_stream_t stream);
+
+  /* Events. A fresh or never-recorded event is complete. Recording captures
+   * the work enqueued on the stream so far. */
+  anydev_status_t (*event_create)(int device, anydev_bk_event_t* out);
+  anydev_status_t (*event_destroy)(anydev_bk_event_t event);
+  anydev_status_t (*event_record)(anydev_bk_event_t event, anydev_bk_stream_t stream);
+  anydev_status_t (*event_synchronize)(anydev_bk_event_t event);
+  /* *complete = 1 when the captured work has finished. */
+  anydev_status_t (*event_query)(anydev_bk_event_t event, int* complete);
+  /* Later work on `stream` waits (on the device, without blocking the
+   * caller) for the work `event` captured. The wait must not depend on the
+   * event object afterwards: the core may destroy or re-record the event as
+   * soon as this returns. */
+  anydev_status_t (*stream_wait_event)(anydev_bk_stream_t stream, anydev_bk_event_t event);
+
+  /* Memory. `bytes` > 0. `*handle` is what copies and fills will receive;
+   * `*address` is what unsafe_ptr() returns for offset 0 (for pointer-based
+   * backends the same as the handle; for host memory a host-dereferenceable
+   * pointer). An allocation the backend cannot satisfy is OUT_OF_MEMORY. */
+  anydev_status_t (*host_alloc)(int device, size_t bytes, void** handle, void** address);
+  /* Device memory; the allocation is ordered on `stream` (it may be used by
+   * work enqueued on `stream` after this call). */
+  anydev_status_t (*device_alloc)(int device, size_t bytes, anydev_bk_stream_t stream,
+                                  void** handle, void** address);
+  /* Frees memory from host_alloc/device_alloc. Called only after every
+   * operation that used it has completed. Must not block on the device. */
+  anydev_status_t (*memory_free)(int device, anydev_bk_memory_kind_t kind, void* handle);
+  /* Optional: frees device memory ordered on `stream` (e.g. cuMemFreeAsync).
+   * The core has already made `stream` wait for every other stream that used
+   * the memory. NULL: the core waits on an event and calls memory_free. */
+  anydev_status_t (*memory_free_async)(int device, void* handle, anydev_bk_stream_t stream);
+
+  /* Copies `bytes` from src to dst, ordered on `stream`. Both refs belong to
+   * this backend (or are USER_HOST); ranges are valid and do not overlap. */
+  anydev_status_t (*copy)(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
+                          anydev_bk_memory_ref_t src, size_t bytes);
+  /* Writes `pattern` (pattern_size of 1, 2, 4, 8 or 16 bytes) repeatedly over
+   * `bytes` bytes of dst, ordered on `stream`; bytes % pattern_size == 0 and
+   * dst.offset % min(pattern_size, 8) == 0. */
+  anydev_status_t (*fill)(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
+                          const void* pattern, size_t pattern_size, size_t bytes);
+
+  /* Peer access between two devices of this backend. */
+  anydev_status_t (*can_access_peer)(int device, int peer, int* can_access);
+  anydev_status_t (*enable_peer_access)(int device, int peer);
+
+  /* Optional: native handles (anydev_native_kind_t). `object` is a stream,
+   * event or memory handle of this backend, or NULL for device/context kinds.
+   * UNSUPPORTED when the backend has no such native object. */
+  anydev_status_t (*native_handle)(int device, int kind, void* object, void** out);
+
+  /* Optional: wraps an existing native stream without owning it;
+   * stream_destroy on the result must not destroy the native stream. */
+  anydev_status_t (*stream_wrap_native)(int device, void* native_stream, anydev_bk_stream_t* out);
+} anydev_backend_table_t;
+
+/* The signature of the entry symbol. */
+typedef anydev_status_t (*anydev_backend_entry_fn)(uint32_t core_abi_version,
+                                                   const anydev_core_services_t* core,
+                                                   const anydev_backend_table_t** out);
+
+/* Plugins mark their entry point with this. */
+#if defined(__GNUC__)
+#define ANYDEV_BACKEND_EXPORT __attribute__((visibility("default")))
+#else
+#define ANYDEV_BACKEND_EXPORT
+#endif
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ANYDEV_BACKEND_H_ */

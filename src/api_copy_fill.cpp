@@ -1,0 +1,171 @@
+// C entry points: copies and fills. Each checks every argument before it
+// enqueues anything, so a rejected call changes no buffer.
+#include <algorithm>
+
+#include "anydev/anydev.h"
+#include "buffer_access.h"
+#include "range_check.h"
+
+using namespace anydev::core;
+
+namespace {
+
+bool overlap(std::uintptr_t a, std::uintptr_t b, std::size_t bytes) {
+  return a < b + bytes && b < a + bytes;
+}
+
+// The stream an operation runs on: ctx's, else the buffer's context's.
+anydev_status_t pick_stream(const char* op, anydev_context_t ctx, const BufferView& buffer,
+                            std::shared_ptr<Stream>* out) {
+  if (ctx == nullptr) {
+    *out = buffer.context->stream;
+  } else {
+    if (anydev_status_t s = check_fork(op, ctx, "context"); s != ANYDEV_SUCCESS) return s;
+    *out = ctx->state->stream;
+  }
+  const Backend* backend = buffer.allocation->backend;
+  if ((*out)->backend != backend) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "a buffer of backend ", backend->name,
+                " cannot be used on a stream of backend ", (*out)->backend->name);
+  }
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t report(const std::optional<RangeError>& error) {
+  return set_error(error->status, error->message);
+}
+
+anydev_status_t wrap(anydev_status_t status, const char* op, const std::string& what,
+                     const Stream& stream) {
+  if (status == ANYDEV_SUCCESS) return status;
+  return fail(status, op, what, " on ", describe_device(stream.backend, stream.device), ": ",
+              last_error_message());
+}
+
+}  // namespace
+
+extern "C" {
+
+anydev_status_t anydev_enqueue_copy(anydev_context_t ctx, anydev_buffer_t dst, anydev_buffer_t src) {
+  static constexpr const char* op = "anydev_enqueue_copy";
+  BufferView d, s;
+  if (anydev_status_t st = access_buffer(op, dst, "dst", &d); st != ANYDEV_SUCCESS) return st;
+  if (anydev_status_t st = access_buffer(op, src, "src", &s); st != ANYDEV_SUCCESS) return st;
+  if (d.allocation->backend != s.allocation->backend) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "cannot copy between backends (source on ",
+                describe_device(s.allocation->backend, s.allocation->device),
+                ", destination on ",
+                describe_device(d.allocation->backend, d.allocation->device), ")");
+  }
+  std::shared_ptr<Stream> stream;
+  if (anydev_status_t st = pick_stream(op, ctx, d, &stream); st != ANYDEV_SUCCESS) return st;
+  const std::size_t bytes = dst->size_bytes;
+  if (auto error = check_copy_size(op, "source", bytes, src->size_bytes)) return report(error);
+  if (bytes == 0) return ANYDEV_SUCCESS;
+  if (d.allocation == s.allocation && overlap(dst->offset_bytes, src->offset_bytes, bytes)) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "source bytes ", src->offset_bytes, "..",
+                src->offset_bytes + bytes, " and destination bytes ", dst->offset_bytes, "..",
+                dst->offset_bytes + bytes, " of the same memory overlap");
+  }
+  return guarded(op, [&] {
+    Allocation* const both[] = {d.allocation.get(), s.allocation.get()};
+    const anydev_backend_table_t* table = stream->backend->table;
+    return wrap(use_allocations(stream, both,
+                                [&] { return table->copy(stream->native, d.ref(), s.ref(), bytes); }),
+                op, cat("copying ", bytes, " bytes"), *stream);
+  });
+}
+
+anydev_status_t anydev_enqueue_copy_from_host(anydev_context_t ctx, anydev_buffer_t dst,
+                                              const void* src, size_t src_bytes) {
+  static constexpr const char* op = "anydev_enqueue_copy_from_host";
+  BufferView d;
+  if (anydev_status_t st = access_buffer(op, dst, "dst", &d); st != ANYDEV_SUCCESS) return st;
+  ANYDEV_REQUIRE_ARG(op, src);
+  std::shared_ptr<Stream> stream;
+  if (anydev_status_t st = pick_stream(op, ctx, d, &stream); st != ANYDEV_SUCCESS) return st;
+  const std::size_t bytes = dst->size_bytes;
+  if (auto error = check_copy_size(op, "source span", bytes, src_bytes)) return report(error);
+  if (bytes == 0) return ANYDEV_SUCCESS;
+  if (dst->kind == ANYDEV_MEMORY_HOST && d.address() != nullptr &&
+      overlap(reinterpret_cast<std::uintptr_t>(src), reinterpret_cast<std::uintptr_t>(d.address()),
+              bytes)) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the source ", src,
+                " overlaps the destination buffer's memory");
+  }
+  return guarded(op, [&] {
+    Allocation* const one[] = {d.allocation.get()};
+    const anydev_bk_memory_ref_t from{const_cast<void*>(src), 0, ANYDEV_BK_MEMORY_USER_HOST, -1};
+    const anydev_backend_table_t* table = stream->backend->table;
+    return wrap(use_allocations(stream, one,
+                                [&] { return table->copy(stream->native, d.ref(), from, bytes); }),
+                op, cat("copying ", bytes, " bytes from host memory"), *stream);
+  });
+}
+
+anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, size_t dst_bytes,
+                                            anydev_buffer_t src) {
+  static constexpr const char* op = "anydev_enqueue_copy_to_host";
+  BufferView s;
+  if (anydev_status_t st = access_buffer(op, src, "src", &s); st != ANYDEV_SUCCESS) return st;
+  ANYDEV_REQUIRE_ARG(op, dst);
+  std::shared_ptr<Stream> stream;
+  if (anydev_status_t st = pick_stream(op, ctx, s, &stream); st != ANYDEV_SUCCESS) return st;
+  const std::size_t bytes = src->size_bytes;
+  if (auto error = check_copy_size(op, "destination span", bytes, dst_bytes)) {
+    return report(error);
+  }
+  if (bytes == 0) return ANYDEV_SUCCESS;
+  if (src->kind == ANYDEV_MEMORY_HOST && s.address() != nullptr &&
+      overlap(reinterpret_cast<std::uintptr_t>(dst), reinterpret_cast<std::uintptr_t>(s.address()),
+              bytes)) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the destination ", dst,
+                " overlaps the source buffer's memory");
+  }
+  return guarded(op, [&] {
+    Allocation* const one[] = {s.allocation.get()};
+    const anydev_bk_memory_ref_t to{dst, 0, ANYDEV_BK_MEMORY_USER_HOST, -1};
+    const anydev_backend_table_t* table = stream->backend->table;
+    return wrap(use_allocations(stream, one,
+                                [&] { return table->copy(stream->native, to, s.ref(), bytes); }),
+                op, cat("copying ", bytes, " bytes to host memory"), *stream);
+  });
+}
+
+anydev_status_t anydev_enqueue_fill(anydev_context_t ctx, anydev_buffer_t buf, const void* pattern,
+                                    size_t pattern_size) {
+  static constexpr const char* op = "anydev_enqueue_fill";
+  BufferView b;
+  if (anydev_status_t st = access_buffer(op, buf, "buf", &b); st != ANYDEV_SUCCESS) return st;
+  ANYDEV_REQUIRE_ARG(op, pattern);
+  std::shared_ptr<Stream> stream;
+  if (anydev_status_t st = pick_stream(op, ctx, b, &stream); st != ANYDEV_SUCCESS) return st;
+  if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8 &&
+      pattern_size != 16) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "pattern size ", pattern_size,
+                " is not 1, 2, 4, 8 or 16 bytes");
+  }
+  const std::size_t bytes = buf->size_bytes;
+  if (bytes % pattern_size != 0) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the buffer's ", bytes,
+                " bytes are not a whole number of ", pattern_size, "-byte patterns");
+  }
+  if (buf->offset_bytes % std::min<std::size_t>(pattern_size, 8) != 0) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the view starts at byte ", buf->offset_bytes,
+                ", not aligned for a ", pattern_size, "-byte pattern");
+  }
+  if (bytes == 0) return ANYDEV_SUCCESS;
+  return guarded(op, [&] {
+    Allocation* const one[] = {b.allocation.get()};
+    const anydev_backend_table_t* table = stream->backend->table;
+    return wrap(use_allocations(stream, one,
+                                [&] {
+                                  return table->fill(stream->native, b.ref(), pattern,
+                                                     pattern_size, bytes);
+                                }),
+                op, cat("filling ", bytes, " bytes with a ", pattern_size, "-byte pattern"),
+                *stream);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,198 @@
+#include "format.h"
+
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace anydev::core {
+namespace {
+
+template <class T>
+T load(const void* p) {
+  T value;
+  std::memcpy(&value, p, sizeof(T));
+  return value;
+}
+
+// Mojo prints floats with a decimal point or an exponent: "1.0", "1e+20".
+std::string finish_float(std::string text) {
+  if (text.find("nan") != std::string::npos) return "nan";
+  if (text.find_first_of(".ein") == std::string::npos) text += ".0";
+  return text;
+}
+
+template <class F>
+std::string shortest(F value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return finish_float(std::string(buffer, result.ptr));
+}
+
+std::uint16_t float_to_half_bits(float value) noexcept {
+  const auto f = std::bit_cast<std::uint32_t>(value);
+  const std::uint32_t sign = (f >> 16) & 0x8000u;
+  const std::uint32_t abs = f & 0x7fffffffu;
+  if (abs >= 0x7f800000u) {  // inf or nan
+    return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  }
+  if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds to inf
+  if (abs < 0x38800000u) {  // subnormal half (or zero)
+    if (abs < 0x33000000u) return static_cast<std::uint16_t>(sign);
+    const std::uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
+    const int shift = 126 - static_cast<int>(abs >> 23) + 13;
+    std::uint32_t half = mantissa >> shift;
+    const std::uint32_t rest = mantissa & ((1u << shift) - 1u);
+    const std::uint32_t halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
+    return static_cast<std::uint16_t>(sign | half);
+  }
+  std::uint32_t half = ((abs - 0x38000000u) >> 13);
+  const std::uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
+  return static_cast<std::uint16_t>(sign | half);
+}
+
+std::uint16_t float_to_bfloat16_bits(float value) noexcept {
+  const auto f = std::bit_cast<std::uint32_t>(value);
+  if ((f & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((f >> 16) | 0x40u);
+  const std::uint32_t rounding = 0x7fffu + ((f >> 16) & 1u);
+  return static_cast<std::uint16_t>((f + rounding) >> 16);
+}
+
+// The shortest decimal that reads back (through float) as the same 16-bit
+// pattern, so that float16(0.1) prints "0.1", not "0.099975586".
+template <class ToBits>
+std::string shortest_16bit(float value, std::uint16_t bits, ToBits to_bits) {
+  if (!std::isfinite(value)) return shortest(value);
+  char buffer[64];
+  for (int precision = 1; precision <= 9; ++precision) {
+    const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value,
+                                      std::chars_format::general, precision);
+    const std::string text(buffer, result.ptr);
+    if (to_bits(std::strtof(text.c_str(), nullptr)) == bits) return finish_float(text);
+  }
+  return shortest(value);
+}
+
+}  // namespace
+
+float half_bits_to_float(unsigned short bits) noexcept {
+  const std::uint32_t sign = (static_cast<std::uint32_t>(bits) & 0x8000u) << 16;
+  const std::uint32_t exponent = (bits >> 10) & 0x1fu;
+  std::uint32_t mantissa = bits & 0x3ffu;
+  std::uint32_t f;
+  if (exponent == 0) {
+    if (mantissa == 0) {
+      f = sign;
+    } else {  // subnormal: normalize
+      int e = -1;
+      do {
+        ++e;
+        mantissa <<= 1;
+      } while ((mantissa & 0x400u) == 0);
+      f = sign | static_cast<std::uint32_t>(127 - 15 - e) << 23 | (mantissa & 0x3ffu) << 13;
+    }
+  } else if (exponent == 0x1f) {
+    f = sign | 0x7f800000u | mantissa << 13;
+  } else {
+    f = sign | (exponent + 127 - 15) << 23 | mantissa << 13;
+  }
+  return std::bit_cast<float>(f);
+}
+
+float bfloat16_bits_to_float(unsigned short bits) noexcept {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+}
+
+std::string format_element(anydev_dtype_t dtype, const void* p) {
+  switch (dtype) {
+    case ANYDEV_DTYPE_BOOL:
+      return load<std::uint8_t>(p) != 0 ? "True" : "False";
+    case ANYDEV_DTYPE_INT8:
+      return std::to_string(load<std::int8_t>(p));
+    case ANYDEV_DTYPE_INT16:
+      return std::to_string(load<std::int16_t>(p));
+    case ANYDEV_DTYPE_INT32:
+      return std::to_string(load<std::int32_t>(p));
+    case ANYDEV_DTYPE_INT64:
+      return std::to_string(load<std::int64_t>(p));
+    case ANYDEV_DTYPE_UINT8:
+      return std::to_string(load<std::uint8_t>(p));
+    case ANYDEV_DTYPE_UINT16:
+      return std::to_string(load<std::uint16_t>(p));
+    case ANYDEV_DTYPE_UINT32:
+      return std::to_string(load<std::uint32_t>(p));
+    case ANYDEV_DTYPE_UINT64:
+      return std::to_string(load<std::uint64_t>(p));
+    case ANYDEV_DTYPE_FLOAT16: {
+      const auto bits = load<std::uint16_t>(p);
+      return shortest_16bit(half_bits_to_float(bits), bits, float_to_half_bits);
+    }
+    case ANYDEV_DTYPE_BFLOAT16: {
+      const auto bits = load<std::uint16_t>(p);
+      return shortest_16bit(bfloat16_bits_to_float(bits), bits, float_to_bfloat16_bits);
+    }
+    case ANYDEV_DTYPE_FLOAT32:
+      return shortest(load<float>(p));
+    case ANYDEV_DTYPE_FLOAT64:
+      return shortest(load<double>(p));
+    case ANYDEV_DTYPE_COMPLEX64: {
+      const auto c = load<std::complex<float>>(p);
+      return "(" + shortest(c.real()) + ", " + shortest(c.imag()) + ")";
+    }
+    case ANYDEV_DTYPE_COMPLEX128: {
+      const auto c = load<std::complex<double>>(p);
+      return "(" + shortest(c.real()) + ", " + shortest(c.imag()) + ")";
+    }
+  }
+  return "?";
+}
+
+std::string format_buffer(std::string_view type_name, anydev_dtype_t dtype, const void* data,
+                          std::size_t count) {
+  static constexpr std::size_t kElideFrom = 1000;
+  static constexpr std::size_t kEdge = 3;
+  const std::size_t size = [&] {
+    switch (dtype) {
+      case ANYDEV_DTYPE_BOOL:
+      case ANYDEV_DTYPE_INT8:
+      case ANYDEV_DTYPE_UINT8:
+        return std::size_t{1};
+      case ANYDEV_DTYPE_INT16:
+      case ANYDEV_DTYPE_UINT16:
+      case ANYDEV_DTYPE_FLOAT16:
+      case ANYDEV_DTYPE_BFLOAT16:
+        return std::size_t{2};
+      case ANYDEV_DTYPE_INT32:
+      case ANYDEV_DTYPE_UINT32:
+      case ANYDEV_DTYPE_FLOAT32:
+        return std::size_t{4};
+      case ANYDEV_DTYPE_COMPLEX128:
+        return std::size_t{16};
+      default:
+        return std::size_t{8};
+    }
+  }();
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  std::string out(type_name);
+  out += "([";
+  auto append = [&](std::size_t i) {
+    if (out.back() != '[') out += ", ";
+    out += format_element(dtype, bytes + i * size);
+  };
+  if (count < kElideFrom) {
+    for (std::size_t i = 0; i < count; ++i) append(i);
+  } else {
+    for (std::size_t i = 0; i < kEdge; ++i) append(i);
+    out += ", ...";
+    for (std::size_t i = count - kEdge; i < count; ++i) append(i);
+  }
+  out += "])";
+  return out;
+}
+
+}  // namespace anydev::core

@@ -1,0 +1,93 @@
+// The objects behind the C ABI's opaque handles, and who owns what.
+//
+//   anydev_context_s  --shared_ptr-->  ContextState --shared_ptr--> Stream
+//   anydev_stream_s   --shared_ptr-->  Stream
+//   anydev_buffer_s   --shared_ptr-->  Allocation (the memory), plus a view
+//                                      (offset, size, dtype) and a context
+//   anydev_event_s    owns one backend event
+//
+// Handles are reference-counted by the C ABI (retain/release); internal
+// objects by shared_ptr. Memory is freed when the last shared_ptr to its
+// Allocation goes (see allocation.h); a Stream's backend stream is destroyed
+// on the reclaimer thread once nothing refers to it, so no release ever
+// blocks the caller. Every handle records the fork generation it was made in.
+//
+// Thread safety: handles are immutable after creation except where a member
+// says it is guarded by a mutex.
+#ifndef ANYDEV_SRC_OBJECTS_H_
+#define ANYDEV_SRC_OBJECTS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "allocation.h"
+#include "anydev/anydev.h"
+#include "anydev/backend.h"
+#include "registry.h"
+
+namespace anydev::core {
+
+// A backend stream. Immutable; destroyed (on the reclaimer thread) when the
+// last shared_ptr goes.
+struct Stream {
+  const Backend* backend;
+  int device;
+  anydev_bk_stream_t native;
+};
+
+// Creates a Stream that hands its backend stream to the reclaimer when the
+// last reference goes. Returns a status and sets the last error on failure.
+anydev_status_t create_stream(const Backend* backend, int device,
+                              std::shared_ptr<Stream>* out);
+// Same, wrapping a backend stream the caller already made.
+std::shared_ptr<Stream> adopt_stream(const Backend* backend, int device,
+                                     anydev_bk_stream_t native);
+
+// One device of one backend with one stream. Immutable.
+struct ContextState {
+  const Backend* backend;
+  int device;
+  std::shared_ptr<Stream> stream;
+};
+
+}  // namespace anydev::core
+
+// Reference counts start at 1 (the creator's reference).
+struct anydev_context_s {
+  std::atomic<std::int64_t> refs{1};
+  std::uint64_t fork_generation;
+  std::shared_ptr<const anydev::core::ContextState> state;
+};
+
+struct anydev_stream_s {
+  std::atomic<std::int64_t> refs{1};
+  std::uint64_t fork_generation;
+  std::shared_ptr<anydev::core::Stream> stream;
+};
+
+struct anydev_event_s {
+  std::atomic<std::int64_t> refs{1};
+  std::uint64_t fork_generation;
+  const anydev::core::Backend* backend;
+  int device;
+  anydev_bk_event_t native;
+};
+
+struct anydev_buffer_s {
+  std::atomic<std::int64_t> refs{1};
+  std::uint64_t fork_generation;
+  anydev_memory_kind_t kind;
+  anydev_dtype_t dtype;
+  std::size_t count;
+  std::size_t size_bytes;
+  std::size_t offset_bytes;  // into the allocation
+  // Guarded by mutex: reassign_ownership_to and take_ptr change them.
+  mutable std::mutex mutex;
+  std::shared_ptr<const anydev::core::ContextState> context;
+  std::shared_ptr<anydev::core::Allocation> allocation;  // null once taken
+  bool taken = false;
+};
+
+#endif  // ANYDEV_SRC_OBJECTS_H_

@@ -1,0 +1,107 @@
+#include "plugin_loader.h"
+
+#include <dlfcn.h>
+
+#include "status.h"
+
+namespace anydev::core {
+namespace {
+
+std::string dl_error_text() {
+  const char* text = dlerror();
+  return text != nullptr ? text : "(no dlerror text)";
+}
+
+}  // namespace
+
+std::string plugin_file_name(std::string_view backend_name) {
+  return cat("libanydev-backend-", backend_name, ".so");
+}
+
+std::string validate_backend_table(const anydev_backend_table_t* table,
+                                   std::string_view expected_name) {
+  if (table == nullptr) return "the entry point returned no table";
+  if (table->abi_version != ANYDEV_BACKEND_ABI_VERSION) {
+    return cat("backend ABI version ", table->abi_version, ", but this anydev expects version ",
+               ANYDEV_BACKEND_ABI_VERSION);
+  }
+  if (table->struct_size < sizeof(anydev_backend_table_t)) {
+    return cat("backend table of ", table->struct_size, " bytes, but this anydev needs ",
+               sizeof(anydev_backend_table_t), " (ABI version ", ANYDEV_BACKEND_ABI_VERSION, ")");
+  }
+  if (table->name == nullptr || expected_name != table->name) {
+    return cat("the table names backend \"", table->name ? table->name : "(null)",
+               "\", expected \"", expected_name, "\"");
+  }
+  struct Required {
+    const char* name;
+    bool present;
+  };
+  const Required required[] = {
+      {"initialize", table->initialize != nullptr},
+      {"device_count", table->device_count != nullptr},
+      {"device_props", table->device_props != nullptr},
+      {"memory_info", table->memory_info != nullptr},
+      {"stream_create", table->stream_create != nullptr},
+      {"stream_destroy", table->stream_destroy != nullptr},
+      {"stream_synchronize", table->stream_synchronize != nullptr},
+      {"event_create", table->event_create != nullptr},
+      {"event_destroy", table->event_destroy != nullptr},
+      {"event_record", table->event_record != nullptr},
+      {"event_synchronize", table->event_synchronize != nullptr},
+      {"event_query", table->event_query != nullptr},
+      {"stream_wait_event", table->stream_wait_event != nullptr},
+      {"host_alloc", table->host_alloc != nullptr},
+      {"device_alloc", table->device_alloc != nullptr},
+      {"memory_free", table->memory_free != nullptr},
+      {"copy", table->copy != nullptr},
+      {"fill", table->fill != nullptr},
+      {"can_access_peer", table->can_access_peer != nullptr},
+      {"enable_peer_access", table->enable_peer_access != nullptr},
+  };
+  for (const Required& entry : required) {
+    if (!entry.present) return cat("the required table entry ", entry.name, " is NULL");
+  }
+  return {};
+}
+
+PluginLoad load_plugin(const std::string& path, std::string_view expected_name,
+                       const anydev_core_services_t* services) {
+  PluginLoad result;
+  dlerror();
+  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    result.error = cat(path, ": dlopen failed: ", dl_error_text());
+    return result;
+  }
+  dlerror();
+  void* symbol = dlsym(library, ANYDEV_BACKEND_ENTRY_SYMBOL);
+  if (symbol == nullptr) {
+    result.error = cat(path, ": no entry point ", ANYDEV_BACKEND_ENTRY_SYMBOL, " (",
+                       dl_error_text(), ")");
+    dlclose(library);
+    return result;
+  }
+  auto entry = reinterpret_cast<anydev_backend_entry_fn>(symbol);
+  const anydev_backend_table_t* table = nullptr;
+  clear_last_error();
+  const anydev_status_t status = entry(ANYDEV_BACKEND_ABI_VERSION, services, &table);
+  if (status != ANYDEV_SUCCESS) {
+    const std::string& message = last_error_message();
+    result.error = cat(path, ": ", ANYDEV_BACKEND_ENTRY_SYMBOL, " failed (status ",
+                       anydev_status_name(status), ")",
+                       message.empty() ? std::string() : ": " + message);
+    dlclose(library);
+    return result;
+  }
+  if (std::string why = validate_backend_table(table, expected_name); !why.empty()) {
+    result.error = cat(path, ": ", why);
+    dlclose(library);
+    return result;
+  }
+  result.table = table;
+  result.library = library;
+  return result;
+}
+
+}  // namespace anydev::core

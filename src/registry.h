@@ -1,0 +1,85 @@
+// The backend registry: which backends exist, where their plugins are, and
+// whether each one is usable.
+//
+// Known backends are the five built-in names (cpu, cuda, hip, level_zero,
+// opencl) plus every libanydev-backend-NAME.so found in the plugin folders
+// (ANYDEV_PLUGIN_PATH, ':'-separated, first; then the folder anydev/ beside
+// libanydev.so). Listing the folders opens nothing; a backend is opened and
+// initialized only when it is probed: when named by ANYDEV_BACKEND or code,
+// or when every backend is listed (anydev-info). A probe happens at most
+// once per process.
+//
+// The registry lives for the whole process (it is never destroyed, so that
+// handles released during exit still find their backend). Backend objects it
+// hands out are stable and immutable once probed. Thread-safe.
+#ifndef ANYDEV_SRC_REGISTRY_H_
+#define ANYDEV_SRC_REGISTRY_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "anydev/backend.h"
+
+namespace anydev::core {
+
+// One device, as its backend described it at probe time.
+struct DeviceRecord {
+  std::string name;
+  std::string description;
+  std::size_t total_memory = 0;
+};
+
+// One backend. Immutable after the registry probed it.
+struct Backend {
+  std::string name;
+  bool builtin = false;
+  std::string plugin_path;  // where its plugin is (empty: built in or not found)
+  bool probed = false;
+  bool available = false;
+  std::string reason;   // why it is unavailable
+  std::string library;  // plugin path and vendor library, for anydev-info
+  const anydev_backend_table_t* table = nullptr;
+  std::vector<DeviceRecord> devices;
+
+  int device_count() const { return available ? static_cast<int>(devices.size()) : 0; }
+};
+
+class Registry {
+ public:
+  static Registry& instance();
+
+  // Every known backend name: the five built-in names first, then other
+  // plugins found, in folder order.
+  std::vector<std::string> known_names();
+  // Probes (once) and returns the backend, or nullptr for an unknown name.
+  const Backend* probe(std::string_view name);
+  // Probes every known backend.
+  std::vector<const Backend*> probe_all();
+  // The plugin folders searched, ':'-separated.
+  const std::string& plugin_path();
+  // One line per known backend with its state, for error messages; probes
+  // nothing (an unprobed plugin is "found, not opened").
+  std::string describe_known();
+
+ private:
+  Registry();
+  void discover_locked();
+  Backend* find_locked(std::string_view name);
+  void probe_locked(Backend& backend);
+
+  std::mutex mutex_;
+  bool discovered_ = false;
+  std::vector<std::string> folders_;
+  std::string plugin_path_;
+  std::vector<std::unique_ptr<Backend>> backends_;
+};
+
+// The services table the core hands to every backend.
+const anydev_core_services_t* core_services();
+
+}  // namespace anydev::core
+
+#endif  // ANYDEV_SRC_REGISTRY_H_

@@ -1,0 +1,39 @@
+// The calling thread's last error, and the helpers every C entry point uses
+// to report one. Thread-safe: all state is thread-local.
+#ifndef ANYDEV_SRC_STATUS_H_
+#define ANYDEV_SRC_STATUS_H_
+
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "anydev/anydev.h"
+
+namespace anydev::core {
+
+// Records `message` as the calling thread's last error and returns `status`.
+anydev_status_t set_error(anydev_status_t status, std::string message);
+
+// The last error recorded on this thread.
+anydev_status_t last_error_status() noexcept;
+const std::string& last_error_message() noexcept;
+void clear_last_error() noexcept;
+
+// Concatenates its arguments with operator<< (messages are not hot paths).
+template <class... Args>
+std::string cat(Args&&... args) {
+  std::ostringstream out;
+  (out << ... << std::forward<Args>(args));
+  return out.str();
+}
+
+// Records cat(op, ": ", args...) and returns status.
+template <class... Args>
+anydev_status_t fail(anydev_status_t status, std::string_view op, Args&&... args) {
+  return set_error(status, cat(op, ": ", std::forward<Args>(args)...));
+}
+
+}  // namespace anydev::core
+
+#endif  // ANYDEV_SRC_STATUS_H_

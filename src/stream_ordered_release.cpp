@@ -1,0 +1,118 @@
+#include "stream_ordered_release.h"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "logging.h"
+#include "registry.h"
+#include "status.h"
+
+namespace anydev::core {
+namespace {
+
+struct Item {
+  const Backend* backend;
+  int device;
+  anydev_bk_event_t event;  // null for a stream
+  anydev_bk_memory_kind_t kind;
+  void* handle;               // memory handle
+  anydev_bk_stream_t stream;  // stream to destroy (null for memory)
+};
+
+void report(const Backend* backend, const char* what, anydev_status_t status) {
+  if (status == ANYDEV_SUCCESS) return;
+  log(ANYDEV_LOG_ERROR, cat(backend->name, ": deferred release: ", what, " failed (",
+                            anydev_status_name(status), "): ", last_error_message()));
+}
+
+void run(const Item& item) {
+  const anydev_backend_table_t* table = item.backend->table;
+  if (item.stream != nullptr) {
+    report(item.backend, "stream_destroy", table->stream_destroy(item.stream));
+    return;
+  }
+  report(item.backend, "event_synchronize", table->event_synchronize(item.event));
+  report(item.backend, "memory_free", table->memory_free(item.device, item.kind, item.handle));
+  report(item.backend, "event_destroy", table->event_destroy(item.event));
+}
+
+// Never destroyed: releases may arrive during exit.
+class Reclaimer {
+ public:
+  static Reclaimer& instance() {
+    static Reclaimer* reclaimer = new Reclaimer();
+    return *reclaimer;
+  }
+
+  void push(const Item& item) {
+    {
+      std::unique_lock lock(mutex_);
+      if (!stopped_) {
+        if (!started_) start_locked();
+        queue_.push_back(item);
+        wake_.notify_one();
+        return;
+      }
+    }
+    run(item);  // after exit began: do it here
+  }
+
+  void drain() {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  }
+
+ private:
+  void start_locked() {
+    started_ = true;
+    std::thread([this] { loop(); }).detach();
+    std::atexit([] { instance().stop(); });
+  }
+
+  void stop() {
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+    stopped_ = true;
+  }
+
+  void loop() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      wake_.wait(lock, [&] { return !queue_.empty(); });
+      const Item item = queue_.front();
+      queue_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      run(item);
+      lock.lock();
+      busy_ = false;
+      if (queue_.empty()) idle_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable idle_;
+  std::deque<Item> queue_;
+  bool started_ = false;
+  bool busy_ = false;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+void release_after_event(const Backend* backend, int device, anydev_bk_event_t event,
+                         anydev_bk_memory_kind_t kind, void* handle) {
+  Reclaimer::instance().push({backend, device, event, kind, handle, nullptr});
+}
+
+void release_stream(const Backend* backend, anydev_bk_stream_t stream) {
+  Reclaimer::instance().push({backend, -1, nullptr, ANYDEV_BK_MEMORY_HOST, nullptr, stream});
+}
+
+void drain_releases() { Reclaimer::instance().drain(); }
+
+}  // namespace anydev::core
