@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "environment.h"
+#include "logging.h"
 #include "selection.h"
 #include "status.h"
 
@@ -60,6 +61,8 @@ anydev_status_t select_device(const char* op, const char* api, int device,
     if (candidate->available && choice.device < candidate->device_count()) {
       *backend = candidate;
       *device_index = choice.device;
+      log(ANYDEV_LOG_INFO, cat(op, ": selected ", choice.name, ":", choice.device, " (",
+                               candidate->devices[choice.device].name, ") from ", source));
       return ANYDEV_SUCCESS;
     }
     if (candidate->available) {

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -67,7 +68,13 @@ const anydev_core_services_t* core_services() {
 }
 
 Registry& Registry::instance() {
-  static Registry* registry = new Registry();  // never destroyed (see header)
+  static Registry* registry = [] {
+    auto* created = new Registry();  // never destroyed (see header)
+    // A fork while another thread probes must not leave the child's lock held.
+    pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
+                   [] { instance().mutex_.unlock(); });
+    return created;
+  }();
   return *registry;
 }
 

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <thread>
 
+#include <pthread.h>
+
 #include "logging.h"
 #include "registry.h"
 #include "status.h"
@@ -43,7 +45,20 @@ void run(const Item& item) {
 class Reclaimer {
  public:
   static Reclaimer& instance() {
-    static Reclaimer* reclaimer = new Reclaimer();
+    static Reclaimer* reclaimer = [] {
+      auto* created = new Reclaimer();
+      // A forked child has no reclaimer thread and must not inherit a locked
+      // mutex or the parent's queue: it starts afresh on first use.
+      pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
+                     [] {
+                       Reclaimer& r = instance();
+                       r.queue_.clear();
+                       r.started_ = false;
+                       r.busy_ = false;
+                       r.mutex_.unlock();
+                     });
+      return created;
+    }();
     return *reclaimer;
   }
 
