@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <thread>
 
 #include <pthread.h>
@@ -53,7 +54,11 @@ class Reclaimer {
                      [] {
                        Reclaimer& r = instance();
                        r.queue_.clear();
+                       // The parent's thread does not exist here: forget it
+                       // without joining or detaching.
+                       new (&r.thread_) std::thread();
                        r.started_ = false;
+                       r.stopped_ = false;
                        r.busy_ = false;
                        r.mutex_.unlock();
                      });
@@ -83,20 +88,25 @@ class Reclaimer {
  private:
   void start_locked() {
     started_ = true;
-    std::thread([this] { loop(); }).detach();
+    thread_ = std::thread([this] { loop(); });
     std::atexit([] { instance().stop(); });
   }
 
+  // At exit: finish what is queued, then end the thread.
   void stop() {
     std::unique_lock lock(mutex_);
     idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
     stopped_ = true;
+    wake_.notify_one();
+    lock.unlock();
+    if (thread_.joinable()) thread_.join();
   }
 
   void loop() {
     std::unique_lock lock(mutex_);
     while (true) {
-      wake_.wait(lock, [&] { return !queue_.empty(); });
+      wake_.wait(lock, [&] { return !queue_.empty() || stopped_; });
+      if (queue_.empty()) return;  // stopped
       const Item item = queue_.front();
       queue_.pop_front();
       busy_ = true;
@@ -112,6 +122,7 @@ class Reclaimer {
   std::condition_variable wake_;
   std::condition_variable idle_;
   std::deque<Item> queue_;
+  std::thread thread_;
   bool started_ = false;
   bool busy_ = false;
   bool stopped_ = false;
