@@ -10,8 +10,7 @@ namespace anydev::core {
 namespace {
 
 void log_failure(const Backend* backend, const char* what) {
-  log(ANYDEV_LOG_ERROR,
-      cat(backend->name, ": release: ", what, " failed: ", last_error_message()));
+  log(ANYDEV_LOG_ERROR, cat(backend->name, ": release: ", what, " failed: ", last_error_message()));
 }
 
 }  // namespace
@@ -62,7 +61,7 @@ Allocation::Allocation(const Backend* backend_, int device_, anydev_bk_memory_ki
       fork_generation_(fork_generation()) {}
 
 Allocation::~Allocation() {
-  if (handle == nullptr) return;  // zero-size buffers own no memory
+  if (handle == nullptr) return;                      // zero-size buffers own no memory
   if (fork_generation() != fork_generation_) return;  // the parent's memory
   const anydev_backend_table_t* table = backend->table;
   Stream& owner = *owner_stream;

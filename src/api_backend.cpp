@@ -42,8 +42,7 @@ anydev_status_t anydev_backend_info(size_t index, anydev_backend_info_t* info) {
 
 int anydev_device_count(const char* api) {
   try {
-    const Backend* backend =
-        api == nullptr ? default_backend() : Registry::instance().probe(api);
+    const Backend* backend = api == nullptr ? default_backend() : Registry::instance().probe(api);
     return backend != nullptr ? backend->device_count() : 0;
   } catch (...) {
     return 0;  // documented: never fails

@@ -130,8 +130,7 @@ anydev_status_t anydev_buffer_context(anydev_buffer_t buf, anydev_context_t* out
 }
 
 anydev_status_t anydev_buffer_create_sub_buffer(anydev_buffer_t buf, anydev_dtype_t dtype,
-                                                size_t offset, size_t count,
-                                                anydev_buffer_t* out) {
+                                                size_t offset, size_t count, anydev_buffer_t* out) {
   static constexpr const char* op = "anydev_buffer_create_sub_buffer";
   ANYDEV_REQUIRE_ARG(op, out);
   BufferView view;
@@ -241,8 +240,8 @@ anydev_status_t anydev_buffer_format(anydev_buffer_t buf, char* out, size_t capa
     std::memcpy(out, text.data(), n);
     out[n] = '\0';
     if (n < text.size()) {
-      return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, "capacity ", capacity, " bytes; ",
-                  text.size() + 1, " bytes needed");
+      return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, "capacity ", capacity, " bytes; ", text.size() + 1,
+                  " bytes needed");
     }
     return ANYDEV_SUCCESS;
   });

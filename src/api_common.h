@@ -14,11 +14,11 @@
 namespace anydev::core {
 
 // NULL handle or output pointer -> INVALID_ARGUMENT naming the argument.
-#define ANYDEV_REQUIRE_ARG(op, arg)                                              \
-  do {                                                                           \
-    if ((arg) == nullptr) {                                                      \
+#define ANYDEV_REQUIRE_ARG(op, arg)                                                    \
+  do {                                                                                 \
+    if ((arg) == nullptr) {                                                            \
       return ::anydev::core::fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, #arg " is NULL"); \
-    }                                                                            \
+    }                                                                                  \
   } while (0)
 
 // A handle created before fork() used in the child -> INVALID_STATE.

@@ -9,11 +9,10 @@ using namespace anydev::core;
 namespace {
 
 // Checks a context handle argument: non-NULL and not from before a fork.
-#define ANYDEV_CHECK_CONTEXT(op, ctx)                                           \
-  do {                                                                          \
-    ANYDEV_REQUIRE_ARG(op, ctx);                                                \
-    if (anydev_status_t s_ = check_fork(op, ctx, "context"); s_ != ANYDEV_SUCCESS) \
-      return s_;                                                                \
+#define ANYDEV_CHECK_CONTEXT(op, ctx)                                                         \
+  do {                                                                                        \
+    ANYDEV_REQUIRE_ARG(op, ctx);                                                              \
+    if (anydev_status_t s_ = check_fork(op, ctx, "context"); s_ != ANYDEV_SUCCESS) return s_; \
   } while (0)
 
 anydev_context_t new_context(std::shared_ptr<const ContextState> state) {
@@ -56,8 +55,8 @@ anydev_status_t anydev_context_create(const char* api, int device, anydev_contex
   });
 }
 
-anydev_status_t anydev_context_wrap_native_stream(const char* api, int device,
-                                                  void* native_stream, anydev_context_t* out) {
+anydev_status_t anydev_context_wrap_native_stream(const char* api, int device, void* native_stream,
+                                                  anydev_context_t* out) {
   static constexpr const char* op = "anydev_context_wrap_native_stream";
   ANYDEV_REQUIRE_ARG(op, api);
   ANYDEV_REQUIRE_ARG(op, native_stream);
@@ -125,7 +124,8 @@ anydev_status_t anydev_context_memory_info(anydev_context_t ctx, anydev_memory_i
   }
   std::size_t free_bytes = 0, total_bytes = 0;
   const ContextState& state = *ctx->state;
-  if (anydev_status_t s = state.backend->table->memory_info(state.device, &free_bytes, &total_bytes);
+  if (anydev_status_t s =
+          state.backend->table->memory_info(state.device, &free_bytes, &total_bytes);
       s != ANYDEV_SUCCESS) {
     return s;
   }
@@ -249,8 +249,8 @@ anydev_status_t anydev_context_enable_peer_access(anydev_context_t ctx, anydev_c
   const ContextState& a = *ctx->state;
   const ContextState& b = *peer->state;
   if (a.backend != b.backend) {
-    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "peer access between backends ",
-                a.backend->name, " and ", b.backend->name, " is impossible");
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "peer access between backends ", a.backend->name,
+                " and ", b.backend->name, " is impossible");
   }
   if (a.device == b.device) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "a device is not its own peer (",
@@ -268,9 +268,8 @@ anydev_status_t anydev_context_free(anydev_context_t ctx, void* taken) {
     std::shared_ptr<Allocation> allocation = forget_taken(state.backend, state.device, taken);
     if (!allocation) {
       return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "pointer ", taken,
-                  " was not obtained with take_ptr() on ", describe_device(state.backend,
-                                                                            state.device),
-                  " (or was already freed)");
+                  " was not obtained with take_ptr() on ",
+                  describe_device(state.backend, state.device), " (or was already freed)");
     }
     {
       std::lock_guard lock(allocation->mutex);

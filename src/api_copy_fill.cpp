@@ -46,15 +46,15 @@ anydev_status_t wrap(anydev_status_t status, const char* op, const std::string& 
 
 extern "C" {
 
-anydev_status_t anydev_enqueue_copy(anydev_context_t ctx, anydev_buffer_t dst, anydev_buffer_t src) {
+anydev_status_t anydev_enqueue_copy(anydev_context_t ctx, anydev_buffer_t dst,
+                                    anydev_buffer_t src) {
   static constexpr const char* op = "anydev_enqueue_copy";
   BufferView d, s;
   if (anydev_status_t st = access_buffer(op, dst, "dst", &d); st != ANYDEV_SUCCESS) return st;
   if (anydev_status_t st = access_buffer(op, src, "src", &s); st != ANYDEV_SUCCESS) return st;
   if (d.allocation->backend != s.allocation->backend) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "cannot copy between backends (source on ",
-                describe_device(s.allocation->backend, s.allocation->device),
-                ", destination on ",
+                describe_device(s.allocation->backend, s.allocation->device), ", destination on ",
                 describe_device(d.allocation->backend, d.allocation->device), ")");
   }
   std::shared_ptr<Stream> stream;
@@ -70,9 +70,10 @@ anydev_status_t anydev_enqueue_copy(anydev_context_t ctx, anydev_buffer_t dst, a
   return guarded(op, [&] {
     Allocation* const both[] = {d.allocation.get(), s.allocation.get()};
     const anydev_backend_table_t* table = stream->backend->table;
-    return wrap(use_allocations(stream, both,
-                                [&] { return table->copy(stream->native, d.ref(), s.ref(), bytes); }),
-                op, cat("copying ", bytes, " bytes"), *stream);
+    return wrap(
+        use_allocations(stream, both,
+                        [&] { return table->copy(stream->native, d.ref(), s.ref(), bytes); }),
+        op, cat("copying ", bytes, " bytes"), *stream);
   });
 }
 
@@ -158,13 +159,11 @@ anydev_status_t anydev_enqueue_fill(anydev_context_t ctx, anydev_buffer_t buf, c
   return guarded(op, [&] {
     Allocation* const one[] = {b.allocation.get()};
     const anydev_backend_table_t* table = stream->backend->table;
-    return wrap(use_allocations(stream, one,
-                                [&] {
-                                  return table->fill(stream->native, b.ref(), pattern,
-                                                     pattern_size, bytes);
-                                }),
-                op, cat("filling ", bytes, " bytes with a ", pattern_size, "-byte pattern"),
-                *stream);
+    return wrap(
+        use_allocations(
+            stream, one,
+            [&] { return table->fill(stream->native, b.ref(), pattern, pattern_size, bytes); }),
+        op, cat("filling ", bytes, " bytes with a ", pattern_size, "-byte pattern"), *stream);
   });
 }
 

@@ -6,9 +6,9 @@ using namespace anydev::core;
 
 namespace {
 
-#define ANYDEV_CHECK_HANDLE(op, handle, what)                                          \
-  do {                                                                                 \
-    ANYDEV_REQUIRE_ARG(op, handle);                                                    \
+#define ANYDEV_CHECK_HANDLE(op, handle, what)                                               \
+  do {                                                                                      \
+    ANYDEV_REQUIRE_ARG(op, handle);                                                         \
     if (anydev_status_t s_ = check_fork(op, handle, what); s_ != ANYDEV_SUCCESS) return s_; \
   } while (0)
 

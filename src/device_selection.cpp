@@ -24,8 +24,7 @@ anydev_status_t candidates(const char* op, std::vector<BackendChoice>* out, std:
   const std::vector<std::string> known = registry.known_names();
   BackendListParse parsed = parse_backend_list(*list, known);
   if (!parsed.ok()) {
-    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, parsed.error, "\n",
-                registry.describe_known());
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, parsed.error, "\n", registry.describe_known());
   }
   *out = std::move(parsed.entries);
   return ANYDEV_SUCCESS;
@@ -33,8 +32,8 @@ anydev_status_t candidates(const char* op, std::vector<BackendChoice>* out, std:
 
 }  // namespace
 
-anydev_status_t select_device(const char* op, const char* api, int device,
-                              const Backend** backend, int* device_index) {
+anydev_status_t select_device(const char* op, const char* api, int device, const Backend** backend,
+                              int* device_index) {
   Registry& registry = Registry::instance();
   std::vector<BackendChoice> choices;
   std::string source;
@@ -66,9 +65,9 @@ anydev_status_t select_device(const char* op, const char* api, int device,
       return ANYDEV_SUCCESS;
     }
     if (candidate->available) {
-      why += cat("\n  ", choice.name, ": device index ", choice.device,
-                 " is past the last device (", candidate->device_count(), " device(s): 0..",
-                 candidate->device_count() - 1, ")");
+      why +=
+          cat("\n  ", choice.name, ": device index ", choice.device, " is past the last device (",
+              candidate->device_count(), " device(s): 0..", candidate->device_count() - 1, ")");
     } else {
       only_index_failures = false;
       why += cat("\n  ", choice.name, ": unavailable: ", candidate->reason);

@@ -14,8 +14,8 @@ namespace anydev::core {
 // INVALID_ARGUMENT (unknown name, malformed ANYDEV_BACKEND), OUT_OF_RANGE
 // (every candidate lacks the index), BACKEND_UNAVAILABLE (no candidate has a
 // device), each message listing the candidates and why each failed.
-anydev_status_t select_device(const char* op, const char* api, int device,
-                              const Backend** backend, int* device_index);
+anydev_status_t select_device(const char* op, const char* api, int device, const Backend** backend,
+                              int* device_index);
 
 // The backend DeviceContext() would use, for anydev_device_count(NULL);
 // nullptr when none (no error is set).

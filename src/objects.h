@@ -39,11 +39,9 @@ struct Stream {
 
 // Creates a Stream that hands its backend stream to the reclaimer when the
 // last reference goes. Returns a status and sets the last error on failure.
-anydev_status_t create_stream(const Backend* backend, int device,
-                              std::shared_ptr<Stream>* out);
+anydev_status_t create_stream(const Backend* backend, int device, std::shared_ptr<Stream>* out);
 // Same, wrapping a backend stream the caller already made.
-std::shared_ptr<Stream> adopt_stream(const Backend* backend, int device,
-                                     anydev_bk_stream_t native);
+std::shared_ptr<Stream> adopt_stream(const Backend* backend, int device, anydev_bk_stream_t native);
 
 // One device of one backend with one stream. Immutable.
 struct ContextState {

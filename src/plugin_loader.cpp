@@ -77,8 +77,8 @@ PluginLoad load_plugin(const std::string& path, std::string_view expected_name,
   dlerror();
   void* symbol = dlsym(library, ANYDEV_BACKEND_ENTRY_SYMBOL);
   if (symbol == nullptr) {
-    result.error = cat(path, ": no entry point ", ANYDEV_BACKEND_ENTRY_SYMBOL, " (",
-                       dl_error_text(), ")");
+    result.error =
+        cat(path, ": no entry point ", ANYDEV_BACKEND_ENTRY_SYMBOL, " (", dl_error_text(), ")");
     dlclose(library);
     return result;
   }
@@ -88,9 +88,9 @@ PluginLoad load_plugin(const std::string& path, std::string_view expected_name,
   const anydev_status_t status = entry(ANYDEV_BACKEND_ABI_VERSION, services, &table);
   if (status != ANYDEV_SUCCESS) {
     const std::string& message = last_error_message();
-    result.error = cat(path, ": ", ANYDEV_BACKEND_ENTRY_SYMBOL, " failed (status ",
-                       anydev_status_name(status), ")",
-                       message.empty() ? std::string() : ": " + message);
+    result.error =
+        cat(path, ": ", ANYDEV_BACKEND_ENTRY_SYMBOL, " failed (status ", anydev_status_name(status),
+            ")", message.empty() ? std::string() : ": " + message);
     dlclose(library);
     return result;
   }

@@ -16,13 +16,12 @@ std::optional<std::size_t> checked_add(std::size_t a, std::size_t b) noexcept {
   return result;
 }
 
-std::optional<RangeError> check_byte_count(const char* op, std::size_t count,
-                                           std::size_t elem_size, std::size_t* bytes) {
+std::optional<RangeError> check_byte_count(const char* op, std::size_t count, std::size_t elem_size,
+                                           std::size_t* bytes) {
   const auto product = checked_mul(count, elem_size);
   if (!product) {
-    return RangeError{ANYDEV_ERROR_OUT_OF_RANGE,
-                      cat(op, ": ", count, " elements of ", elem_size,
-                          " bytes overflow the byte count (size_t)")};
+    return RangeError{ANYDEV_ERROR_OUT_OF_RANGE, cat(op, ": ", count, " elements of ", elem_size,
+                                                     " bytes overflow the byte count (size_t)")};
   }
   *bytes = *product;
   return std::nullopt;
@@ -31,8 +30,7 @@ std::optional<RangeError> check_byte_count(const char* op, std::size_t count,
 std::optional<RangeError> check_sub_buffer(const char* op, std::size_t parent_bytes,
                                            std::size_t parent_offset_bytes, std::size_t offset,
                                            std::size_t count, std::size_t elem_size,
-                                           std::size_t elem_align,
-                                           std::size_t* view_offset_bytes) {
+                                           std::size_t elem_align, std::size_t* view_offset_bytes) {
   const auto start = checked_mul(offset, elem_size);
   const auto length = checked_mul(count, elem_size);
   const auto end = (start && length) ? checked_add(*start, *length) : std::nullopt;
@@ -42,21 +40,20 @@ std::optional<RangeError> check_sub_buffer(const char* op, std::size_t parent_by
                           " (element size ", elem_size, ") overflows the byte count")};
   }
   if (*end > parent_bytes) {
-    return RangeError{ANYDEV_ERROR_OUT_OF_RANGE,
-                      cat(op, ": view of ", count, " elements at element offset ", offset,
-                          " (bytes ", *start, "..", *end, ") lies outside the buffer of ",
-                          parent_bytes, " bytes")};
+    return RangeError{
+        ANYDEV_ERROR_OUT_OF_RANGE,
+        cat(op, ": view of ", count, " elements at element offset ", offset, " (bytes ", *start,
+            "..", *end, ") lies outside the buffer of ", parent_bytes, " bytes")};
   }
   const auto absolute = checked_add(parent_offset_bytes, *start);
   if (!absolute) {
-    return RangeError{ANYDEV_ERROR_OUT_OF_RANGE,
-                      cat(op, ": view offset overflows the byte count")};
+    return RangeError{ANYDEV_ERROR_OUT_OF_RANGE, cat(op, ": view offset overflows the byte count")};
   }
   if (elem_align > 1 && *absolute % elem_align != 0) {
-    return RangeError{ANYDEV_ERROR_INVALID_ARGUMENT,
-                      cat(op, ": view starts at byte ", *absolute,
-                          " of its allocation, which is not aligned to ", elem_align,
-                          " bytes as its element type needs")};
+    return RangeError{
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        cat(op, ": view starts at byte ", *absolute, " of its allocation, which is not aligned to ",
+            elem_align, " bytes as its element type needs")};
   }
   *view_offset_bytes = *absolute;
   return std::nullopt;

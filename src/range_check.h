@@ -26,8 +26,8 @@ std::optional<std::size_t> checked_add(std::size_t a, std::size_t b) noexcept;
 
 // `count` elements of `elem_size` bytes: OUT_OF_RANGE when the byte count
 // overflows size_t. On success *bytes receives the byte count.
-std::optional<RangeError> check_byte_count(const char* op, std::size_t count,
-                                           std::size_t elem_size, std::size_t* bytes);
+std::optional<RangeError> check_byte_count(const char* op, std::size_t count, std::size_t elem_size,
+                                           std::size_t* bytes);
 
 // A view of `count` elements of `elem_size` bytes (alignment `elem_align`)
 // starting at element `offset` of a buffer of `parent_bytes` bytes, which
@@ -38,8 +38,7 @@ std::optional<RangeError> check_byte_count(const char* op, std::size_t count,
 std::optional<RangeError> check_sub_buffer(const char* op, std::size_t parent_bytes,
                                            std::size_t parent_offset_bytes, std::size_t offset,
                                            std::size_t count, std::size_t elem_size,
-                                           std::size_t elem_align,
-                                           std::size_t* view_offset_bytes);
+                                           std::size_t elem_align, std::size_t* view_offset_bytes);
 
 // A copy that moves `needed_bytes` from/to a side of `available_bytes`:
 // OUT_OF_RANGE when the side is shorter. `side` names it ("source", "span").

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 
 #include "builtin_backends.h"
 #include "environment.h"
@@ -49,10 +50,8 @@ std::string default_plugin_folder() {
   if (dladdr(reinterpret_cast<void*>(&core_services), &info) == 0 || info.dli_fname == nullptr) {
     return {};
   }
-  std::string path = info.dli_fname;
-  const auto slash = path.rfind('/');
-  path = slash == std::string::npos ? std::string(".") : path.substr(0, slash);
-  return path + "/anydev";
+  const std::filesystem::path library(info.dli_fname);
+  return (library.parent_path() / "anydev").lexically_normal().string();
 }
 
 }  // namespace
@@ -133,8 +132,8 @@ void Registry::discover_locked() {
         backends_.push_back(std::move(created));
       }
       if (backend->builtin) {
-        log(ANYDEV_LOG_WARN, cat("ignoring plugin ", path, ": backend \"", name,
-                                 "\" is built into libanydev.so"));
+        log(ANYDEV_LOG_WARN,
+            cat("ignoring plugin ", path, ": backend \"", name, "\" is built into libanydev.so"));
         continue;
       }
       if (backend->plugin_path.empty()) {
@@ -170,8 +169,9 @@ void Registry::probe_locked(Backend& backend) {
       return;
     }
   } else if (backend.plugin_path.empty()) {
-    backend.reason = cat("not built: no ", plugin_file_name(backend.name), " in the plugin folders (",
-                         plugin_path_.empty() ? std::string("none") : plugin_path_, ")");
+    backend.reason =
+        cat("not built: no ", plugin_file_name(backend.name), " in the plugin folders (",
+            plugin_path_.empty() ? std::string("none") : plugin_path_, ")");
     return;
   } else {
     backend.library = backend.plugin_path;

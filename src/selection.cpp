@@ -41,16 +41,17 @@ BackendListParse parse_backend_list(std::string_view text, std::span<const std::
     return result;
   };
   if (text.empty()) {
-    result.error = "ANYDEV_BACKEND is set but empty: expected a comma-separated list such as "
-                   "\"cuda:0,cpu\"";
+    result.error =
+        "ANYDEV_BACKEND is set but empty: expected a comma-separated list such as "
+        "\"cuda:0,cpu\"";
     return result;
   }
   std::size_t position = 1;
   std::size_t begin = 0;
   while (true) {
     const std::size_t comma = text.find(',', begin);
-    const std::string_view entry =
-        text.substr(begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
+    const std::string_view entry = text.substr(
+        begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
     if (entry.empty()) return error(position, entry, "is empty");
     if (entry.find_first_of(" \t\r\n") != std::string_view::npos) {
       return error(position, entry, "contains whitespace");

@@ -16,8 +16,8 @@ namespace anydev::core {
 
 // One entry of the list.
 struct BackendChoice {
-  std::string name;      // a known backend name
-  int device = 0;        // device index (0 when not given)
+  std::string name;  // a known backend name
+  int device = 0;    // device index (0 when not given)
   bool device_given = false;
   bool operator==(const BackendChoice&) const = default;
 };

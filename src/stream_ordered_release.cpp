@@ -1,13 +1,13 @@
 #include "stream_ordered_release.h"
 
+#include <pthread.h>
+
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <new>
 #include <thread>
-
-#include <pthread.h>
 
 #include "logging.h"
 #include "registry.h"

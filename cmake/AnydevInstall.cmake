@@ -1,0 +1,55 @@
+# Installation and packaging of anydev (included by the top-level CMakeLists).
+#
+# Installed tree (all paths relative, so the prefix can be moved):
+#   include/anydev/*.h, *.hpp          public headers
+#   lib/libanydev.so*                  the library (plugins: lib/anydev/, by AnydevPlugin.cmake)
+#   lib/cmake/anydev/                  anydevConfig.cmake, anydevConfigVersion.cmake,
+#                                      anydevTargets*.cmake: find_package(anydev) -> anydev::anydev
+#   lib/pkgconfig/anydev.pc            pkg-config --cflags --libs anydev
+#   bin/anydev-info                    (tools/CMakeLists.txt)
+
+include(CMakePackageConfigHelpers)
+
+set(ANYDEV_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/anydev)
+
+install(TARGETS anydev
+  EXPORT anydevTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/anydev
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+
+install(EXPORT anydevTargets
+  NAMESPACE anydev::
+  FILE anydevTargets.cmake
+  DESTINATION ${ANYDEV_CMAKE_INSTALL_DIR})
+
+configure_package_config_file(
+  ${CMAKE_CURRENT_LIST_DIR}/anydevConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/anydevConfig.cmake
+  INSTALL_DESTINATION ${ANYDEV_CMAKE_INSTALL_DIR}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR ANYDEV_PLUGIN_INSTALL_DIR)
+
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/anydevConfigVersion.cmake
+  VERSION ${PROJECT_VERSION}
+  COMPATIBILITY SameMinorVersion)
+
+install(FILES
+  ${PROJECT_BINARY_DIR}/anydevConfig.cmake
+  ${PROJECT_BINARY_DIR}/anydevConfigVersion.cmake
+  DESTINATION ${ANYDEV_CMAKE_INSTALL_DIR})
+
+# pkg-config: prefix is computed from the .pc file's own location, so the
+# installed tree stays relocatable. @ONLY keeps ${pcfiledir} for pkg-config.
+# The way up from lib/pkgconfig (or lib/<multiarch>/pkgconfig) to the prefix.
+file(RELATIVE_PATH ANYDEV_PC_PREFIX_FROM_PCFILEDIR
+  /anydev-prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /anydev-prefix)
+set(ANYDEV_PC_LIBDIR_FROM_PREFIX ${CMAKE_INSTALL_LIBDIR})
+set(ANYDEV_PC_INCLUDEDIR_FROM_PREFIX ${CMAKE_INSTALL_INCLUDEDIR})
+configure_file(${CMAKE_CURRENT_LIST_DIR}/anydev.pc.in ${PROJECT_BINARY_DIR}/anydev.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/anydev.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,115 @@
+#include "json_report.h"
+
+#include <cstdio>
+
+namespace anydev_info {
+namespace {
+
+std::string json_error(const CallError& error) {
+  return "{\"status\": " + json_quote(error.status) +
+         ", \"message\": " + json_quote(error.message) + "}";
+}
+
+const char* json_bool(bool value) { return value ? "true" : "false"; }
+
+void write_device(std::ostream& out, const DeviceReport& d) {
+  out << "{\"index\": " << d.index;
+  if (d.error) {
+    out << ", \"error\": " << json_error(*d.error) << "}";
+    return;
+  }
+  out << ", \"name\": " << json_quote(d.name) << ", \"memory_free_bytes\": " << d.memory_free
+      << ", \"memory_total_bytes\": " << d.memory_total << "}";
+}
+
+void write_backend(std::ostream& out, const BackendReport& b) {
+  out << "    {\"name\": " << json_quote(b.name) << ", \"available\": " << json_bool(b.available)
+      << ", \"device_count\": " << b.device_count << ",\n"
+      << "     \"library\": " << json_quote(b.library) << ",\n"
+      << "     \"reason\": " << json_quote(b.reason) << ",\n"
+      << "     \"devices\": [";
+  for (std::size_t i = 0; i < b.devices.size(); ++i) {
+    out << (i == 0 ? "" : ", ");
+    write_device(out, b.devices[i]);
+  }
+  out << "]}";
+}
+
+void write_plugin_folder(std::ostream& out, const PluginFolderReport& f) {
+  out << "    {\"path\": " << json_quote(f.path) << ", \"exists\": " << json_bool(f.exists)
+      << ", \"plugins\": [";
+  for (std::size_t i = 0; i < f.plugins.size(); ++i) {
+    out << (i == 0 ? "" : ", ") << json_quote(f.plugins[i]);
+  }
+  out << "]}";
+}
+
+void write_selection(std::ostream& out, const SelectionReport& s) {
+  if (s.error) {
+    out << "{\"error\": " << json_error(*s.error) << "}";
+    return;
+  }
+  out << "{\"backend\": " << json_quote(s.api) << ", \"device\": " << s.device
+      << ", \"name\": " << json_quote(s.device_name) << "}";
+}
+
+}  // namespace
+
+std::string json_quote(std::string_view text) {
+  std::string quoted = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        quoted += "\\\"";
+        break;
+      case '\\':
+        quoted += "\\\\";
+        break;
+      case '\n':
+        quoted += "\\n";
+        break;
+      case '\t':
+        quoted += "\\t";
+        break;
+      case '\r':
+        quoted += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escape[8];
+          std::snprintf(escape, sizeof(escape), "\\u%04x", static_cast<unsigned>(c));
+          quoted += escape;
+        } else {
+          quoted += c;
+        }
+    }
+  }
+  quoted += '"';
+  return quoted;
+}
+
+void write_json_report(std::ostream& out, const SystemReport& report) {
+  out << "{\n  \"version\": " << json_quote(report.version) << ",\n  \"backends\": [";
+  for (std::size_t i = 0; i < report.backends.size(); ++i) {
+    out << (i == 0 ? "\n" : ",\n");
+    write_backend(out, report.backends[i]);
+  }
+  out << "\n  ],\n  \"backends_error\": "
+      << (report.backends_error ? json_error(*report.backends_error) : "null")
+      << ",\n  \"plugin_folders\": [";
+  for (std::size_t i = 0; i < report.plugin_folders.size(); ++i) {
+    out << (i == 0 ? "\n" : ",\n");
+    write_plugin_folder(out, report.plugin_folders[i]);
+  }
+  out << "\n  ],\n  \"environment\": {";
+  for (std::size_t i = 0; i < report.environment.size(); ++i) {
+    const EnvVarReport& v = report.environment[i];
+    out << (i == 0 ? "\n    " : ",\n    ") << json_quote(v.name) << ": "
+        << (v.value ? json_quote(*v.value) : "null");
+  }
+  out << "\n  },\n  \"default_selection\": ";
+  write_selection(out, report.selection);
+  out << "\n}\n";
+}
+
+}  // namespace anydev_info

@@ -1,0 +1,180 @@
+#include "system_report.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+
+#include "anydev/anydev.h"
+
+namespace anydev_info {
+namespace {
+
+// The variables anydev reads, with what they mean when unset.
+struct EnvVarSpec {
+  const char* name;
+  const char* meaning;
+};
+
+constexpr EnvVarSpec kEnvironment[] = {
+    {"ANYDEV_BACKEND", "preference list, e.g. cuda:1,cpu (unset: cuda,hip,level_zero,opencl,cpu)"},
+    {"ANYDEV_PLUGIN_PATH", "extra plugin folders, ':'-separated (unset: none)"},
+    {"ANYDEV_LOG_LEVEL", "trace|debug|info|warn|error|critical|off (unset: warn)"},
+    {"ANYDEV_CPU_MLOCK", "cpu backend pins host buffers with mlock: 0|1 (unset: 1)"},
+    {"ANYDEV_CUDA_LIBRARY", "CUDA driver library to open (unset: libcuda.so.1)"},
+    {"ANYDEV_CUDA_MEMORY_POOLS", "cuda backend uses stream-ordered memory pools: 0|1 (unset: 1)"},
+    {"ANYDEV_OPENCL_LIBRARY", "OpenCL ICD loader to open (unset: libOpenCL.so.1)"},
+    {"ANYDEV_HIP_LIBRARY", "HIP runtime library to open (unset: libamdhip64.so)"},
+    {"ANYDEV_LEVEL_ZERO_LIBRARY", "Level Zero loader to open (unset: libze_loader.so.1)"},
+};
+
+CallError last_error(anydev_status_t status) {
+  return CallError{anydev_status_name(status), anydev_last_error_message()};
+}
+
+// Owns one context reference for the duration of a probe.
+class ContextHandle {
+ public:
+  ContextHandle() = default;
+  ContextHandle(const ContextHandle&) = delete;
+  ContextHandle& operator=(const ContextHandle&) = delete;
+  ~ContextHandle() {
+    if (ctx_ != nullptr) anydev_context_release(ctx_);
+  }
+  anydev_context_t* out() { return &ctx_; }
+  anydev_context_t get() const { return ctx_; }
+
+ private:
+  anydev_context_t ctx_ = nullptr;
+};
+
+DeviceReport probe_device(const std::string& api, int index) {
+  DeviceReport device;
+  device.index = index;
+  ContextHandle ctx;
+  if (anydev_status_t s = anydev_context_create(api.c_str(), index, ctx.out());
+      s != ANYDEV_SUCCESS) {
+    device.error = last_error(s);
+    return device;
+  }
+  const char* name = nullptr;
+  if (anydev_status_t s = anydev_context_device_name(ctx.get(), &name); s != ANYDEV_SUCCESS) {
+    device.error = last_error(s);
+    return device;
+  }
+  device.name = name != nullptr ? name : "";
+  anydev_memory_info_t memory{};
+  memory.struct_size = sizeof(memory);
+  if (anydev_status_t s = anydev_context_memory_info(ctx.get(), &memory); s != ANYDEV_SUCCESS) {
+    device.error = last_error(s);
+    return device;
+  }
+  device.memory_free = memory.free_bytes;
+  device.memory_total = memory.total_bytes;
+  return device;
+}
+
+void collect_backends(SystemReport& report) {
+  std::size_t count = 0;
+  if (anydev_status_t s = anydev_backend_count(&count); s != ANYDEV_SUCCESS) {
+    report.backends_error = last_error(s);
+    return;
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    anydev_backend_info_t info{};
+    info.struct_size = sizeof(info);
+    if (anydev_status_t s = anydev_backend_info(i, &info); s != ANYDEV_SUCCESS) {
+      report.backends_error = last_error(s);
+      return;
+    }
+    BackendReport backend;
+    backend.name = info.name != nullptr ? info.name : "";
+    backend.available = info.available != 0;
+    backend.reason = info.reason != nullptr ? info.reason : "";
+    backend.library = info.library != nullptr ? info.library : "";
+    backend.device_count = info.device_count;
+    if (backend.available) {
+      for (int d = 0; d < backend.device_count; ++d) {
+        backend.devices.push_back(probe_device(backend.name, d));
+      }
+    }
+    report.backends.push_back(std::move(backend));
+  }
+}
+
+PluginFolderReport scan_plugin_folder(std::string path) {
+  namespace fs = std::filesystem;
+  PluginFolderReport folder;
+  folder.path = std::move(path);
+  std::error_code ec;
+  folder.exists = fs::is_directory(folder.path, ec);
+  if (!folder.exists) return folder;
+  constexpr std::string_view kPrefix = "libanydev-backend-";
+  constexpr std::string_view kSuffix = ".so";
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder.path, ec)) {
+    std::string file = entry.path().filename().string();
+    if (file.size() > kPrefix.size() + kSuffix.size() && file.starts_with(kPrefix) &&
+        file.ends_with(kSuffix)) {
+      folder.plugins.push_back(std::move(file));
+    }
+  }
+  std::sort(folder.plugins.begin(), folder.plugins.end());
+  return folder;
+}
+
+std::vector<PluginFolderReport> scan_plugin_path(std::string_view path) {
+  std::vector<PluginFolderReport> folders;
+  while (!path.empty()) {
+    std::size_t colon = path.find(':');
+    std::string_view folder = path.substr(0, colon);
+    if (!folder.empty()) folders.push_back(scan_plugin_folder(std::string(folder)));
+    if (colon == std::string_view::npos) break;
+    path.remove_prefix(colon + 1);
+  }
+  return folders;
+}
+
+SelectionReport collect_selection() {
+  SelectionReport selection;
+  ContextHandle ctx;
+  if (anydev_status_t s = anydev_context_create(nullptr, -1, ctx.out()); s != ANYDEV_SUCCESS) {
+    selection.error = last_error(s);
+    return selection;
+  }
+  const char* api = nullptr;
+  const char* name = nullptr;
+  int device = 0;
+  anydev_status_t s = anydev_context_api(ctx.get(), &api);
+  if (s == ANYDEV_SUCCESS) s = anydev_context_device_id(ctx.get(), &device);
+  if (s == ANYDEV_SUCCESS) s = anydev_context_device_name(ctx.get(), &name);
+  if (s != ANYDEV_SUCCESS) {
+    selection.error = last_error(s);
+    return selection;
+  }
+  selection.api = api != nullptr ? api : "";
+  selection.device = device;
+  selection.device_name = name != nullptr ? name : "";
+  return selection;
+}
+
+}  // namespace
+
+std::string collect_version() { return anydev_version_string(); }
+
+SystemReport collect_system_report() {
+  SystemReport report;
+  report.version = collect_version();
+  for (const EnvVarSpec& spec : kEnvironment) {
+    EnvVarReport var{spec.name, std::nullopt, spec.meaning};
+    if (const char* value = std::getenv(spec.name); value != nullptr) var.value = value;
+    report.environment.push_back(std::move(var));
+  }
+  collect_backends(report);
+  const char* plugin_path = anydev_plugin_path();
+  report.plugin_folders = scan_plugin_path(plugin_path != nullptr ? plugin_path : "");
+  report.selection = collect_selection();
+  return report;
+}
+
+}  // namespace anydev_info

@@ -1,0 +1,82 @@
+// What anydev-info reports: a snapshot of the library's view of this machine,
+// gathered once through the C ABI (version, backends and their devices, plugin
+// folders, environment variables, the default selection).
+//
+// A SystemReport is plain data owned by its holder: it copies every string out
+// of the library, so it stays valid after the contexts it probed are released.
+// collect_system_report() is not meant to run concurrently with itself (it
+// reads the environment); the returned value is an ordinary value type.
+#ifndef ANYDEV_TOOLS_ANYDEV_INFO_SYSTEM_REPORT_H_
+#define ANYDEV_TOOLS_ANYDEV_INFO_SYSTEM_REPORT_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace anydev_info {
+
+// A failed C ABI call: its status name ("invalid_argument") and message.
+struct CallError {
+  std::string status;
+  std::string message;
+};
+
+// One device of an available backend, probed by creating a context on it.
+struct DeviceReport {
+  int index = 0;
+  std::string name;
+  std::size_t memory_free = 0;
+  std::size_t memory_total = 0;
+  std::optional<CallError> error;  // set when the context could not be created or queried
+};
+
+// One known backend, available or not (anydev_backend_info).
+struct BackendReport {
+  std::string name;
+  bool available = false;
+  std::string reason;   // why unavailable ("" when available)
+  std::string library;  // plugin and vendor library tried ("" for the built-in cpu)
+  int device_count = 0;
+  std::vector<DeviceReport> devices;
+};
+
+// One folder of anydev_plugin_path() and the backend plugins found in it.
+struct PluginFolderReport {
+  std::string path;
+  bool exists = false;
+  std::vector<std::string> plugins;  // file names libanydev-backend-*.so, sorted
+};
+
+// One anydev environment variable and its value.
+struct EnvVarReport {
+  std::string name;
+  std::optional<std::string> value;  // nullopt when unset
+  std::string meaning;               // one line, including the default when unset
+};
+
+// What DeviceContext() (anydev_context_create(NULL, -1)) picks.
+struct SelectionReport {
+  std::string api;
+  int device = 0;
+  std::string device_name;
+  std::optional<CallError> error;  // set when the default selection fails
+};
+
+struct SystemReport {
+  std::string version;
+  std::vector<BackendReport> backends;
+  std::optional<CallError> backends_error;  // set when enumerating backends failed
+  std::vector<PluginFolderReport> plugin_folders;
+  std::vector<EnvVarReport> environment;
+  SelectionReport selection;
+};
+
+// anydev_version_string(), e.g. "0.1.0".
+std::string collect_version();
+
+SystemReport collect_system_report();
+
+}  // namespace anydev_info
+
+#endif  // ANYDEV_TOOLS_ANYDEV_INFO_SYSTEM_REPORT_H_

@@ -1,0 +1,146 @@
+#include "text_report.h"
+
+#include <array>
+#include <cstdio>
+
+#include "table.h"
+
+namespace anydev_info {
+namespace {
+
+using Align = Table::Align;
+
+// "status: message", with the message's later lines indented under `indent`.
+std::string describe(const CallError& error, std::size_t indent = 4) {
+  std::string text = error.status + ": ";
+  for (char c : error.message) {
+    text += c;
+    if (c == '\n') text.append(indent, ' ');
+  }
+  return text;
+}
+
+std::string library_cell(const BackendReport& b) {
+  if (!b.library.empty()) return b.library;
+  return b.available ? "(built in)" : "-";
+}
+
+void write_backends(std::ostream& out, const SystemReport& report) {
+  out << "Backends\n";
+  if (report.backends_error) {
+    out << "  error: " << describe(*report.backends_error) << "\n\n";
+    return;
+  }
+  Table table({{"BACKEND"}, {"STATUS"}, {"DEVICES", Align::right}, {"LIBRARY"}});
+  for (const BackendReport& b : report.backends) {
+    table.add_row({b.name, b.available ? "available" : "unavailable",
+                   std::to_string(b.device_count), library_cell(b)});
+  }
+  table.write(out);
+
+  Table reasons({{"BACKEND"}, {"WHY UNAVAILABLE"}});
+  for (const BackendReport& b : report.backends) {
+    if (!b.available) reasons.add_row({b.name, b.reason.empty() ? "(no reason given)" : b.reason});
+  }
+  if (!reasons.empty()) {
+    out << '\n';
+    reasons.write(out);
+  }
+  out << '\n';
+}
+
+void write_devices(std::ostream& out, const SystemReport& report) {
+  out << "Devices\n";
+  Table table({{"BACKEND"},
+               {"INDEX", Align::right},
+               {"NAME"},
+               {"MEMORY FREE", Align::right},
+               {"MEMORY TOTAL", Align::right}});
+  for (const BackendReport& b : report.backends) {
+    for (const DeviceReport& d : b.devices) {
+      if (d.error) {
+        table.add_row({b.name, std::to_string(d.index), "error: " + describe(*d.error), "-", "-"});
+      } else {
+        table.add_row({b.name, std::to_string(d.index), d.name, format_bytes(d.memory_free),
+                       format_bytes(d.memory_total)});
+      }
+    }
+  }
+  if (table.empty()) {
+    out << "  (no device on any available backend)\n\n";
+    return;
+  }
+  table.write(out);
+  out << '\n';
+}
+
+void write_plugin_folders(std::ostream& out, const SystemReport& report) {
+  out << "Plugin folders searched\n";
+  Table table({{"FOLDER"}, {"PLUGINS"}});
+  for (const PluginFolderReport& f : report.plugin_folders) {
+    std::string plugins;
+    if (!f.exists) {
+      plugins = "(folder missing)";
+    } else if (f.plugins.empty()) {
+      plugins = "(none)";
+    } else {
+      for (const std::string& p : f.plugins) plugins += (plugins.empty() ? "" : " ") + p;
+    }
+    table.add_row({f.path, plugins});
+  }
+  if (table.empty()) {
+    out << "  (none)\n\n";
+    return;
+  }
+  table.write(out);
+  out << '\n';
+}
+
+void write_environment(std::ostream& out, const SystemReport& report) {
+  out << "Environment\n";
+  Table table({{"VARIABLE"}, {"VALUE"}, {"MEANING"}});
+  for (const EnvVarReport& v : report.environment) {
+    table.add_row({v.name, v.value ? "\"" + *v.value + "\"" : "(unset)", v.meaning});
+  }
+  table.write(out);
+  out << '\n';
+}
+
+void write_selection(std::ostream& out, const SystemReport& report) {
+  out << "Default selection (DeviceContext())\n";
+  const SelectionReport& s = report.selection;
+  if (s.error) {
+    out << "  error: " << describe(*s.error) << '\n';
+    return;
+  }
+  Table table({{"BACKEND"}, {"DEVICE", Align::right}, {"NAME"}});
+  table.add_row({s.api, std::to_string(s.device), s.device_name});
+  table.write(out);
+}
+
+}  // namespace
+
+std::string format_bytes(std::size_t bytes) {
+  constexpr std::array<const char*, 6> kUnits = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < kUnits.size()) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f %s", value, kUnits[unit]);
+  return text;
+}
+
+void write_text_report(std::ostream& out, const SystemReport& report) {
+  out << "anydev " << report.version << "\n\n";
+  write_backends(out, report);
+  write_devices(out, report);
+  write_plugin_folders(out, report);
+  write_environment(out, report);
+  write_selection(out, report);
+}
+
+}  // namespace anydev_info
