@@ -166,14 +166,11 @@ ANYDEV_API anydev_status_t anydev_context_synchronize(anydev_context_t ctx);
 /* The context's stream (a new reference). */
 ANYDEV_API anydev_status_t anydev_context_stream(anydev_context_t ctx, anydev_stream_t* out);
 /* A new stream on the context's device. */
-ANYDEV_API anydev_status_t anydev_context_create_stream(anydev_context_t ctx,
-                                                        anydev_stream_t* out);
+ANYDEV_API anydev_status_t anydev_context_create_stream(anydev_context_t ctx, anydev_stream_t* out);
 /* A context on the same device whose work goes to `stream`. */
-ANYDEV_API anydev_status_t anydev_context_with_stream(anydev_context_t ctx,
-                                                      anydev_stream_t stream,
+ANYDEV_API anydev_status_t anydev_context_with_stream(anydev_context_t ctx, anydev_stream_t stream,
                                                       anydev_context_t* out);
-ANYDEV_API anydev_status_t anydev_context_create_event(anydev_context_t ctx,
-                                                       anydev_event_t* out);
+ANYDEV_API anydev_status_t anydev_context_create_event(anydev_context_t ctx, anydev_event_t* out);
 /* Later work on ctx waits for the work already enqueued on other. */
 ANYDEV_API anydev_status_t anydev_context_wait_for(anydev_context_t ctx, anydev_context_t other);
 /* *out = 1 when ctx's device can access peer's memory (0 for itself, cpu). */
@@ -225,9 +222,9 @@ typedef struct anydev_buffer_info_t {
   size_t struct_size;
   anydev_memory_kind_t kind;
   anydev_dtype_t dtype;
-  size_t count;      /* elements */
-  size_t size_bytes; /* count * dtype size */
-  void* address;     /* unsafe_ptr(): host pointer for host buffers; device address */
+  size_t count;        /* elements */
+  size_t size_bytes;   /* count * dtype size */
+  void* address;       /* unsafe_ptr(): host pointer for host buffers; device address */
   size_t offset_bytes; /* offset of this view in its allocation */
 } anydev_buffer_info_t;
 ANYDEV_API anydev_status_t anydev_buffer_get_info(anydev_buffer_t buf, anydev_buffer_info_t* out);

@@ -107,9 +107,9 @@ typedef struct anydev_bk_memory_ref_t {
  * struct_size before the call. */
 typedef struct anydev_bk_device_props_t {
   size_t struct_size;
-  char name[256];        /* e.g. "cpu: AMD EPYC 7B13" or "NVIDIA H200" */
-  char description[512]; /* free text for anydev-info: driver, version, bus id */
-  size_t total_memory;   /* bytes */
+  char name[256];                       /* e.g. "cpu: AMD EPYC 7B13" or "NVIDIA H200" */
+  char description[512];                /* free text for anydev-info: driver, version, bus id */
+  size_t total_memory;                  /* bytes */
   int host_memory_is_device_accessible; /* 1 when device memory == host memory */
 } anydev_bk_device_props_t;
 
