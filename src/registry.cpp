@@ -219,7 +219,8 @@ void Registry::probe_locked(Backend& backend) {
     }
     props.name[sizeof(props.name) - 1] = '\0';
     props.description[sizeof(props.description) - 1] = '\0';
-    backend.devices.push_back({props.name, props.description, props.total_memory});
+    backend.devices.push_back(
+        {props.name, props.description, props.total_memory, props.is_host_processor != 0});
   }
   clear_last_error();
   backend.table = table;

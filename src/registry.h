@@ -30,6 +30,7 @@ struct DeviceRecord {
   std::string name;
   std::string description;
   std::size_t total_memory = 0;
+  bool host_processor = false;  // the host's own CPU (see backend.h)
 };
 
 // One backend. Immutable after the registry probed it.

@@ -111,6 +111,10 @@ typedef struct anydev_bk_device_props_t {
   char description[512];                /* free text for anydev-info: driver, version, bus id */
   size_t total_memory;                  /* bytes */
   int host_memory_is_device_accessible; /* 1 when device memory == host memory */
+  /* 1 when the device is the host's own processor (e.g. an OpenCL CPU device
+   * such as PoCL). Without ANYDEV_BACKEND, selection prefers accelerators and
+   * then anydev's cpu backend over such devices. */
+  int is_host_processor;
 } anydev_bk_device_props_t;
 
 /* Native handle kinds a backend may expose (anydev_native_kind_t in anydev.h
