@@ -82,10 +82,10 @@ anydev_status_t anydev_enqueue_copy_from_host(anydev_context_t ctx, anydev_buffe
   static constexpr const char* op = "anydev_enqueue_copy_from_host";
   BufferView d;
   if (anydev_status_t st = access_buffer(op, dst, "dst", &d); st != ANYDEV_SUCCESS) return st;
-  ANYDEV_REQUIRE_ARG(op, src);
   std::shared_ptr<Stream> stream;
   if (anydev_status_t st = pick_stream(op, ctx, d, &stream); st != ANYDEV_SUCCESS) return st;
   const std::size_t bytes = dst->size_bytes;
+  if (bytes > 0) ANYDEV_REQUIRE_ARG(op, src);  // an empty span may have no data
   if (auto error = check_copy_size(op, "source span", bytes, src_bytes)) return report(error);
   if (bytes == 0) return ANYDEV_SUCCESS;
   if (dst->kind == ANYDEV_MEMORY_HOST && d.address() != nullptr &&
@@ -109,10 +109,10 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
   static constexpr const char* op = "anydev_enqueue_copy_to_host";
   BufferView s;
   if (anydev_status_t st = access_buffer(op, src, "src", &s); st != ANYDEV_SUCCESS) return st;
-  ANYDEV_REQUIRE_ARG(op, dst);
   std::shared_ptr<Stream> stream;
   if (anydev_status_t st = pick_stream(op, ctx, s, &stream); st != ANYDEV_SUCCESS) return st;
   const std::size_t bytes = src->size_bytes;
+  if (bytes > 0) ANYDEV_REQUIRE_ARG(op, dst);  // an empty span may have no data
   if (auto error = check_copy_size(op, "destination span", bytes, dst_bytes)) {
     return report(error);
   }
@@ -151,7 +151,7 @@ anydev_status_t anydev_enqueue_fill(anydev_context_t ctx, anydev_buffer_t buf, c
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the buffer's ", bytes,
                 " bytes are not a whole number of ", pattern_size, "-byte patterns");
   }
-  if (buf->offset_bytes % std::min<std::size_t>(pattern_size, 8) != 0) {
+  if (buf->offset_bytes % std::min<std::size_t>(pattern_size, 4) != 0) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the view starts at byte ", buf->offset_bytes,
                 ", not aligned for a ", pattern_size, "-byte pattern");
   }

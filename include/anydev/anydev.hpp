@@ -877,17 +877,21 @@ class BufferBase {
     return handle_.get();
   }
 
-  [[noreturn]] void throw_out_of_range(const char* method, std::size_t index) const {
-    // A taken buffer reports size 0: let the C ABI say why it is unusable.
-    if (size_ == 0) {
-      anydev_buffer_info_t info{};
-      info.struct_size = sizeof(info);
-      const anydev_status_t status = anydev_buffer_get_info(handle_.get(), &info);
-      if (status != ANYDEV_SUCCESS) {
-        throw Error(static_cast<Status>(status), std::string(BufferTraits<Derived>::name) + "::" +
-                                                     method + ": " + anydev_last_error_message());
-      }
+  // A taken buffer reports size 0: when the size is 0, let the C ABI say
+  // whether the handle is still usable, and throw its error if not.
+  void check_usable(const char* method) const {
+    if (size_ != 0) return;
+    anydev_buffer_info_t info{};
+    info.struct_size = sizeof(info);
+    const anydev_status_t status = anydev_buffer_get_info(get(method), &info);
+    if (status != ANYDEV_SUCCESS) {
+      throw Error(static_cast<Status>(status), std::string(BufferTraits<Derived>::name) + "::" +
+                                                   method + ": " + anydev_last_error_message());
     }
+  }
+
+  [[noreturn]] void throw_out_of_range(const char* method, std::size_t index) const {
+    check_usable(method);
     throw Error(Status::out_of_range, std::string(BufferTraits<Derived>::name) + "::" + method +
                                           ": index " + std::to_string(index) +
                                           " is out of range for a buffer of " +
@@ -938,7 +942,7 @@ class HostBuffer : public detail::BufferBase<HostBuffer<T>, T> {
   }
   // The elements; valid while a handle to the buffer lives.
   std::span<T> as_span() const {
-    this->get("as_span");
+    this->check_usable("as_span");
     return std::span<T>(this->unsafe_ptr(), this->size());
   }
 };

@@ -182,7 +182,8 @@ typedef struct anydev_backend_table_t {
                           anydev_bk_memory_ref_t src, size_t bytes);
   /* Writes `pattern` (pattern_size of 1, 2, 4, 8 or 16 bytes) repeatedly over
    * `bytes` bytes of dst, ordered on `stream`; bytes % pattern_size == 0 and
-   * dst.offset % min(pattern_size, 8) == 0. */
+   * dst.offset % min(pattern_size, 4) == 0 (a view is aligned for its element
+   * type, and a complex64 view may start at any multiple of 4). */
   anydev_status_t (*fill)(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                           const void* pattern, size_t pattern_size, size_t bytes);
 
