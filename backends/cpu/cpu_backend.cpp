@@ -1,0 +1,529 @@
+// The cpu backend's table and its entry point, anydev_cpu_backend_entry.
+//
+// Every entry validates its arguments, reports failures through the core's
+// set_error with a message naming the entry and the values, and never lets an
+// exception cross the C ABI. One device (index 0); every kind of memory is
+// host-addressable, so copies are memmove and fills are host loops, run on
+// the stream's worker thread.
+#include <sys/resource.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <system_error>
+
+#include "anydev/backend.h"
+#include "cpu_config.h"
+#include "cpu_device_info.h"
+#include "cpu_event.h"
+#include "cpu_fill.h"
+#include "cpu_memory.h"
+#include "cpu_services.h"
+#include "cpu_stream.h"
+
+namespace anydev::cpu {
+namespace {
+
+constexpr int kDeviceCount = 1;
+
+// Filled at initialize; leaked so that it outlives static destruction.
+std::atomic<const CpuDeviceInfo*> g_device_info{nullptr};
+
+Stream* to_stream(anydev_bk_stream_t stream) { return reinterpret_cast<Stream*>(stream); }
+Event* to_event(anydev_bk_event_t event) { return reinterpret_cast<Event*>(event); }
+
+std::string pointer_text(const void* pointer) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%p", pointer);
+  return text;
+}
+
+// Runs `body`, turning any exception into an error status for `op`.
+template <class Body>
+anydev_status_t guarded(const char* op, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
+                     std::string("cpu ") + op + ": out of host memory for bookkeeping");
+  } catch (const std::exception& e) {
+    return set_error(ANYDEV_ERROR_INTERNAL,
+                     std::string("cpu ") + op + ": unexpected exception: " + e.what());
+  } catch (...) {
+    return set_error(ANYDEV_ERROR_INTERNAL,
+                     std::string("cpu ") + op + ": unexpected non-standard exception");
+  }
+}
+
+// OUT_OF_RANGE unless `device` is a valid index; `what` names it in the message.
+anydev_status_t check_device(const char* op, int device, const char* what = "device") {
+  if (device >= 0 && device < kDeviceCount) return ANYDEV_SUCCESS;
+  return set_error(ANYDEV_ERROR_OUT_OF_RANGE,
+                   std::string("cpu ") + op + ": " + what + " index " + std::to_string(device) +
+                       " is out of range (the cpu backend has " + std::to_string(kDeviceCount) +
+                       " device, index 0)");
+}
+
+anydev_status_t null_argument(const char* op, const char* argument) {
+  return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                   std::string("cpu ") + op + ": `" + argument + "` is NULL");
+}
+
+// The kind's integer value, read without loading the enum: a value outside
+// the enumerators (a caller's bug) is then reported instead of being
+// undefined behaviour.
+int raw_kind(const anydev_bk_memory_kind_t& kind) {
+  static_assert(sizeof(anydev_bk_memory_kind_t) == sizeof(int));
+  int value = 0;
+  std::memcpy(&value, &kind, sizeof value);
+  return value;
+}
+
+const char* bk_kind_name(int kind) {
+  switch (kind) {
+    case ANYDEV_BK_MEMORY_USER_HOST:
+      return "user host memory";
+    case ANYDEV_BK_MEMORY_HOST:
+      return "pinned host memory";
+    case ANYDEV_BK_MEMORY_DEVICE:
+      return "device memory";
+  }
+  return "unknown memory kind";
+}
+
+// The address a memory reference designates, after checking it.
+anydev_status_t resolve(const char* op, const char* side, const anydev_bk_memory_ref_t& ref,
+                        unsigned char** out) {
+  const std::string where = std::string("cpu ") + op + ": " + side;
+  const int kind = raw_kind(ref.kind);
+  switch (kind) {
+    case ANYDEV_BK_MEMORY_USER_HOST:
+      break;
+    case ANYDEV_BK_MEMORY_HOST:
+    case ANYDEV_BK_MEMORY_DEVICE:
+      if (ref.device < 0 || ref.device >= kDeviceCount) {
+        return set_error(ANYDEV_ERROR_OUT_OF_RANGE,
+                         where + " (" + bk_kind_name(kind) + ") names device index " +
+                             std::to_string(ref.device) +
+                             ", out of range (the cpu backend has 1 device, index 0)");
+      }
+      break;
+    default:
+      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                       where + " has an unknown memory kind " + std::to_string(kind));
+  }
+  if (ref.handle == nullptr) {
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                     where + " (" + bk_kind_name(kind) + ") has a NULL handle");
+  }
+  const auto base = reinterpret_cast<std::uintptr_t>(ref.handle);
+  if (ref.offset > UINTPTR_MAX - base) {
+    return set_error(ANYDEV_ERROR_OUT_OF_RANGE, where + ": handle " + pointer_text(ref.handle) +
+                                                    " + offset " + std::to_string(ref.offset) +
+                                                    " overflows the address space");
+  }
+  *out = static_cast<unsigned char*>(ref.handle) + ref.offset;
+  return ANYDEV_SUCCESS;
+}
+
+const CpuDeviceInfo& device_info() {
+  if (const CpuDeviceInfo* info = g_device_info.load(std::memory_order_acquire)) return *info;
+  auto* fresh = new CpuDeviceInfo(read_cpu_device_info());
+  const CpuDeviceInfo* expected = nullptr;
+  if (!g_device_info.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) {
+    delete fresh;
+    return *expected;
+  }
+  return *fresh;
+}
+
+std::string pinned_memory_text() {
+  if (!lock_pinned_memory()) {
+    return "pinned host memory: page-aligned, populated, not locked (ANYDEV_CPU_MLOCK=0)";
+  }
+  struct rlimit limit {};
+  std::string limit_text = "unknown";
+  if (getrlimit(RLIMIT_MEMLOCK, &limit) == 0) {
+    limit_text =
+        limit.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(limit.rlim_cur) + " bytes";
+  }
+  return "pinned host memory: page-aligned, populated, locked with mlock up to RLIMIT_MEMLOCK (" +
+         limit_text + ")";
+}
+
+// Copies `text` into a fixed-size char array, truncating, always terminated.
+template <std::size_t N>
+void copy_text(char (&field)[N], const std::string& text) {
+  const std::size_t length = text.size() < N - 1 ? text.size() : N - 1;
+  std::memcpy(field, text.data(), length);
+  field[length] = '\0';
+}
+
+// True when a caller's struct of `struct_size` bytes holds the field that
+// ends at `field_end`.
+bool fits(std::size_t struct_size, std::size_t field_end) { return struct_size >= field_end; }
+
+#define ANYDEV_CPU_FIELD_END(type, field) (offsetof(type, field) + sizeof(type::field))
+
+// ---- table entries ----------------------------------------------------------
+
+anydev_status_t initialize(const anydev_core_services_t* core, const char** library) {
+  return guarded("initialize", [&] {
+    if (core != nullptr) set_core_services(core);
+    if (library != nullptr) *library = "";
+    set_lock_pinned_memory(read_config().lock_pinned_memory);
+    install_fork_handlers();
+    device_info();
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t device_count(int* count) {
+  if (count == nullptr) return null_argument("device_count", "count");
+  *count = kDeviceCount;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t device_props(int device, anydev_bk_device_props_t* props) {
+  return guarded("device_props", [&] {
+    if (anydev_status_t s = check_device("device_props", device); s != ANYDEV_SUCCESS) return s;
+    if (props == nullptr) return null_argument("device_props", "props");
+    const CpuDeviceInfo& info = device_info();
+    using Props = anydev_bk_device_props_t;
+    const std::size_t size = props->struct_size;
+    if (fits(size, ANYDEV_CPU_FIELD_END(Props, name))) copy_text(props->name, info.name);
+    if (fits(size, ANYDEV_CPU_FIELD_END(Props, description))) {
+      copy_text(props->description, info.description + "; " + pinned_memory_text());
+    }
+    if (fits(size, ANYDEV_CPU_FIELD_END(Props, total_memory))) {
+      props->total_memory = info.total_memory;
+    }
+    if (fits(size, ANYDEV_CPU_FIELD_END(Props, host_memory_is_device_accessible))) {
+      props->host_memory_is_device_accessible = 1;
+    }
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t memory_info(int device, std::size_t* free_bytes, std::size_t* total_bytes) {
+  return guarded("memory_info", [&] {
+    if (anydev_status_t s = check_device("memory_info", device); s != ANYDEV_SUCCESS) return s;
+    if (free_bytes == nullptr) return null_argument("memory_info", "free_bytes");
+    if (total_bytes == nullptr) return null_argument("memory_info", "total_bytes");
+    const MemoryStatus status = read_memory_status();
+    if (status.total_bytes == 0) {
+      return set_error(ANYDEV_ERROR_DEVICE,
+                       "cpu memory_info(device=0): neither /proc/meminfo nor sysinfo() gave the "
+                       "host's memory size");
+    }
+    *free_bytes = status.available_bytes;
+    *total_bytes = status.total_bytes;
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
+  return guarded("stream_create", [&] {
+    if (anydev_status_t s = check_device("stream_create", device); s != ANYDEV_SUCCESS) return s;
+    if (out == nullptr) return null_argument("stream_create", "out");
+    std::unique_ptr<Stream> stream;
+    try {
+      stream = std::make_unique<Stream>();
+    } catch (const std::system_error& e) {
+      return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
+                       std::string("cpu stream_create(device=0): cannot start the stream's "
+                                   "worker thread: ") +
+                           e.what());
+    }
+    *out = reinterpret_cast<anydev_bk_stream_t>(stream.release());
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t stream_destroy(anydev_bk_stream_t stream) {
+  return guarded("stream_destroy", [&] {
+    if (stream == nullptr) return null_argument("stream_destroy", "stream");
+    delete to_stream(stream);
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t stream_synchronize(anydev_bk_stream_t stream) {
+  return guarded("stream_synchronize", [&] {
+    if (stream == nullptr) return null_argument("stream_synchronize", "stream");
+    if (std::optional<TaskFailure> failure = to_stream(stream)->state().synchronize()) {
+      return set_error(failure->status, failure->message);
+    }
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t event_create(int device, anydev_bk_event_t* out) {
+  return guarded("event_create", [&] {
+    if (anydev_status_t s = check_device("event_create", device); s != ANYDEV_SUCCESS) return s;
+    if (out == nullptr) return null_argument("event_create", "out");
+    *out = reinterpret_cast<anydev_bk_event_t>(new Event);
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t event_destroy(anydev_bk_event_t event) {
+  return guarded("event_destroy", [&] {
+    if (event == nullptr) return null_argument("event_destroy", "event");
+    delete to_event(event);
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t event_record(anydev_bk_event_t event, anydev_bk_stream_t stream) {
+  return guarded("event_record", [&] {
+    if (event == nullptr) return null_argument("event_record", "event");
+    if (stream == nullptr) return null_argument("event_record", "stream");
+    to_event(event)->record(to_stream(stream)->shared_state());
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t event_synchronize(anydev_bk_event_t event) {
+  return guarded("event_synchronize", [&] {
+    if (event == nullptr) return null_argument("event_synchronize", "event");
+    to_event(event)->synchronize();
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t event_query(anydev_bk_event_t event, int* complete) {
+  return guarded("event_query", [&] {
+    if (event == nullptr) return null_argument("event_query", "event");
+    if (complete == nullptr) return null_argument("event_query", "complete");
+    *complete = to_event(event)->is_complete() ? 1 : 0;
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t stream_wait_event(anydev_bk_stream_t stream, anydev_bk_event_t event) {
+  return guarded("stream_wait_event", [&] {
+    if (stream == nullptr) return null_argument("stream_wait_event", "stream");
+    if (event == nullptr) return null_argument("stream_wait_event", "event");
+    Event::Capture capture = to_event(event)->capture();
+    StreamState& waiting = to_stream(stream)->state();
+    // Nothing to wait for: never recorded, already complete, or captured on
+    // this very stream (whose later work runs after it anyway).
+    if (capture.stream == nullptr || capture.stream->is_complete(capture.seq) ||
+        capture.stream.get() == &waiting) {
+      return ANYDEV_SUCCESS;
+    }
+    waiting.enqueue(WaitTask{std::move(capture.stream), capture.seq});
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t host_alloc(int device, std::size_t bytes, void** handle, void** address) {
+  return guarded("host_alloc", [&] {
+    if (anydev_status_t s = check_device("host_alloc", device); s != ANYDEV_SUCCESS) return s;
+    if (handle == nullptr) return null_argument("host_alloc", "handle");
+    if (address == nullptr) return null_argument("host_alloc", "address");
+    if (bytes == 0) {
+      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                       "cpu host_alloc(device=0, bytes=0): zero "
+                       "bytes requested");
+    }
+    void* memory = nullptr;
+    if (anydev_status_t s = allocate_pages(MemoryKind::kPinnedHost, bytes, &memory);
+        s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    *handle = memory;
+    *address = memory;
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t device_alloc(int device, std::size_t bytes, anydev_bk_stream_t /*stream*/,
+                             void** handle, void** address) {
+  // The allocation is usable at once, so it is ordered on any stream.
+  return guarded("device_alloc", [&] {
+    if (anydev_status_t s = check_device("device_alloc", device); s != ANYDEV_SUCCESS) return s;
+    if (handle == nullptr) return null_argument("device_alloc", "handle");
+    if (address == nullptr) return null_argument("device_alloc", "address");
+    if (bytes == 0) {
+      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                       "cpu device_alloc(device=0, bytes=0): zero "
+                       "bytes requested");
+    }
+    void* memory = nullptr;
+    if (anydev_status_t s = allocate_pages(MemoryKind::kDevice, bytes, &memory);
+        s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    *handle = memory;
+    *address = memory;
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t memory_free(int device, anydev_bk_memory_kind_t kind, void* handle) {
+  return guarded("memory_free", [&] {
+    if (anydev_status_t s = check_device("memory_free", device); s != ANYDEV_SUCCESS) return s;
+    if (handle == nullptr) return null_argument("memory_free", "handle");
+    const int raw = raw_kind(kind);
+    switch (raw) {
+      case ANYDEV_BK_MEMORY_HOST:
+        return free_pages(MemoryKind::kPinnedHost, handle);
+      case ANYDEV_BK_MEMORY_DEVICE:
+        return free_pages(MemoryKind::kDevice, handle);
+      default:
+        return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                         "cpu memory_free(" + pointer_text(handle) + "): memory kind " +
+                             std::to_string(raw) + " (" + bk_kind_name(raw) +
+                             ") was not allocated by the backend");
+    }
+  });
+}
+
+anydev_status_t copy(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
+                     anydev_bk_memory_ref_t src, std::size_t bytes) {
+  return guarded("copy", [&] {
+    if (stream == nullptr) return null_argument("copy", "stream");
+    unsigned char* to = nullptr;
+    unsigned char* from = nullptr;
+    if (anydev_status_t s = resolve("copy", "dst", dst, &to); s != ANYDEV_SUCCESS) return s;
+    if (anydev_status_t s = resolve("copy", "src", src, &from); s != ANYDEV_SUCCESS) return s;
+    if (bytes == 0) return ANYDEV_SUCCESS;
+    to_stream(stream)->state().enqueue(CopyTask{to, from, bytes});
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t fill(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst, const void* pattern,
+                     std::size_t pattern_size, std::size_t bytes) {
+  return guarded("fill", [&] {
+    if (stream == nullptr) return null_argument("fill", "stream");
+    if (pattern == nullptr) return null_argument("fill", "pattern");
+    if (!is_valid_fill_pattern_size(pattern_size)) {
+      return set_error(
+          ANYDEV_ERROR_INVALID_ARGUMENT,
+          "cpu fill: pattern_size " + std::to_string(pattern_size) + " is not 1, 2, 4, 8 or 16");
+    }
+    if (bytes % pattern_size != 0) {
+      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "cpu fill: bytes " + std::to_string(bytes) +
+                                                          " is not a multiple of pattern_size " +
+                                                          std::to_string(pattern_size));
+    }
+    unsigned char* to = nullptr;
+    if (anydev_status_t s = resolve("fill", "dst", dst, &to); s != ANYDEV_SUCCESS) return s;
+    if (bytes == 0) return ANYDEV_SUCCESS;
+    FillTask task{.dst = to, .bytes = bytes, .pattern = {}, .pattern_size = pattern_size};
+    std::memcpy(task.pattern, pattern, pattern_size);
+    to_stream(stream)->state().enqueue(task);
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t can_access_peer(int device, int peer, int* can_access) {
+  if (anydev_status_t s = check_device("can_access_peer", device); s != ANYDEV_SUCCESS) return s;
+  if (anydev_status_t s = check_device("can_access_peer", peer, "peer"); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (can_access == nullptr) return null_argument("can_access_peer", "can_access");
+  *can_access = 0;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t enable_peer_access(int device, int peer) {
+  if (anydev_status_t s = check_device("enable_peer_access", device); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (anydev_status_t s = check_device("enable_peer_access", peer, "peer"); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  return set_error(ANYDEV_ERROR_UNSUPPORTED,
+                   "cpu enable_peer_access(device=" + std::to_string(device) + ", peer=" +
+                       std::to_string(peer) + "): the cpu backend has one device and no peers");
+}
+
+anydev_status_t native_handle(int device, int kind, void* object, void** out) {
+  if (anydev_status_t s = check_device("native_handle", device); s != ANYDEV_SUCCESS) return s;
+  if (out == nullptr) return null_argument("native_handle", "out");
+  const char* what = nullptr;
+  switch (kind) {
+    case ANYDEV_NATIVE_MEMORY:
+      if (object == nullptr) return null_argument("native_handle(MEMORY)", "object");
+      *out = object;
+      return ANYDEV_SUCCESS;
+    case ANYDEV_NATIVE_DEVICE:
+      what = "device";
+      break;
+    case ANYDEV_NATIVE_CONTEXT:
+      what = "context";
+      break;
+    case ANYDEV_NATIVE_STREAM:
+      what = "stream";
+      break;
+    case ANYDEV_NATIVE_EVENT:
+      what = "event";
+      break;
+    default:
+      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                       "cpu native_handle: unknown native handle kind " + std::to_string(kind));
+  }
+  return set_error(ANYDEV_ERROR_UNSUPPORTED,
+                   std::string("cpu native_handle: the cpu backend has no native ") + what +
+                       " object (only MEMORY, which is the host pointer itself)");
+}
+
+#undef ANYDEV_CPU_FIELD_END
+
+constexpr anydev_backend_table_t kTable = {
+    .struct_size = sizeof(anydev_backend_table_t),
+    .abi_version = ANYDEV_BACKEND_ABI_VERSION,
+    .name = kBackendName,
+    .initialize = initialize,
+    .device_count = device_count,
+    .device_props = device_props,
+    .memory_info = memory_info,
+    .stream_create = stream_create,
+    .stream_destroy = stream_destroy,
+    .stream_synchronize = stream_synchronize,
+    .event_create = event_create,
+    .event_destroy = event_destroy,
+    .event_record = event_record,
+    .event_synchronize = event_synchronize,
+    .event_query = event_query,
+    .stream_wait_event = stream_wait_event,
+    .host_alloc = host_alloc,
+    .device_alloc = device_alloc,
+    .memory_free = memory_free,
+    .memory_free_async = nullptr,
+    .copy = copy,
+    .fill = fill,
+    .can_access_peer = can_access_peer,
+    .enable_peer_access = enable_peer_access,
+    .native_handle = native_handle,
+    .stream_wrap_native = nullptr,
+};
+
+}  // namespace
+}  // namespace anydev::cpu
+
+extern "C" anydev_status_t anydev_cpu_backend_entry(uint32_t core_abi_version,
+                                                    const anydev_core_services_t* core,
+                                                    const anydev_backend_table_t** out) {
+  if (core != nullptr) anydev::cpu::set_core_services(core);
+  if (core_abi_version != ANYDEV_BACKEND_ABI_VERSION) {
+    return anydev::cpu::set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+                                  "cpu backend entry: the core speaks backend ABI version " +
+                                      std::to_string(core_abi_version) +
+                                      ", the cpu backend was built for version " +
+                                      std::to_string(ANYDEV_BACKEND_ABI_VERSION));
+  }
+  if (out == nullptr) return anydev::cpu::null_argument("backend entry", "out");
+  *out = &anydev::cpu::kTable;
+  return ANYDEV_SUCCESS;
+}

@@ -1,0 +1,31 @@
+// The cpu backend's environment switches, read once at initialize.
+//
+//   ANYDEV_CPU_MLOCK  "1" (default): lock pinned host memory with mlock while
+//                     RLIMIT_MEMLOCK allows; "0": never lock.
+//
+// Strict: any other value (including "") is logged as a warning that names
+// it, and the default is kept. read_config is thread-safe; the core calls
+// initialize once.
+#ifndef ANYDEV_BACKENDS_CPU_CPU_CONFIG_H_
+#define ANYDEV_BACKENDS_CPU_CPU_CONFIG_H_
+
+#include <optional>
+
+namespace anydev::cpu {
+
+inline constexpr const char* kMlockVariable = "ANYDEV_CPU_MLOCK";
+
+// The switches' values (defaults when unset or invalid).
+struct CpuConfig {
+  bool lock_pinned_memory = true;
+};
+
+// "0" -> false, "1" -> true, anything else -> nullopt.
+std::optional<bool> parse_switch(const char* value);
+
+// Reads the variables through the core's getenv.
+CpuConfig read_config();
+
+}  // namespace anydev::cpu
+
+#endif  // ANYDEV_BACKENDS_CPU_CPU_CONFIG_H_

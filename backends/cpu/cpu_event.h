@@ -1,0 +1,40 @@
+// A cpu event: a capture of (stream state, sequence number) taken by record.
+//
+// An event never recorded is complete. Recording captures the tasks enqueued
+// on the stream so far; recording again replaces the capture. The event
+// shares ownership of the captured stream's state, so the stream may be
+// destroyed first. Thread-safe: record, query, synchronize and capture may
+// run concurrently from any threads.
+#ifndef ANYDEV_BACKENDS_CPU_CPU_EVENT_H_
+#define ANYDEV_BACKENDS_CPU_CPU_EVENT_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "cpu_stream.h"
+
+namespace anydev::cpu {
+
+class Event {
+ public:
+  // What the event waits for; `stream` is null when there is nothing to wait
+  // for (never recorded, or recorded on an empty stream).
+  struct Capture {
+    std::shared_ptr<StreamState> stream;
+    std::uint64_t seq = 0;
+  };
+
+  void record(const std::shared_ptr<StreamState>& stream);
+  bool is_complete() const;
+  void synchronize() const;
+  Capture capture() const;
+
+ private:
+  mutable std::mutex mutex_;
+  Capture capture_;
+};
+
+}  // namespace anydev::cpu
+
+#endif  // ANYDEV_BACKENDS_CPU_CPU_EVENT_H_

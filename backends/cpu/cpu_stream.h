@@ -1,0 +1,98 @@
+// A cpu stream: an in-order queue of tasks run by one worker thread.
+//
+// StreamState is the queue and its progress counters: `submitted` counts the
+// tasks ever enqueued, `completed` those that have finished (task n, counted
+// from 1, is complete when completed >= n). It is shared: the Stream owns it,
+// and events and other streams' WaitTasks keep it alive after the Stream is
+// destroyed, when it simply reports everything complete. StreamState is
+// thread-safe: any thread may enqueue, query, wait or synchronize.
+//
+// Stream owns the state and the worker thread. Destroying it (from any thread
+// but its own worker) runs the queued tasks to the end, then joins the
+// worker.
+//
+// Inline execution (a later optimization) fits here: an enqueuing thread that
+// finds the queue empty and the worker waiting may run the task itself
+// between enqueue's bookkeeping and finish_task, with the worker kept out by
+// a "running inline" flag under the same mutex.
+#ifndef ANYDEV_BACKENDS_CPU_CPU_STREAM_H_
+#define ANYDEV_BACKENDS_CPU_CPU_STREAM_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "cpu_task.h"
+
+namespace anydev::cpu {
+
+class StreamState {
+ public:
+  StreamState() = default;
+  StreamState(const StreamState&) = delete;
+  StreamState& operator=(const StreamState&) = delete;
+
+  // Appends a task; returns its sequence number. Throws std::bad_alloc.
+  std::uint64_t enqueue(Task task);
+
+  // The number of tasks enqueued so far: what an event recorded now captures.
+  std::uint64_t submitted() const;
+
+  // Lock-free.
+  bool is_complete(std::uint64_t seq) const {
+    return completed_.load(std::memory_order_acquire) >= seq;
+  }
+
+  // Blocks until task `seq` has completed.
+  void wait_until_complete(std::uint64_t seq);
+
+  // Waits for every task enqueued before the call, then returns and clears
+  // the first failure since the previous synchronize (or take_failure).
+  std::optional<TaskFailure> synchronize();
+  std::optional<TaskFailure> take_failure();
+
+  // Worker side: runs tasks in order until stop() has been called and the
+  // queue is empty.
+  void run_worker();
+  void stop();
+
+ private:
+  void finish_task_locked(std::optional<TaskFailure> failure);
+
+  mutable std::mutex mutex_;
+  std::condition_variable work_cv_;  // the worker waits here for tasks or stop
+  std::condition_variable done_cv_;  // waiters wait here for `completed` to advance
+  std::deque<Task> queue_;
+  std::uint64_t submitted_ = 0;
+  std::atomic<std::uint64_t> completed_{0};  // written only under mutex_
+  int done_waiters_ = 0;
+  bool worker_waiting_ = false;
+  bool stopping_ = false;
+  std::optional<TaskFailure> first_failure_;
+};
+
+class Stream {
+ public:
+  // Starts the worker. Throws std::system_error when no thread can be
+  // started, std::bad_alloc when out of memory.
+  Stream();
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  StreamState& state() { return *state_; }
+  const std::shared_ptr<StreamState>& shared_state() const { return state_; }
+
+ private:
+  std::shared_ptr<StreamState> state_;
+  std::thread worker_;
+};
+
+}  // namespace anydev::cpu
+
+#endif  // ANYDEV_BACKENDS_CPU_CPU_STREAM_H_
