@@ -43,7 +43,7 @@ std::uint16_t float_to_half_bits(float value) noexcept {
   if (abs < 0x38800000u) {  // subnormal half (or zero)
     if (abs < 0x33000000u) return static_cast<std::uint16_t>(sign);
     const std::uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
-    const int shift = 126 - static_cast<int>(abs >> 23) + 13;
+    const int shift = 126 - static_cast<int>(abs >> 23);  // 14..24
     std::uint32_t half = mantissa >> shift;
     const std::uint32_t rest = mantissa & ((1u << shift) - 1u);
     const std::uint32_t halfway = 1u << (shift - 1);
@@ -72,8 +72,10 @@ std::string shortest_16bit(float value, std::uint16_t bits, ToBits to_bits) {
   for (int precision = 1; precision <= 9; ++precision) {
     const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value,
                                       std::chars_format::general, precision);
-    const std::string text(buffer, result.ptr);
-    if (to_bits(std::strtof(text.c_str(), nullptr)) == bits) return finish_float(text);
+    const double candidate = std::strtod(std::string(buffer, result.ptr).c_str(), nullptr);
+    // The fewest significant digits that read back as the same bits, written
+    // in the shorter of fixed and exponent form ("100.0", not "1e+02").
+    if (to_bits(static_cast<float>(candidate)) == bits) return shortest(candidate);
   }
   return shortest(value);
 }
