@@ -1,0 +1,343 @@
+// The plugin's entry point and table; initialization and device queries.
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "anydev/backend.h"
+#include "cuda_entries.h"
+#include "cuda_errors.h"
+#include "cuda_objects.h"
+#include "cuda_state.h"
+
+namespace anydev::cuda {
+namespace {
+
+// Reads ANYDEV_CUDA_MEMORY_POOLS: unset, "1": use pools where supported; "0": never.
+anydev_status_t MemoryPoolsAllowed(const anydev_core_services_t* core, bool* allowed) {
+  const char* value = core->getenv != nullptr ? core->getenv("ANYDEV_CUDA_MEMORY_POOLS") : nullptr;
+  if (value == nullptr || std::strcmp(value, "1") == 0) {
+    *allowed = true;
+  } else if (std::strcmp(value, "0") == 0) {
+    *allowed = false;
+  } else {
+    return ReportError(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+                       Cat("ANYDEV_CUDA_MEMORY_POOLS=\"", value, "\" is neither 0 nor 1"));
+  }
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t QueryDevice(int index, bool pools_allowed, DeviceState* d) {
+  const CudaDriver& drv = Driver();
+  const std::string what = Cat("querying cuda device ", index);
+  auto fail = [&what](CUresult r, const char* call) {
+    return ReportFailure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, call, what);
+  };
+  d->index = index;
+  CUresult r = drv.DeviceGet(&d->device, index);
+  if (r != CUDA_SUCCESS) return fail(r, "cuDeviceGet");
+  char name[256] = {};
+  if ((r = drv.DeviceGetName(name, sizeof(name) - 1, d->device)) != CUDA_SUCCESS) {
+    return fail(r, "cuDeviceGetName");
+  }
+  d->name = name;
+  if ((r = drv.DeviceTotalMem(&d->total_memory, d->device)) != CUDA_SUCCESS) {
+    return fail(r, "cuDeviceTotalMem");
+  }
+  int unified = 0;
+  if ((r = drv.DeviceGetAttribute(&d->compute_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                  d->device)) != CUDA_SUCCESS ||
+      (r = drv.DeviceGetAttribute(&d->compute_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                  d->device)) != CUDA_SUCCESS ||
+      (r = drv.DeviceGetAttribute(&unified, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, d->device)) !=
+          CUDA_SUCCESS) {
+    return fail(r, "cuDeviceGetAttribute");
+  }
+  if (unified == 0) {
+    return ReportError(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+                       Cat("cuda device ", index, " (", d->name,
+                           ") lacks unified addressing, which the cuda backend needs"));
+  }
+  int pools = 0;
+  // Drivers older than 11.2 do not know the attribute: no pools.
+  if (drv.DeviceGetAttribute(&pools, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, d->device) !=
+      CUDA_SUCCESS) {
+    pools = 0;
+  }
+  d->memory_pools =
+      pools_allowed && pools != 0 && drv.MemAllocAsync != nullptr && drv.MemFreeAsync != nullptr;
+  char bus[64] = {};
+  if ((r = drv.DeviceGetPCIBusId(bus, sizeof(bus) - 1, d->device)) != CUDA_SUCCESS) {
+    return fail(r, "cuDeviceGetPCIBusId");
+  }
+  d->pci_bus_id = bus;
+  d->description = Cat(
+      "compute capability ", d->compute_major, ".", d->compute_minor, ", PCI bus id ",
+      d->pci_bus_id, ", driver ", DriverVersionText(drv.version), " (", drv.opened_path,
+      "), device memory: ",
+      d->memory_pools ? "stream-ordered (cuMemAllocAsync)" : "cuMemAlloc with deferred release");
+  return ANYDEV_SUCCESS;
+}
+
+template <class Props, class Field>
+bool Fits(const Props* props, const Field& field) {
+  const std::size_t end = static_cast<std::size_t>(reinterpret_cast<const char*>(&field) -
+                                                   reinterpret_cast<const char*>(props)) +
+                          sizeof(Field);
+  return end <= props->struct_size;
+}
+
+void CopyText(char* dst, std::size_t capacity, const std::string& text) {
+  std::snprintf(dst, capacity, "%s", text.c_str());
+}
+
+}  // namespace
+
+anydev_status_t Initialize(const anydev_core_services_t* core, const char** library) {
+  BackendState& state = State();
+  state.core = core;
+  static std::string* library_text = new std::string;  // valid for the life of the process
+  const char* env = core->getenv != nullptr ? core->getenv("ANYDEV_CUDA_LIBRARY") : nullptr;
+  const std::string path = env != nullptr && env[0] != '\0' ? env : "libcuda.so.1";
+  *library_text = path;
+  if (library != nullptr) *library = library_text->c_str();
+
+  bool pools_allowed = true;
+  if (const anydev_status_t s = MemoryPoolsAllowed(core, &pools_allowed); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  std::string reason;
+  if (!LoadCudaDriver(path, &state.driver, &reason)) {
+    return ReportError(ANYDEV_ERROR_BACKEND_UNAVAILABLE, reason);
+  }
+  const CudaDriver& drv = state.driver;
+  if (drv.opened_path != path) *library_text = path + " (" + drv.opened_path + ")";
+  if (library != nullptr) *library = library_text->c_str();
+  const std::string where = Cat(drv.opened_path, ", driver ", DriverVersionText(drv.version), ")");
+
+  CUresult r = drv.Init(0);
+  if (r != CUDA_SUCCESS) {
+    return ReportFailure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, "cuInit",
+                         Cat("initializing the CUDA driver (", where));
+  }
+  int count = 0;
+  if ((r = drv.DeviceGetCount(&count)) != CUDA_SUCCESS) {
+    return ReportFailure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, "cuDeviceGetCount",
+                         Cat("counting CUDA devices (", where));
+  }
+  if (count <= 0) {
+    return ReportError(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+                       Cat("no CUDA device: cuDeviceGetCount returned ", count, " (", where));
+  }
+  std::vector<std::unique_ptr<DeviceState>> devices;
+  for (int i = 0; i < count; ++i) {
+    auto d = std::make_unique<DeviceState>();
+    if (const anydev_status_t s = QueryDevice(i, pools_allowed, d.get()); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    Log(ANYDEV_LOG_DEBUG, Cat("device ", i, ": ", d->name, ", ", d->description));
+    devices.push_back(std::move(d));
+  }
+  state.devices = std::move(devices);
+  Log(ANYDEV_LOG_INFO,
+      Cat(count, " CUDA device", count == 1 ? "" : "s", " through ", drv.opened_path, " (driver ",
+          DriverVersionText(drv.version), ", symbols resolved with ", drv.resolver, ")"));
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t DeviceCount(int* count) {
+  if (count == nullptr) return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "device_count: null out");
+  *count = static_cast<int>(State().devices.size());
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t DeviceProps(int device, anydev_bk_device_props_t* props) {
+  if (props == nullptr) {
+    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "device_props: null props");
+  }
+  if (const anydev_status_t s = CheckDevice(device, "device_props"); s != ANYDEV_SUCCESS) return s;
+  const DeviceState& d = *State().devices[static_cast<std::size_t>(device)];
+  if (Fits(props, props->name)) CopyText(props->name, sizeof(props->name), d.name);
+  if (Fits(props, props->description)) {
+    CopyText(props->description, sizeof(props->description), d.description);
+  }
+  if (Fits(props, props->total_memory)) props->total_memory = d.total_memory;
+  if (Fits(props, props->host_memory_is_device_accessible)) {
+    props->host_memory_is_device_accessible = 0;
+  }
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t MemoryInfo(int device, std::size_t* free_bytes, std::size_t* total_bytes) {
+  if (free_bytes == nullptr || total_bytes == nullptr) {
+    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "memory_info: null out");
+  }
+  ScopedContext scope;
+  if (const anydev_status_t s = scope.Enter(device, "memory_info"); s != ANYDEV_SUCCESS) return s;
+  std::size_t free = 0;
+  std::size_t total = 0;
+  const CUresult r = Driver().MemGetInfo(&free, &total);
+  if (r != CUDA_SUCCESS) {
+    return ReportFailure(r, "cuMemGetInfo", Cat("memory_info of cuda device ", device));
+  }
+  *free_bytes = free;
+  *total_bytes = total;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t CanAccessPeer(int device, int peer, int* can_access) {
+  if (can_access == nullptr) {
+    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "can_access_peer: null out");
+  }
+  if (const anydev_status_t s = CheckDevice(device, "can_access_peer"); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (const anydev_status_t s = CheckDevice(peer, "can_access_peer"); s != ANYDEV_SUCCESS) return s;
+  if (device == peer) {
+    *can_access = 0;
+    return ANYDEV_SUCCESS;
+  }
+  const auto& devices = State().devices;
+  int value = 0;
+  const CUresult r =
+      Driver().DeviceCanAccessPeer(&value, devices[static_cast<std::size_t>(device)]->device,
+                                   devices[static_cast<std::size_t>(peer)]->device);
+  if (r != CUDA_SUCCESS) {
+    return ReportFailure(r, "cuDeviceCanAccessPeer",
+                         Cat("can_access_peer from cuda device ", device, " to device ", peer));
+  }
+  *can_access = value != 0 ? 1 : 0;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t EnablePeerAccess(int device, int peer) {
+  if (const anydev_status_t s = CheckDevice(device, "enable_peer_access"); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (const anydev_status_t s = CheckDevice(peer, "enable_peer_access"); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (device == peer) {
+    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
+                       Cat("enable_peer_access: cuda device ", device,
+                           " is its own peer (a device always accesses its own memory)"));
+  }
+  const std::string what = Cat("enable_peer_access from cuda device ", device, " to device ", peer);
+  CUcontext peer_context = nullptr;
+  if (const anydev_status_t s = PrimaryContext(peer, &peer_context); s != ANYDEV_SUCCESS) return s;
+  ScopedContext scope;
+  if (const anydev_status_t s = scope.Enter(device, "enable_peer_access"); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  const CudaDriver& drv = Driver();
+  CUresult r = drv.CtxEnablePeerAccess(peer_context, 0);
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
+    return ReportFailure(r, "cuCtxEnablePeerAccess", what);
+  }
+  // Memory from cuMemAllocAsync lives in the peer's default pool, whose
+  // mappings peer access does not change: grant them too.
+  const DeviceState& peer_state = *State().devices[static_cast<std::size_t>(peer)];
+  if (peer_state.memory_pools && drv.DeviceGetDefaultMemPool != nullptr &&
+      drv.MemPoolSetAccess != nullptr) {
+    CUmemoryPool pool = nullptr;
+    if ((r = drv.DeviceGetDefaultMemPool(&pool, peer_state.device)) != CUDA_SUCCESS) {
+      return ReportFailure(r, "cuDeviceGetDefaultMemPool", what);
+    }
+    CUmemAccessDesc access = {};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = State().devices[static_cast<std::size_t>(device)]->device;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    if ((r = drv.MemPoolSetAccess(pool, &access, 1)) != CUDA_SUCCESS) {
+      return ReportFailure(r, "cuMemPoolSetAccess", what);
+    }
+  }
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t NativeHandle(int device, int kind, void* object, void** out) {
+  if (out == nullptr) return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "native_handle: null out");
+  if (const anydev_status_t s = CheckDevice(device, "native_handle"); s != ANYDEV_SUCCESS) return s;
+  const bool needs_object =
+      kind == ANYDEV_NATIVE_STREAM || kind == ANYDEV_NATIVE_EVENT || kind == ANYDEV_NATIVE_MEMORY;
+  if (needs_object && object == nullptr) {
+    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
+                       Cat("native_handle: kind ", kind, " needs an object, got null"));
+  }
+  switch (kind) {
+    case ANYDEV_NATIVE_DEVICE:  // a CUdevice is an ordinal: the pointer holds its value
+      *out = reinterpret_cast<void*>(
+          static_cast<std::intptr_t>(State().devices[static_cast<std::size_t>(device)]->device));
+      return ANYDEV_SUCCESS;
+    case ANYDEV_NATIVE_CONTEXT: {
+      CUcontext context = nullptr;
+      if (const anydev_status_t s = PrimaryContext(device, &context); s != ANYDEV_SUCCESS) return s;
+      *out = context;
+      return ANYDEV_SUCCESS;
+    }
+    case ANYDEV_NATIVE_STREAM:
+      *out = AsStream(static_cast<anydev_bk_stream_t>(object))->native;
+      return ANYDEV_SUCCESS;
+    case ANYDEV_NATIVE_EVENT:
+      *out = AsEvent(static_cast<anydev_bk_event_t>(object))->native;
+      return ANYDEV_SUCCESS;
+    case ANYDEV_NATIVE_MEMORY:  // handles are CUdeviceptr values (or pinned host pointers)
+      *out = object;
+      return ANYDEV_SUCCESS;
+    default:
+      return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
+                         Cat("native_handle: unknown native kind ", kind));
+  }
+}
+
+namespace {
+
+const anydev_backend_table_t kTable = {
+    .struct_size = sizeof(anydev_backend_table_t),
+    .abi_version = ANYDEV_BACKEND_ABI_VERSION,
+    .name = "cuda",
+    .initialize = Initialize,
+    .device_count = DeviceCount,
+    .device_props = DeviceProps,
+    .memory_info = MemoryInfo,
+    .stream_create = StreamCreate,
+    .stream_destroy = StreamDestroy,
+    .stream_synchronize = StreamSynchronize,
+    .event_create = EventCreate,
+    .event_destroy = EventDestroy,
+    .event_record = EventRecord,
+    .event_synchronize = EventSynchronize,
+    .event_query = EventQuery,
+    .stream_wait_event = StreamWaitEvent,
+    .host_alloc = HostAlloc,
+    .device_alloc = DeviceAlloc,
+    .memory_free = MemoryFree,
+    .memory_free_async = MemoryFreeAsync,
+    .copy = Copy,
+    .fill = Fill,
+    .can_access_peer = CanAccessPeer,
+    .enable_peer_access = EnablePeerAccess,
+    .native_handle = NativeHandle,
+    .stream_wrap_native = StreamWrapNative,
+};
+
+}  // namespace
+}  // namespace anydev::cuda
+
+extern "C" ANYDEV_BACKEND_EXPORT anydev_status_t
+anydev_backend_entry(uint32_t core_abi_version, const anydev_core_services_t* core,
+                     const anydev_backend_table_t** out) {
+  if (out == nullptr) return ANYDEV_ERROR_INVALID_ARGUMENT;
+  if (core_abi_version != ANYDEV_BACKEND_ABI_VERSION) {
+    if (core != nullptr && core->set_error != nullptr) {
+      const std::string message =
+          anydev::cuda::Cat("the cuda plugin implements backend ABI ", ANYDEV_BACKEND_ABI_VERSION,
+                            ", the core asked for ", core_abi_version);
+      core->set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE, message.c_str());
+    }
+    return ANYDEV_ERROR_BACKEND_UNAVAILABLE;
+  }
+  *out = &anydev::cuda::kTable;
+  return ANYDEV_SUCCESS;
+}

@@ -1,0 +1,41 @@
+// The CUDA driver library, opened with dlopen, and the entry points that
+// cuda_symbols.h lists, resolved through cuGetProcAddress.
+//
+// A CudaDriver is filled once by LoadCudaDriver (during the backend's
+// initialize, under the core's registry lock) and only read afterwards, so it
+// may be read from any thread. It keeps the library open for the life of the
+// process: the driver's own threads may outlive any point where closing it
+// would be safe.
+#ifndef ANYDEV_BACKENDS_CUDA_CUDA_DRIVER_H_
+#define ANYDEV_BACKENDS_CUDA_CUDA_DRIVER_H_
+
+#include <cudaTypedefs.h>
+
+#include <string>
+
+#include "cuda_symbols.h"
+
+namespace anydev::cuda {
+
+struct CudaDriver {
+#define ANYDEV_CUDA_DRIVER_MEMBER(name, version, need) PFN_cu##name##_v##version name = nullptr;
+  ANYDEV_CUDA_SYMBOLS(ANYDEV_CUDA_DRIVER_MEMBER)
+#undef ANYDEV_CUDA_DRIVER_MEMBER
+
+  std::string requested_path;  // what dlopen was given ("libcuda.so.1")
+  std::string opened_path;     // the file the dynamic loader opened
+  int version = 0;             // cuDriverGetVersion: 12080 for CUDA 12.8
+  const char* resolver = "";   // "cuGetProcAddress_v2", "cuGetProcAddress" or "dlsym"
+};
+
+// Opens `path` with dlopen (RTLD_NOW | RTLD_LOCAL) and resolves every symbol.
+// Does not call cuInit. On failure returns false and sets *reason to the file,
+// the symbol and the loader's or driver's own words; the library is closed.
+bool LoadCudaDriver(const std::string& path, CudaDriver* driver, std::string* reason);
+
+// "12.8" for 12080.
+std::string DriverVersionText(int version);
+
+}  // namespace anydev::cuda
+
+#endif  // ANYDEV_BACKENDS_CUDA_CUDA_DRIVER_H_

@@ -1,0 +1,48 @@
+// CUresult -> anydev status and message. Stateless apart from reading the
+// backend state; thread-safe.
+#ifndef ANYDEV_BACKENDS_CUDA_CUDA_ERRORS_H_
+#define ANYDEV_BACKENDS_CUDA_CUDA_ERRORS_H_
+
+#include <cuda.h>
+
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "anydev/backend.h"
+
+namespace anydev::cuda {
+
+// The status an operation failing with `result` reports: OUT_OF_MEMORY,
+// INVALID_ARGUMENT, UNSUPPORTED, ... and DEVICE for everything else.
+anydev_status_t StatusFor(CUresult result);
+
+// "CUDA_ERROR_INVALID_VALUE (invalid argument)", from cuGetErrorName and
+// cuGetErrorString; "CUresult 999" when the driver does not know the code.
+std::string DescribeResult(CUresult result);
+
+// Records "<call> failed: <DescribeResult> in <operation>" as the calling
+// thread's error with `status` and returns `status`.
+anydev_status_t ReportFailure(anydev_status_t status, CUresult result, const char* call,
+                              const std::string& operation);
+
+// ReportFailure with StatusFor(result).
+inline anydev_status_t ReportFailure(CUresult result, const char* call,
+                                     const std::string& operation) {
+  return ReportFailure(StatusFor(result), result, call, operation);
+}
+
+// Records a message that no CUresult goes with.
+anydev_status_t ReportError(anydev_status_t status, const std::string& message);
+
+// Concatenates its arguments with operator<< (error paths only).
+template <class... Args>
+std::string Cat(Args&&... args) {
+  std::ostringstream out;
+  (out << ... << std::forward<Args>(args));
+  return out.str();
+}
+
+}  // namespace anydev::cuda
+
+#endif  // ANYDEV_BACKENDS_CUDA_CUDA_ERRORS_H_

@@ -1,0 +1,39 @@
+#include "cuda_fill_plan.h"
+
+#include <cstring>
+
+namespace anydev::cuda {
+
+FillPlan PlanFill(const void* pattern, std::size_t pattern_size, std::size_t bytes) {
+  const auto* p = static_cast<const unsigned char*>(pattern);
+  std::size_t period = pattern_size;
+  while (period > 1 && std::memcmp(p, p + period / 2, period / 2) == 0) period /= 2;
+
+  FillPlan plan;
+  switch (period) {
+    case 1:
+      plan.passes[plan.size++] = {FillPass::Kind::kD8, p[0], 0, bytes, 0};
+      return plan;
+    case 2: {
+      std::uint16_t half = 0;
+      std::memcpy(&half, p, sizeof(half));
+      plan.passes[plan.size++] = {FillPass::Kind::kD16, half, 0, bytes / 2, 0};
+      return plan;
+    }
+    case 4: {
+      std::uint32_t word = 0;
+      std::memcpy(&word, p, sizeof(word));
+      plan.passes[plan.size++] = {FillPass::Kind::kD32, word, 0, bytes / 4, 0};
+      return plan;
+    }
+    default:
+      for (std::size_t offset = 0; offset < period; offset += 4) {
+        std::uint32_t word = 0;
+        std::memcpy(&word, p + offset, sizeof(word));
+        plan.passes[plan.size++] = {FillPass::Kind::kD2D32, word, offset, bytes / period, period};
+      }
+      return plan;
+  }
+}
+
+}  // namespace anydev::cuda

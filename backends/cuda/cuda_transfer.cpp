@@ -1,0 +1,134 @@
+// Copies (cuMemcpyAsync with unified addressing; cuMemcpyPeerAsync between
+// devices) and fills (cuda_fill_plan.h), ordered on a stream.
+#include <cuda.h>
+
+#include <cstdint>
+#include <string>
+
+#include "cuda_entries.h"
+#include "cuda_errors.h"
+#include "cuda_fill_plan.h"
+#include "cuda_objects.h"
+#include "cuda_state.h"
+
+namespace anydev::cuda {
+namespace {
+
+CUdeviceptr Address(const anydev_bk_memory_ref_t& ref) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(ref.handle) + ref.offset);
+}
+
+std::string Describe(const anydev_bk_memory_ref_t& ref) {
+  switch (ref.kind) {
+    case ANYDEV_BK_MEMORY_USER_HOST:
+      return Cat("host memory ", ref.handle);
+    case ANYDEV_BK_MEMORY_HOST:
+      return Cat("pinned memory ", ref.handle, "+", ref.offset, " (device ", ref.device, ")");
+    case ANYDEV_BK_MEMORY_DEVICE:
+      return Cat("device ", ref.device, " memory ", ref.handle, "+", ref.offset);
+  }
+  return Cat("memory of unknown kind ", static_cast<int>(ref.kind));
+}
+
+std::string DescribeCopy(const anydev_bk_memory_ref_t& dst, const anydev_bk_memory_ref_t& src,
+                         std::size_t bytes, int stream_device) {
+  return Cat("copy of ", bytes, " bytes from ", Describe(src), " to ", Describe(dst),
+             " on a stream of cuda device ", stream_device);
+}
+
+}  // namespace
+
+anydev_status_t Copy(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst,
+                     anydev_bk_memory_ref_t src, std::size_t bytes) {
+  const CudaStream* stream = AsStream(stream_token);
+  if (stream == nullptr) return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "copy: null stream");
+  ScopedContext scope;
+  if (const anydev_status_t s = scope.Enter(stream->device, "copy"); s != ANYDEV_SUCCESS) return s;
+  const CudaDriver& drv = Driver();
+  if (dst.kind == ANYDEV_BK_MEMORY_DEVICE && src.kind == ANYDEV_BK_MEMORY_DEVICE &&
+      dst.device != src.device) {
+    CUcontext dst_context = nullptr;
+    CUcontext src_context = nullptr;
+    if (const anydev_status_t s = PrimaryContext(dst.device, &dst_context); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    if (const anydev_status_t s = PrimaryContext(src.device, &src_context); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    const CUresult r = drv.MemcpyPeerAsync(Address(dst), dst_context, Address(src), src_context,
+                                           bytes, stream->native);
+    if (r != CUDA_SUCCESS) {
+      return ReportFailure(r, "cuMemcpyPeerAsync", DescribeCopy(dst, src, bytes, stream->device));
+    }
+    return ANYDEV_SUCCESS;
+  }
+  const CUresult r = drv.MemcpyAsync(Address(dst), Address(src), bytes, stream->native);
+  if (r != CUDA_SUCCESS) {
+    return ReportFailure(r, "cuMemcpyAsync", DescribeCopy(dst, src, bytes, stream->device));
+  }
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t Fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst,
+                     const void* pattern, std::size_t pattern_size, std::size_t bytes) {
+  const CudaStream* stream = AsStream(stream_token);
+  if (stream == nullptr || pattern == nullptr) {
+    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "fill: null stream or pattern");
+  }
+  const bool size_ok = pattern_size == 1 || pattern_size == 2 || pattern_size == 4 ||
+                       pattern_size == 8 || pattern_size == 16;
+  // Every memset pass needs its address aligned to its element (at most 4 bytes).
+  const std::size_t alignment = pattern_size < 4 ? pattern_size : 4;
+  if (!size_ok || bytes % pattern_size != 0 || dst.offset % alignment != 0) {
+    return ReportError(
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        Cat("fill: a ", pattern_size, "-byte pattern over ", bytes, " bytes at offset ", dst.offset,
+            " (the pattern must be 1, 2, 4, 8 or 16 bytes and divide the byte"
+            " count; the offset must be a multiple of ",
+            alignment, ")"));
+  }
+  if (dst.kind == ANYDEV_BK_MEMORY_USER_HOST) {
+    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
+                       Cat("fill: ", Describe(dst), " is not memory of the cuda backend"));
+  }
+  ScopedContext scope;
+  if (const anydev_status_t s = scope.Enter(stream->device, "fill"); s != ANYDEV_SUCCESS) return s;
+  const CudaDriver& drv = Driver();
+  const CUdeviceptr base = Address(dst);
+  const FillPlan plan = PlanFill(pattern, pattern_size, bytes);
+  for (int i = 0; i < plan.size; ++i) {
+    const FillPass& pass = plan.passes[static_cast<std::size_t>(i)];
+    const CUdeviceptr at = base + pass.offset;
+    CUresult r = CUDA_SUCCESS;
+    const char* call = "";
+    switch (pass.kind) {
+      case FillPass::Kind::kD8:
+        call = "cuMemsetD8Async";
+        r = drv.MemsetD8Async(at, static_cast<unsigned char>(pass.value), pass.count,
+                              stream->native);
+        break;
+      case FillPass::Kind::kD16:
+        call = "cuMemsetD16Async";
+        r = drv.MemsetD16Async(at, static_cast<unsigned short>(pass.value), pass.count,
+                               stream->native);
+        break;
+      case FillPass::Kind::kD32:
+        call = "cuMemsetD32Async";
+        r = drv.MemsetD32Async(at, pass.value, pass.count, stream->native);
+        break;
+      case FillPass::Kind::kD2D32:
+        call = "cuMemsetD2D32Async";
+        r = drv.MemsetD2D32Async(at, pass.pitch, pass.value, 1, pass.count, stream->native);
+        break;
+    }
+    if (r != CUDA_SUCCESS) {
+      return ReportFailure(
+          r, call,
+          Cat("fill of ", bytes, " bytes of ", Describe(dst), " with a ", pattern_size,
+              "-byte pattern on a stream of cuda device ", stream->device));
+    }
+  }
+  return ANYDEV_SUCCESS;
+}
+
+}  // namespace anydev::cuda

@@ -1,0 +1,209 @@
+// The opencl backend's table and entry point, plus the entries about
+// devices as a whole: initialize, properties, memory, peers, native handles.
+#include <cstddef>
+#include <cstdio>
+#include <string>
+
+#include "opencl_entries.h"
+#include "opencl_errors.h"
+#include "opencl_event.h"
+#include "opencl_memory.h"
+#include "opencl_services.h"
+#include "opencl_stream.h"
+
+namespace anydev::opencl {
+namespace {
+
+// The vendor library tried, for anydev-info; lives for the process.
+std::string& library_path() {
+  static auto* path = new std::string();
+  return *path;
+}
+
+void copy_text(char* dst, size_t capacity, const std::string& text) {
+  std::snprintf(dst, capacity, "%s", text.c_str());
+}
+
+}  // namespace
+
+anydev_status_t initialize(const anydev_core_services_t* core, const char** library) {
+  set_core_services(core);
+  const anydev_status_t status = load_opencl(&library_path());
+  if (library != nullptr) *library = library_path().c_str();
+  if (status != ANYDEV_SUCCESS) return status;
+  return enumerate_devices();
+}
+
+anydev_status_t get_device_count(int* count) {
+  if (count == nullptr) {
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "device_count: the output is NULL");
+  }
+  *count = device_count();
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t device_props(int device_index, anydev_bk_device_props_t* props) {
+  Device* device = nullptr;
+  if (anydev_status_t s = find_device(device_index, "device_props", &device); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (props == nullptr) {
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "device_props: the output is NULL");
+  }
+  copy_text(props->name, sizeof(props->name), device->name);
+  copy_text(props->description, sizeof(props->description), device->description);
+  props->total_memory = device->global_memory;
+  // Device buffers are cl_mem objects, never host-addressable, even on a CPU device.
+  props->host_memory_is_device_accessible = 0;
+  // A CPU device (PoCL) is the host's own processor: the default selection
+  // prefers accelerators, then anydev's cpu backend, over it.
+  if (props->struct_size >= offsetof(anydev_bk_device_props_t, is_host_processor) + sizeof(int)) {
+    props->is_host_processor = (device->type & CL_DEVICE_TYPE_CPU) != 0 ? 1 : 0;
+  }
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t memory_info(int device_index, size_t* free_bytes, size_t* total_bytes) {
+  Device* device = nullptr;
+  if (anydev_status_t s = find_device(device_index, "memory_info", &device); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (free_bytes != nullptr) *free_bytes = device_free_memory(*device);
+  if (total_bytes != nullptr) *total_bytes = device->global_memory;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t can_access_peer(int device_index, int peer_index, int* can_access) {
+  Device* device = nullptr;
+  Device* peer = nullptr;
+  if (anydev_status_t s = find_device(device_index, "can_access_peer", &device);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (anydev_status_t s = find_device(peer_index, "can_access_peer", &peer); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  *can_access = 0;  // one cl_context per device: no buffer is shared between devices
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t enable_peer_access(int device_index, int peer_index) {
+  Device* device = nullptr;
+  Device* peer = nullptr;
+  if (anydev_status_t s = find_device(device_index, "enable_peer_access", &device);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (anydev_status_t s = find_device(peer_index, "enable_peer_access", &peer);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  return set_error(ANYDEV_ERROR_UNSUPPORTED,
+                   cat("enable_peer_access: OpenCL device ", device_index,
+                       " cannot access the memory of OpenCL device ", peer_index,
+                       ": anydev gives each OpenCL device its own cl_context"));
+}
+
+anydev_status_t native_handle(int device_index, int kind, void* object, void** out) {
+  Device* device = nullptr;
+  if (anydev_status_t s = find_device(device_index, "native_handle", &device);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (out == nullptr) {
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "native_handle: the output is NULL");
+  }
+  const bool needs_object =
+      kind == ANYDEV_NATIVE_STREAM || kind == ANYDEV_NATIVE_EVENT || kind == ANYDEV_NATIVE_MEMORY;
+  if (needs_object && object == nullptr) {
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                     cat("native_handle: kind ", kind, " needs an object, got NULL"));
+  }
+  switch (kind) {
+    case ANYDEV_NATIVE_DEVICE:
+      *out = device->id;
+      return ANYDEV_SUCCESS;
+    case ANYDEV_NATIVE_CONTEXT: {
+      cl_context context = nullptr;
+      if (anydev_status_t s = device_context(*device, &context); s != ANYDEV_SUCCESS) return s;
+      *out = context;
+      return ANYDEV_SUCCESS;
+    }
+    case ANYDEV_NATIVE_STREAM:
+      *out = as_stream(static_cast<anydev_bk_stream_t>(object))->queue;
+      return ANYDEV_SUCCESS;
+    case ANYDEV_NATIVE_EVENT: {
+      Event* event = as_event(static_cast<anydev_bk_event_t>(object));
+      std::lock_guard<std::mutex> lock(event->mutex);
+      *out = event->marker;
+      return ANYDEV_SUCCESS;
+    }
+    case ANYDEV_NATIVE_MEMORY: {
+      Allocation allocation;
+      if (!find_allocation(object, &allocation)) {
+        return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                         cat("native_handle: ", object, " is not a live OpenCL allocation"));
+      }
+      *out = object;
+      return ANYDEV_SUCCESS;
+    }
+    default:
+      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                       cat("native_handle: unknown native handle kind ", kind));
+  }
+}
+
+namespace {
+
+anydev_backend_table_t make_table() {
+  anydev_backend_table_t table{};
+  table.struct_size = sizeof(table);
+  table.abi_version = ANYDEV_BACKEND_ABI_VERSION;
+  table.name = kBackendName;
+  table.initialize = initialize;
+  table.device_count = get_device_count;
+  table.device_props = device_props;
+  table.memory_info = memory_info;
+  table.stream_create = stream_create;
+  table.stream_destroy = stream_destroy;
+  table.stream_synchronize = stream_synchronize;
+  table.event_create = event_create;
+  table.event_destroy = event_destroy;
+  table.event_record = event_record;
+  table.event_synchronize = event_synchronize;
+  table.event_query = event_query;
+  table.stream_wait_event = stream_wait_event;
+  table.host_alloc = host_alloc;
+  table.device_alloc = device_alloc;
+  table.memory_free = memory_free;
+  table.memory_free_async = nullptr;  // the core waits on an event, then memory_free
+  table.copy = copy;
+  table.fill = fill;
+  table.can_access_peer = can_access_peer;
+  table.enable_peer_access = enable_peer_access;
+  table.native_handle = native_handle;
+  table.stream_wrap_native = stream_wrap_native;
+  return table;
+}
+
+const anydev_backend_table_t kTable = make_table();
+
+}  // namespace
+}  // namespace anydev::opencl
+
+extern "C" ANYDEV_BACKEND_EXPORT anydev_status_t
+anydev_backend_entry(uint32_t core_abi_version, const anydev_core_services_t* core,
+                     const anydev_backend_table_t** out) {
+  using namespace anydev::opencl;
+  set_core_services(core);
+  if (out == nullptr) {
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "anydev_backend_entry: the output is NULL");
+  }
+  if (core_abi_version != ANYDEV_BACKEND_ABI_VERSION) {
+    return set_error(ANYDEV_ERROR_UNSUPPORTED,
+                     cat("the opencl backend implements backend ABI version ",
+                         ANYDEV_BACKEND_ABI_VERSION, ", the core asked for ", core_abi_version));
+  }
+  *out = &kTable;
+  return ANYDEV_SUCCESS;
+}

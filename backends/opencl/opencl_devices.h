@@ -1,0 +1,69 @@
+// The OpenCL devices this backend offers, and the per-device OpenCL objects
+// created on first use.
+//
+// enumerate_devices() (called once by initialize, under the core's registry
+// lock) lists every platform x every device (CL_DEVICE_TYPE_ALL: GPUs, CPUs,
+// accelerators, custom) in one flat list; anydev's device index is the
+// position in that list. Devices that are not available or do not support
+// OpenCL 1.2 are skipped with a log line. The list is immutable afterwards.
+//
+// Each device gets one cl_context and one internal in-order queue (used to
+// map and unmap pinned host buffers), both created on first use under the
+// device's mutex and kept for the life of the process. Device objects are
+// never destroyed, so handles released during exit still find them.
+// Thread-safe.
+#ifndef ANYDEV_BACKENDS_OPENCL_OPENCL_DEVICES_H_
+#define ANYDEV_BACKENDS_OPENCL_OPENCL_DEVICES_H_
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+#include "opencl_symbols.h"
+
+namespace anydev::opencl {
+
+// One OpenCL device. Fields above the mutex are immutable after enumeration.
+struct Device {
+  int index = 0;
+  cl_platform_id platform = nullptr;
+  cl_device_id id = nullptr;
+  std::string name;         // "platform name: device name"
+  std::string description;  // type, versions, driver, limits
+  cl_device_type type = 0;
+  std::size_t global_memory = 0;
+  std::size_t max_allocation = 0;
+  int version_major = 1;  // from CL_DEVICE_VERSION
+  int version_minor = 2;
+  bool reports_free_memory = false;  // cl_amd_device_attribute_query
+
+  std::mutex mutex;  // guards the lazily created objects below
+  cl_context context = nullptr;
+  cl_command_queue internal_queue = nullptr;
+};
+
+// Lists the devices. BACKEND_UNAVAILABLE (with the reason set) when there is
+// no platform or no usable device.
+anydev_status_t enumerate_devices();
+
+int device_count();
+
+// The device with that index; OUT_OF_RANGE (error set, naming `operation`)
+// when there is none.
+anydev_status_t find_device(int index, const char* operation, Device** out);
+
+// The device's context and internal queue, created on first use.
+anydev_status_t device_context(Device& device, cl_context* context,
+                               cl_command_queue* internal_queue = nullptr);
+
+// A new in-order queue on the device (clCreateCommandQueueWithProperties on
+// OpenCL 2.0+ devices when the loader has it, else clCreateCommandQueue).
+anydev_status_t create_queue(Device& device, cl_command_queue* out);
+
+// The device's free memory when an extension reports it (AMD), else its
+// total global memory.
+std::size_t device_free_memory(const Device& device);
+
+}  // namespace anydev::opencl
+
+#endif  // ANYDEV_BACKENDS_OPENCL_OPENCL_DEVICES_H_

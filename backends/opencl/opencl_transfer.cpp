@@ -1,0 +1,250 @@
+// Copies and fills (see opencl_memory.h for the memory model):
+//
+//   device <- device               clEnqueueCopyBuffer
+//   device <- host (pinned / user) clEnqueueWriteBuffer, non-blocking
+//   host   <- device               clEnqueueReadBuffer, non-blocking
+//   host   <- host                 memcpy in a host task
+//   fill device                    clEnqueueFillBuffer (exact pattern bits; split
+//                                  in up to a few commands at an offset that is
+//                                  not a multiple of the pattern size)
+//   fill pinned host               pattern writes in a host task
+#include <array>
+#include <cstring>
+
+#include "opencl_entries.h"
+#include "opencl_errors.h"
+#include "opencl_host_tasks.h"
+#include "opencl_memory.h"
+#include "opencl_services.h"
+
+namespace anydev::opencl {
+namespace {
+
+// One side of a copy or fill, resolved.
+struct Side {
+  anydev_bk_memory_kind_t kind = ANYDEV_BK_MEMORY_USER_HOST;
+  char* host = nullptr;  // host address (offset applied) when on the host
+  cl_mem mem = nullptr;  // device buffer
+  size_t offset = 0;
+
+  bool on_host() const { return kind != ANYDEV_BK_MEMORY_DEVICE; }
+};
+
+const char* kind_name(anydev_bk_memory_kind_t kind) {
+  switch (kind) {
+    case ANYDEV_BK_MEMORY_HOST:
+      return "pinned host buffer";
+    case ANYDEV_BK_MEMORY_DEVICE:
+      return "device buffer";
+    default:
+      return "user host memory";
+  }
+}
+
+std::string side_text(const Side& side) {
+  return cat(kind_name(side.kind), " (offset ", side.offset, ")");
+}
+
+anydev_status_t resolve(const Stream& stream, const anydev_bk_memory_ref_t& ref,
+                        const char* operation, const char* role, size_t bytes, Side* out) {
+  out->kind = ref.kind;
+  out->offset = ref.offset;
+  if (ref.handle == nullptr) {
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                     cat(operation, ": the ", role, " (", kind_name(ref.kind), ") is NULL"));
+  }
+  if (ref.kind == ANYDEV_BK_MEMORY_USER_HOST) {
+    out->host = static_cast<char*>(ref.handle) + ref.offset;
+    return ANYDEV_SUCCESS;
+  }
+  if (ref.kind != ANYDEV_BK_MEMORY_HOST && ref.kind != ANYDEV_BK_MEMORY_DEVICE) {
+    return set_error(
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        cat(operation, ": the ", role, " has unknown memory kind ", static_cast<int>(ref.kind)));
+  }
+  Allocation allocation;
+  if (!find_allocation(ref.handle, &allocation) || allocation.kind != ref.kind) {
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                     cat(operation, ": the ", role, " ", ref.handle, " is not a live OpenCL ",
+                         kind_name(ref.kind)));
+  }
+  if (ref.offset > allocation.bytes || bytes > allocation.bytes - ref.offset) {
+    return set_error(ANYDEV_ERROR_OUT_OF_RANGE,
+                     cat(operation, " of ", bytes, " bytes at offset ", ref.offset, ": the ", role,
+                         " ", kind_name(ref.kind), " holds only ", allocation.bytes, " bytes"));
+  }
+  if (ref.kind == ANYDEV_BK_MEMORY_HOST) {
+    out->host = allocation.host + ref.offset;
+    return ANYDEV_SUCCESS;
+  }
+  if (allocation.device != stream.device) {
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                     cat(operation, ": the ", role, " device buffer belongs to OpenCL device ",
+                         allocation.device->index, " (", allocation.device->name,
+                         ") but the stream is on OpenCL device ", stream.device->index, " (",
+                         stream.device->name,
+                         "); each OpenCL device has its own cl_context, so its buffers "
+                         "cannot be used by another device's streams"));
+  }
+  out->mem = static_cast<cl_mem>(ref.handle);
+  return ANYDEV_SUCCESS;
+}
+
+// Writes `size` pattern bytes repeatedly over `bytes` bytes at dst.
+void fill_host(char* dst, const std::array<unsigned char, 16>& pattern, size_t size, size_t bytes) {
+  if (size == 1) {
+    std::memset(dst, pattern[0], bytes);
+    return;
+  }
+  std::memcpy(dst, pattern.data(), size);
+  size_t done = size;
+  while (done < bytes) {
+    const size_t chunk = done < bytes - done ? done : bytes - done;
+    std::memcpy(dst + done, dst, chunk);
+    done += chunk;
+  }
+}
+
+// One clEnqueueFillBuffer; `offset` and `bytes` are multiples of `size`.
+anydev_status_t fill_command(Stream& stream, cl_mem mem, const void* pattern, size_t size,
+                             size_t offset, size_t bytes) {
+  cl_event event = nullptr;
+  const cl_int err =
+      cl().clEnqueueFillBuffer(stream.queue, mem, pattern, size, offset, bytes, 0, nullptr, &event);
+  if (err != CL_SUCCESS) {
+    return report_cl("clEnqueueFillBuffer", err,
+                     cat(describe(stream, "fill", bytes), " with a ", size,
+                         "-byte pattern at offset ", offset, " of a device buffer"));
+  }
+  track_command(stream, event, "clEnqueueFillBuffer", "fill", bytes);
+  return ANYDEV_SUCCESS;
+}
+
+// Writes `count` literal bytes at `offset` as fills of aligned power-of-two
+// pieces (each piece is its own 1-, 2-, 4- or 8-byte pattern).
+anydev_status_t fill_literal(Stream& stream, cl_mem mem, const unsigned char* data, size_t offset,
+                             size_t count) {
+  while (count > 0) {
+    size_t piece = 8;
+    while (piece > count || offset % piece != 0) piece /= 2;
+    if (anydev_status_t s = fill_command(stream, mem, data, piece, offset, piece);
+        s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    data += piece;
+    offset += piece;
+    count -= piece;
+  }
+  return ANYDEV_SUCCESS;
+}
+
+// clEnqueueFillBuffer needs the offset to be a multiple of the pattern size;
+// a view may start elsewhere (a 16-byte element at an 8-byte boundary). The
+// fill then becomes: the pattern's first bytes up to the next boundary, the
+// pattern rotated to start there over the aligned middle, and the rotated
+// pattern's first bytes over what is left. Same bytes, three steps.
+anydev_status_t fill_unaligned(Stream& stream, cl_mem mem, const unsigned char* pattern,
+                               size_t size, size_t offset, size_t bytes) {
+  const size_t head = size - offset % size;  // < size <= bytes
+  std::array<unsigned char, 16> rotated{};
+  for (size_t i = 0; i < size; ++i) rotated[i] = pattern[(i + head) % size];
+  const size_t middle = (bytes - head) / size * size;
+  const size_t tail = bytes - head - middle;
+  if (anydev_status_t s = fill_literal(stream, mem, pattern, offset, head); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (middle > 0) {
+    if (anydev_status_t s = fill_command(stream, mem, rotated.data(), size, offset + head, middle);
+        s != ANYDEV_SUCCESS) {
+      return s;
+    }
+  }
+  return fill_literal(stream, mem, rotated.data(), offset + head + middle, tail);
+}
+
+}  // namespace
+
+anydev_status_t copy(anydev_bk_stream_t stream_handle, anydev_bk_memory_ref_t dst_ref,
+                     anydev_bk_memory_ref_t src_ref, size_t bytes) {
+  Stream* stream = as_stream(stream_handle);
+  if (stream == nullptr)
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "copy: the stream is NULL");
+  Side dst, src;
+  if (anydev_status_t s = resolve(*stream, dst_ref, "copy", "destination", bytes, &dst);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (anydev_status_t s = resolve(*stream, src_ref, "copy", "source", bytes, &src);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (dst.on_host() && src.on_host()) {
+    char* to = dst.host;
+    const char* from = src.host;
+    return enqueue_host_task(
+        *stream, [to, from, bytes] { std::memcpy(to, from, bytes); }, "copy", bytes);
+  }
+  cl_event event = nullptr;
+  cl_int err = CL_SUCCESS;
+  const char* call = nullptr;
+  if (!dst.on_host() && !src.on_host()) {
+    call = "clEnqueueCopyBuffer";
+    err = cl().clEnqueueCopyBuffer(stream->queue, src.mem, dst.mem, src.offset, dst.offset, bytes,
+                                   0, nullptr, &event);
+  } else if (!dst.on_host()) {
+    call = "clEnqueueWriteBuffer";
+    err = cl().clEnqueueWriteBuffer(stream->queue, dst.mem, CL_FALSE, dst.offset, bytes, src.host,
+                                    0, nullptr, &event);
+  } else {
+    call = "clEnqueueReadBuffer";
+    err = cl().clEnqueueReadBuffer(stream->queue, src.mem, CL_FALSE, src.offset, bytes, dst.host, 0,
+                                   nullptr, &event);
+  }
+  if (err != CL_SUCCESS) {
+    return report_cl(
+        call, err,
+        cat(describe(*stream, "copy", bytes), " from ", side_text(src), " to ", side_text(dst)));
+  }
+  track_command(*stream, event, call, "copy", bytes);
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t fill(anydev_bk_stream_t stream_handle, anydev_bk_memory_ref_t dst_ref,
+                     const void* pattern, size_t pattern_size, size_t bytes) {
+  Stream* stream = as_stream(stream_handle);
+  if (stream == nullptr)
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "fill: the stream is NULL");
+  if (pattern == nullptr) {
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "fill: the pattern is NULL");
+  }
+  if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8 &&
+      pattern_size != 16) {
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, cat("fill: pattern size ", pattern_size,
+                                                        " bytes is not one of 1, 2, 4, 8 or 16"));
+  }
+  if (bytes % pattern_size != 0) {
+    return set_error(
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        cat("fill of ", bytes, " bytes: not a whole number of ", pattern_size, "-byte patterns"));
+  }
+  Side dst;
+  if (anydev_status_t s = resolve(*stream, dst_ref, "fill", "destination", bytes, &dst);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (dst.on_host()) {
+    std::array<unsigned char, 16> bits{};
+    std::memcpy(bits.data(), pattern, pattern_size);
+    char* to = dst.host;
+    return enqueue_host_task(
+        *stream, [to, bits, pattern_size, bytes] { fill_host(to, bits, pattern_size, bytes); },
+        "fill", bytes);
+  }
+  if (dst.offset % pattern_size == 0) {
+    return fill_command(*stream, dst.mem, pattern, pattern_size, dst.offset, bytes);
+  }
+  return fill_unaligned(*stream, dst.mem, static_cast<const unsigned char*>(pattern), pattern_size,
+                        dst.offset, bytes);
+}
+
+}  // namespace anydev::opencl

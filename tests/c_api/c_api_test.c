@@ -1,0 +1,519 @@
+/* The C ABI from C11: creation, copies, fills, views, printing, ownership,
+ * streams and events, the thread-local last error, status and dtype names,
+ * and bad inputs (NULL arguments, unknown values, short sizes). Prints
+ * "N passed, M failed" and exits non-zero on any failure. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "anydev/anydev.h"
+
+static int g_passed;
+static int g_failed;
+
+static void check(int ok, const char* expr, const char* file, int line) {
+  if (ok) {
+    ++g_passed;
+    return;
+  }
+  ++g_failed;
+  fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s: %s\n", file, line, expr,
+          anydev_status_name(anydev_last_error_status()), anydev_last_error_message());
+}
+
+#define CHECK(cond) check((cond) != 0, #cond, __FILE__, __LINE__)
+
+/* `call` returns `status` and leaves a non-empty message naming something. */
+#define CHECK_STATUS(call, status)                                                 \
+  do {                                                                             \
+    anydev_clear_last_error();                                                     \
+    anydev_status_t got_ = (call);                                                 \
+    check(got_ == (status), #call " == " #status, __FILE__, __LINE__);             \
+    if (got_ != (status)) fprintf(stderr, "  got %s\n", anydev_status_name(got_)); \
+    if ((status) != ANYDEV_SUCCESS) {                                              \
+      CHECK(anydev_last_error_status() == (status));                               \
+      CHECK(strlen(anydev_last_error_message()) > 0);                              \
+    }                                                                              \
+  } while (0)
+
+static int contains(const char* text, const char* part) {
+  return text != NULL && strstr(text, part) != NULL;
+}
+
+static void test_names_and_version(void) {
+  CHECK(strcmp(anydev_version_string(), "0.1.0") == 0);
+  CHECK(strcmp(anydev_status_name(ANYDEV_SUCCESS), "success") == 0);
+  CHECK(strcmp(anydev_status_name(ANYDEV_ERROR_INVALID_ARGUMENT), "invalid_argument") == 0);
+  CHECK(strcmp(anydev_status_name(ANYDEV_ERROR_OUT_OF_RANGE), "out_of_range") == 0);
+  CHECK(strcmp(anydev_status_name(ANYDEV_ERROR_OUT_OF_MEMORY), "out_of_memory") == 0);
+  CHECK(strcmp(anydev_status_name(ANYDEV_ERROR_BACKEND_UNAVAILABLE), "backend_unavailable") == 0);
+  CHECK(strcmp(anydev_status_name(ANYDEV_ERROR_DEVICE), "device_error") == 0);
+  CHECK(strcmp(anydev_status_name(ANYDEV_ERROR_UNSUPPORTED), "unsupported") == 0);
+  CHECK(strcmp(anydev_status_name(ANYDEV_ERROR_INVALID_STATE), "invalid_state") == 0);
+  CHECK(strcmp(anydev_status_name(ANYDEV_ERROR_INTERNAL), "internal") == 0);
+  CHECK(strcmp(anydev_status_name((anydev_status_t)99), "unknown") == 0);
+  CHECK(strcmp(anydev_status_name((anydev_status_t)-1), "unknown") == 0);
+}
+
+static void test_dtypes(void) {
+  static const struct {
+    anydev_dtype_t dtype;
+    size_t size;
+    const char* name;
+  } kCases[] = {
+      {ANYDEV_DTYPE_BOOL, 1, "bool"},
+      {ANYDEV_DTYPE_INT8, 1, "int8"},
+      {ANYDEV_DTYPE_INT16, 2, "int16"},
+      {ANYDEV_DTYPE_INT32, 4, "int32"},
+      {ANYDEV_DTYPE_INT64, 8, "int64"},
+      {ANYDEV_DTYPE_UINT8, 1, "uint8"},
+      {ANYDEV_DTYPE_UINT16, 2, "uint16"},
+      {ANYDEV_DTYPE_UINT32, 4, "uint32"},
+      {ANYDEV_DTYPE_UINT64, 8, "uint64"},
+      {ANYDEV_DTYPE_FLOAT16, 2, "float16"},
+      {ANYDEV_DTYPE_BFLOAT16, 2, "bfloat16"},
+      {ANYDEV_DTYPE_FLOAT32, 4, "float32"},
+      {ANYDEV_DTYPE_FLOAT64, 8, "float64"},
+      {ANYDEV_DTYPE_COMPLEX64, 8, "complex64"},
+      {ANYDEV_DTYPE_COMPLEX128, 16, "complex128"},
+  };
+  for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; ++i) {
+    anydev_dtype_t parsed = (anydev_dtype_t)-1;
+    CHECK(anydev_dtype_size(kCases[i].dtype) == kCases[i].size);
+    CHECK(anydev_dtype_name(kCases[i].dtype) != NULL &&
+          strcmp(anydev_dtype_name(kCases[i].dtype), kCases[i].name) == 0);
+    CHECK_STATUS(anydev_dtype_from_name(kCases[i].name, &parsed), ANYDEV_SUCCESS);
+    CHECK(parsed == kCases[i].dtype);
+  }
+  CHECK(anydev_dtype_size((anydev_dtype_t)15) == 0);
+  CHECK(anydev_dtype_name((anydev_dtype_t)15) == NULL);
+  CHECK(anydev_dtype_name((anydev_dtype_t)-1) == NULL);
+  anydev_dtype_t out = ANYDEV_DTYPE_INT8;
+  CHECK_STATUS(anydev_dtype_from_name("float33", &out), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(anydev_last_error_message(), "float33"));
+  CHECK(out == ANYDEV_DTYPE_INT8); /* a failing call leaves its output alone */
+  CHECK_STATUS(anydev_dtype_from_name(NULL, &out), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_dtype_from_name("float32", NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+}
+
+static void test_backends(void) {
+  size_t count = 0;
+  CHECK_STATUS(anydev_backend_count(&count), ANYDEV_SUCCESS);
+  CHECK(count >= 5);
+  int found_cpu = 0;
+  for (size_t i = 0; i < count; ++i) {
+    anydev_backend_info_t info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    CHECK_STATUS(anydev_backend_info(i, &info), ANYDEV_SUCCESS);
+    CHECK(info.name != NULL && info.reason != NULL && info.library != NULL);
+    if (info.name == NULL) continue;
+    if (info.available) {
+      CHECK(info.device_count > 0 && info.reason[0] == '\0');
+    } else {
+      CHECK(info.device_count == 0 && info.reason[0] != '\0');
+    }
+    if (strcmp(info.name, "cpu") == 0) {
+      found_cpu = 1;
+      CHECK(info.available == 1);
+      CHECK(info.device_count == 1);
+      CHECK(strcmp(info.library, "") == 0);
+    }
+  }
+  CHECK(found_cpu);
+  anydev_backend_info_t past;
+  memset(&past, 0, sizeof past);
+  past.struct_size = sizeof past;
+  CHECK_STATUS(anydev_backend_info(count, &past), ANYDEV_ERROR_OUT_OF_RANGE);
+  CHECK_STATUS(anydev_backend_info(0, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_backend_count(NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(anydev_device_count("cpu") == 1);
+  CHECK(anydev_device_count(NULL) >= 1);
+  CHECK(anydev_plugin_path() != NULL);
+}
+
+static anydev_context_t make_cpu_context(void) {
+  anydev_context_t ctx = NULL;
+  CHECK_STATUS(anydev_context_create("cpu", 0, &ctx), ANYDEV_SUCCESS);
+  return ctx;
+}
+
+static void test_context(void) {
+  anydev_context_t sentinel = (anydev_context_t)(uintptr_t)0x1;
+  anydev_context_t out = sentinel;
+  CHECK_STATUS(anydev_context_create("bogus", 0, &out), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(anydev_last_error_message(), "bogus"));
+  CHECK(out == sentinel);
+  CHECK_STATUS(anydev_context_create("cpu", 1, &out), ANYDEV_ERROR_OUT_OF_RANGE);
+  CHECK(out == sentinel);
+  CHECK_STATUS(anydev_context_create("cpu", 0, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+
+  anydev_context_t ctx = make_cpu_context();
+  if (ctx == NULL) return;
+  const char* api = NULL;
+  const char* name = NULL;
+  int id = -1;
+  CHECK_STATUS(anydev_context_api(ctx, &api), ANYDEV_SUCCESS);
+  CHECK(api != NULL && strcmp(api, "cpu") == 0);
+  CHECK_STATUS(anydev_context_device_name(ctx, &name), ANYDEV_SUCCESS);
+  CHECK(contains(name, "cpu"));
+  CHECK_STATUS(anydev_context_device_id(ctx, &id), ANYDEV_SUCCESS);
+  CHECK(id == 0);
+  anydev_memory_info_t memory;
+  memset(&memory, 0, sizeof memory);
+  memory.struct_size = sizeof memory;
+  CHECK_STATUS(anydev_context_memory_info(ctx, &memory), ANYDEV_SUCCESS);
+  CHECK(memory.total_bytes > 0 && memory.free_bytes <= memory.total_bytes);
+  int can = 1;
+  CHECK_STATUS(anydev_context_can_access(ctx, ctx, &can), ANYDEV_SUCCESS);
+  CHECK(can == 0);
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_retain(ctx), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_release(ctx), ANYDEV_SUCCESS);
+
+  /* NULL handles and outputs. */
+  CHECK_STATUS(anydev_context_api(NULL, &api), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_api(ctx, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_device_name(ctx, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_device_id(NULL, &id), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_memory_info(ctx, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_synchronize(NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_retain(NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_release(NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_can_access(ctx, NULL, &can), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_wait_for(ctx, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_free(ctx, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  int local = 0;
+  CHECK_STATUS(anydev_context_free(ctx, &local), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_release(ctx), ANYDEV_SUCCESS);
+}
+
+static anydev_buffer_t make_buffer(anydev_context_t ctx, anydev_memory_kind_t kind,
+                                   anydev_dtype_t dtype, size_t count) {
+  anydev_buffer_t buf = NULL;
+  CHECK_STATUS(anydev_buffer_create(ctx, kind, dtype, count, &buf), ANYDEV_SUCCESS);
+  return buf;
+}
+
+static void test_buffers_copies_fills(anydev_context_t ctx) {
+  enum { kCount = 1000 };
+  anydev_buffer_t host = make_buffer(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT32, kCount);
+  anydev_buffer_t device = make_buffer(ctx, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT32, kCount);
+  anydev_buffer_t back = make_buffer(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT32, kCount);
+  if (host == NULL || device == NULL || back == NULL) return;
+
+  anydev_buffer_info_t info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  CHECK_STATUS(anydev_buffer_get_info(host, &info), ANYDEV_SUCCESS);
+  CHECK(info.kind == ANYDEV_MEMORY_HOST);
+  CHECK(info.dtype == ANYDEV_DTYPE_UINT32);
+  CHECK(info.count == kCount);
+  CHECK(info.size_bytes == kCount * 4);
+  CHECK(info.address != NULL);
+  CHECK(info.offset_bytes == 0);
+  uint32_t* host_words = (uint32_t*)info.address;
+
+  anydev_context_t owner = NULL;
+  CHECK_STATUS(anydev_buffer_context(host, &owner), ANYDEV_SUCCESS);
+  if (owner != NULL) {
+    const char* owner_api = NULL;
+    CHECK_STATUS(anydev_context_api(owner, &owner_api), ANYDEV_SUCCESS);
+    CHECK(owner_api != NULL && strcmp(owner_api, "cpu") == 0);
+    CHECK_STATUS(anydev_context_release(owner), ANYDEV_SUCCESS);
+  }
+
+  /* host -> device -> host */
+  static uint32_t values[kCount];
+  for (uint32_t i = 0; i < kCount; ++i) values[i] = i * 2654435761u;
+  CHECK_STATUS(anydev_enqueue_copy_from_host(NULL, host, values, sizeof values), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_enqueue_copy(NULL, device, host), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_enqueue_copy(ctx, back, device), ANYDEV_SUCCESS);
+  static uint32_t out[kCount];
+  CHECK_STATUS(anydev_enqueue_copy_to_host(NULL, out, sizeof out, back), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+  CHECK(memcmp(out, values, sizeof values) == 0);
+  CHECK(memcmp(host_words, values, sizeof values) == 0);
+
+  /* Fill with a 4-byte pattern, then a 2-byte one over the same bytes. */
+  const uint32_t word = 0xDEADBEEFu;
+  CHECK_STATUS(anydev_enqueue_fill(NULL, device, &word, sizeof word), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_enqueue_copy(NULL, host, device), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+  int all = 1;
+  for (size_t i = 0; i < kCount; ++i) all &= host_words[i] == word;
+  CHECK(all);
+  const uint16_t half = 0x1234;
+  CHECK_STATUS(anydev_enqueue_fill(ctx, host, &half, sizeof half), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+  all = 1;
+  for (size_t i = 0; i < kCount; ++i) all &= host_words[i] == 0x12341234u;
+  CHECK(all);
+
+  /* Bad inputs change nothing. */
+  const unsigned char three[3] = {1, 2, 3};
+  CHECK_STATUS(anydev_enqueue_fill(NULL, host, three, 3), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_enqueue_fill(NULL, host, NULL, 4), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_enqueue_fill(NULL, NULL, &word, 4), ANYDEV_ERROR_INVALID_ARGUMENT);
+  const uint64_t wide[2] = {1, 2};
+  anydev_buffer_t odd = make_buffer(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT8, 12);
+  if (odd != NULL) {
+    /* A 16-byte pattern does not divide 12 bytes. */
+    CHECK(anydev_enqueue_fill(NULL, odd, wide, 16) != ANYDEV_SUCCESS);
+    CHECK(strlen(anydev_last_error_message()) > 0);
+    anydev_buffer_release(odd);
+  }
+  CHECK_STATUS(anydev_enqueue_copy_from_host(NULL, host, values, sizeof values - 1),
+               ANYDEV_ERROR_OUT_OF_RANGE);
+  CHECK_STATUS(anydev_enqueue_copy_from_host(NULL, host, NULL, sizeof values),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_enqueue_copy_to_host(NULL, out, sizeof out - 4, host),
+               ANYDEV_ERROR_OUT_OF_RANGE);
+  CHECK_STATUS(anydev_enqueue_copy_to_host(NULL, NULL, sizeof out, host),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_enqueue_copy(NULL, NULL, host), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_enqueue_copy(NULL, host, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  anydev_buffer_t small = make_buffer(ctx, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT32, kCount - 1);
+  if (small != NULL) {
+    CHECK_STATUS(anydev_enqueue_copy(NULL, host, small), ANYDEV_ERROR_OUT_OF_RANGE);
+    anydev_buffer_release(small);
+  }
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+  all = 1;
+  for (size_t i = 0; i < kCount; ++i) all &= host_words[i] == 0x12341234u;
+  CHECK(all);
+
+  /* Creation errors. */
+  anydev_buffer_t sentinel = (anydev_buffer_t)(uintptr_t)0x1;
+  anydev_buffer_t bad = sentinel;
+  CHECK_STATUS(anydev_buffer_create(NULL, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_INT8, 1, &bad),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_buffer_create(ctx, ANYDEV_MEMORY_HOST, (anydev_dtype_t)99, 1, &bad),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_buffer_create(ctx, (anydev_memory_kind_t)7, ANYDEV_DTYPE_INT8, 1, &bad),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_buffer_create(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_INT32, SIZE_MAX, &bad),
+               ANYDEV_ERROR_OUT_OF_RANGE);
+  CHECK(bad == sentinel);
+  CHECK_STATUS(anydev_buffer_create(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_INT8, 1, NULL),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  anydev_buffer_t empty = make_buffer(ctx, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_FLOAT64, 0);
+  if (empty != NULL) {
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    CHECK_STATUS(anydev_buffer_get_info(empty, &info), ANYDEV_SUCCESS);
+    CHECK(info.count == 0 && info.size_bytes == 0 && info.address == NULL);
+    anydev_buffer_release(empty);
+  }
+
+  CHECK_STATUS(anydev_buffer_retain(NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_buffer_release(NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_buffer_get_info(NULL, &info), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_buffer_get_info(host, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+
+  anydev_buffer_release(back);
+  anydev_buffer_release(device);
+  anydev_buffer_release(host);
+}
+
+static void test_views(anydev_context_t ctx) {
+  anydev_buffer_t parent = make_buffer(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT8, 64);
+  if (parent == NULL) return;
+  anydev_buffer_info_t info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  CHECK_STATUS(anydev_buffer_get_info(parent, &info), ANYDEV_SUCCESS);
+  unsigned char* bytes = (unsigned char*)info.address;
+
+  anydev_buffer_t view = NULL;
+  CHECK_STATUS(anydev_buffer_create_sub_buffer(parent, ANYDEV_DTYPE_UINT32, 2, 4, &view),
+               ANYDEV_SUCCESS);
+  if (view != NULL) {
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    CHECK_STATUS(anydev_buffer_get_info(view, &info), ANYDEV_SUCCESS);
+    CHECK(info.dtype == ANYDEV_DTYPE_UINT32 && info.count == 4 && info.offset_bytes == 8);
+    CHECK((unsigned char*)info.address == bytes + 8);
+    const uint32_t ones = 0x01010101u;
+    memset(bytes, 0, 64);
+    CHECK_STATUS(anydev_enqueue_fill(NULL, view, &ones, 4), ANYDEV_SUCCESS);
+    CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+    int ok = 1;
+    for (int i = 0; i < 64; ++i) ok &= bytes[i] == ((i >= 8 && i < 24) ? 1 : 0);
+    CHECK(ok);
+  }
+  anydev_buffer_t bad = NULL;
+  CHECK_STATUS(anydev_buffer_create_sub_buffer(parent, ANYDEV_DTYPE_UINT32, 15, 2, &bad),
+               ANYDEV_ERROR_OUT_OF_RANGE);
+  anydev_buffer_t at1 = NULL;
+  CHECK_STATUS(anydev_buffer_create_sub_buffer(parent, ANYDEV_DTYPE_UINT8, 1, 8, &at1),
+               ANYDEV_SUCCESS);
+  if (at1 != NULL) {
+    CHECK_STATUS(anydev_buffer_create_sub_buffer(at1, ANYDEV_DTYPE_UINT16, 0, 2, &bad),
+                 ANYDEV_ERROR_INVALID_ARGUMENT);
+    anydev_buffer_release(at1);
+  }
+  CHECK_STATUS(anydev_buffer_create_sub_buffer(NULL, ANYDEV_DTYPE_UINT8, 0, 1, &bad),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_buffer_create_sub_buffer(parent, ANYDEV_DTYPE_UINT8, 0, 1, NULL),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(bad == NULL);
+  /* The view keeps the memory alive after the parent is released. */
+  anydev_buffer_release(parent);
+  if (view != NULL) {
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    CHECK_STATUS(anydev_buffer_get_info(view, &info), ANYDEV_SUCCESS);
+    const uint32_t* words = (const uint32_t*)info.address;
+    CHECK(words[0] == 0x01010101u && words[3] == 0x01010101u);
+    anydev_buffer_release(view);
+  }
+}
+
+static void test_format(anydev_context_t ctx) {
+  anydev_buffer_t buf = make_buffer(ctx, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_INT32, 3);
+  anydev_buffer_t floats = make_buffer(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_FLOAT32, 2);
+  if (buf == NULL || floats == NULL) return;
+  const int32_t values[3] = {1, -2, 3};
+  CHECK_STATUS(anydev_enqueue_copy_from_host(NULL, buf, values, sizeof values), ANYDEV_SUCCESS);
+  char text[64];
+  size_t needed = 0;
+  CHECK_STATUS(anydev_buffer_format(buf, text, sizeof text, &needed), ANYDEV_SUCCESS);
+  CHECK(strcmp(text, "DeviceBuffer([1, -2, 3])") == 0);
+  CHECK(needed == strlen("DeviceBuffer([1, -2, 3])") + 1);
+  CHECK_STATUS(anydev_buffer_format(buf, text, sizeof text, NULL), ANYDEV_SUCCESS);
+
+  char small[8];
+  memset(small, 'x', sizeof small);
+  needed = 0;
+  CHECK_STATUS(anydev_buffer_format(buf, small, sizeof small, &needed), ANYDEV_ERROR_OUT_OF_RANGE);
+  CHECK(needed == strlen("DeviceBuffer([1, -2, 3])") + 1);
+  CHECK(memcmp(small, "DeviceB", 7) == 0 && small[7] == '\0');
+  CHECK_STATUS(anydev_buffer_format(NULL, text, sizeof text, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_buffer_format(buf, NULL, sizeof text, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+
+  const float pair[2] = {1.0f, 0.5f};
+  CHECK_STATUS(anydev_enqueue_copy_from_host(NULL, floats, pair, sizeof pair), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_buffer_format(floats, text, sizeof text, NULL), ANYDEV_SUCCESS);
+  CHECK(strcmp(text, "HostBuffer([1.0, 0.5])") == 0);
+  anydev_buffer_release(floats);
+  anydev_buffer_release(buf);
+}
+
+static void test_take_ptr(anydev_context_t ctx) {
+  anydev_buffer_t buf = make_buffer(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_INT64, 16);
+  if (buf == NULL) return;
+  void* taken = NULL;
+  CHECK_STATUS(anydev_buffer_retain(buf), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_buffer_take_ptr(buf, &taken), ANYDEV_ERROR_INVALID_STATE);
+  CHECK(taken == NULL);
+  CHECK_STATUS(anydev_buffer_release(buf), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_buffer_take_ptr(buf, &taken), ANYDEV_SUCCESS);
+  CHECK(taken != NULL);
+  anydev_buffer_info_t info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  CHECK_STATUS(anydev_buffer_get_info(buf, &info), ANYDEV_ERROR_INVALID_STATE);
+  const int64_t one = 1;
+  CHECK_STATUS(anydev_enqueue_fill(NULL, buf, &one, 8), ANYDEV_ERROR_INVALID_STATE);
+  CHECK_STATUS(anydev_buffer_take_ptr(buf, &taken), ANYDEV_ERROR_INVALID_STATE);
+  CHECK_STATUS(anydev_buffer_take_ptr(NULL, &taken), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_buffer_release(buf), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_free(ctx, taken), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_free(ctx, taken), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+}
+
+static void test_streams_and_events(anydev_context_t ctx) {
+  anydev_stream_t stream = NULL;
+  anydev_event_t event = NULL;
+  anydev_context_t on_stream = NULL;
+  CHECK_STATUS(anydev_context_create_stream(ctx, &stream), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_create_event(ctx, &event), ANYDEV_SUCCESS);
+  if (stream == NULL || event == NULL) return;
+  int complete = 0;
+  CHECK_STATUS(anydev_event_query(event, &complete), ANYDEV_SUCCESS);
+  CHECK(complete == 1);
+  CHECK_STATUS(anydev_context_with_stream(ctx, stream, &on_stream), ANYDEV_SUCCESS);
+  anydev_buffer_t buf = make_buffer(on_stream, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT8, 1 << 20);
+  if (buf != NULL) {
+    const uint8_t byte = 0x7E;
+    CHECK_STATUS(anydev_enqueue_fill(NULL, buf, &byte, 1), ANYDEV_SUCCESS);
+    CHECK_STATUS(anydev_stream_record_event(stream, event), ANYDEV_SUCCESS);
+    CHECK_STATUS(anydev_event_synchronize(event), ANYDEV_SUCCESS);
+    CHECK_STATUS(anydev_event_query(event, &complete), ANYDEV_SUCCESS);
+    CHECK(complete == 1);
+    anydev_buffer_info_t info;
+    memset(&info, 0, sizeof info);
+    info.struct_size = sizeof info;
+    CHECK_STATUS(anydev_buffer_get_info(buf, &info), ANYDEV_SUCCESS);
+    const uint8_t* bytes = (const uint8_t*)info.address;
+    CHECK(bytes[0] == 0x7E && bytes[(1 << 20) - 1] == 0x7E);
+    anydev_buffer_release(buf);
+  }
+  anydev_stream_t main_stream = NULL;
+  CHECK_STATUS(anydev_context_stream(ctx, &main_stream), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_stream_wait_event(main_stream, event), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_stream_synchronize(main_stream), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_wait_for(ctx, on_stream), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_stream_wait_event(NULL, event), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_stream_record_event(main_stream, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_event_query(event, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_event_synchronize(NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_with_stream(ctx, NULL, &on_stream), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_stream_release(main_stream), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_release(on_stream), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_event_release(event), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_stream_release(stream), ANYDEV_SUCCESS);
+}
+
+/* Another thread's failures do not show up as this thread's last error. */
+static void* fail_on_thread(void* arg) {
+  (void)arg;
+  anydev_dtype_t out;
+  anydev_dtype_from_name("not-a-dtype", &out);
+  return NULL;
+}
+
+static void test_last_error(void) {
+  anydev_dtype_t out;
+  anydev_clear_last_error();
+  CHECK(anydev_last_error_status() == ANYDEV_SUCCESS);
+  CHECK(strcmp(anydev_last_error_message(), "") == 0);
+  CHECK(anydev_dtype_from_name("bogus-dtype", &out) == ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(anydev_last_error_status() == ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(anydev_last_error_message(), "bogus-dtype"));
+  /* Success leaves the last error as it was. */
+  CHECK(anydev_dtype_from_name("int8", &out) == ANYDEV_SUCCESS);
+  CHECK(anydev_last_error_status() == ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(anydev_last_error_message(), "bogus-dtype"));
+  anydev_clear_last_error();
+  pthread_t thread;
+  CHECK(pthread_create(&thread, NULL, fail_on_thread, NULL) == 0);
+  pthread_join(thread, NULL);
+  CHECK(anydev_last_error_status() == ANYDEV_SUCCESS);
+  CHECK(strcmp(anydev_last_error_message(), "") == 0);
+}
+
+int main(void) {
+  test_names_and_version();
+  test_dtypes();
+  test_last_error();
+  test_backends();
+  test_context();
+  anydev_context_t ctx = make_cpu_context();
+  if (ctx != NULL) {
+    test_buffers_copies_fills(ctx);
+    test_views(ctx);
+    test_format(ctx);
+    test_take_ptr(ctx);
+    test_streams_and_events(ctx);
+    CHECK_STATUS(anydev_context_release(ctx), ANYDEV_SUCCESS);
+  }
+  printf("%d passed, %d failed\n", g_passed, g_failed);
+  return g_failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,107 @@
+// Primary contexts and the per-thread current context; peer access.
+#include <cuda.h>
+
+#include <mutex>
+#include <string>
+
+#include "emu_config.h"
+#include "emu_state.h"
+
+using anydev_emu::AsContext;
+using anydev_emu::Context;
+
+namespace {
+
+CUresult ContextOf(CUcontext handle, const char* api, Context** out) {
+  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
+  Context* c = AsContext(handle);
+  if (c == nullptr) {
+    anydev_emu::ReportMisuse(std::string(api) + ": not a context of this driver");
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  if (const CUresult r = anydev_emu::CheckRetained(c, api); r != CUDA_SUCCESS) return r;
+  *out = c;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
+  anydev_emu::Device* d = nullptr;
+  if (const CUresult r = anydev_emu::GetDevice(device, &d); r != CUDA_SUCCESS) return r;
+  if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard<std::mutex> lock(d->primary.mutex);
+  ++d->primary.retained;
+  *context = anydev_emu::ToHandle(&d->primary);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease(CUdevice device) {
+  anydev_emu::Device* d = nullptr;
+  if (const CUresult r = anydev_emu::GetDevice(device, &d); r != CUDA_SUCCESS) return r;
+  std::lock_guard<std::mutex> lock(d->primary.mutex);
+  if (d->primary.retained == 0) {
+    anydev_emu::ReportMisuse("cuDevicePrimaryCtxRelease: device " + std::to_string(device) +
+                             " has no retained primary context");
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  --d->primary.retained;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(CUcontext* context) {
+  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
+  if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *context = anydev_emu::ToHandle(anydev_emu::CurrentContext());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSetCurrent(CUcontext context) {
+  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
+  Context* c = nullptr;
+  if (context != nullptr) {
+    if (const CUresult r = ContextOf(context, "cuCtxSetCurrent", &c); r != CUDA_SUCCESS) return r;
+  }
+  anydev_emu::SetCurrent(c);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent(CUcontext context) {
+  Context* c = nullptr;
+  if (const CUresult r = ContextOf(context, "cuCtxPushCurrent", &c); r != CUDA_SUCCESS) return r;
+  anydev_emu::PushCurrent(c);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPopCurrent(CUcontext* context) {
+  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
+  Context* top = anydev_emu::PopCurrent();
+  if (top == nullptr) {
+    anydev_emu::ReportMisuse("cuCtxPopCurrent: no context is current on this thread");
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  if (context != nullptr) *context = anydev_emu::ToHandle(top);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxEnablePeerAccess(CUcontext peer_context, unsigned int flags) {
+  Context* current = nullptr;
+  if (const CUresult r = anydev_emu::RequireCurrent("cuCtxEnablePeerAccess", &current);
+      r != CUDA_SUCCESS) {
+    return r;
+  }
+  Context* peer = nullptr;
+  if (const CUresult r = ContextOf(peer_context, "cuCtxEnablePeerAccess", &peer);
+      r != CUDA_SUCCESS) {
+    return r;
+  }
+  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (peer == current) return CUDA_ERROR_INVALID_DEVICE;
+  std::lock_guard<std::mutex> lock(current->mutex);
+  if (!current->peers.insert(peer->device).second) return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+  return CUDA_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,109 @@
+// Devices: count, name, memory, attributes, PCI bus id, peers, default pool.
+#include <cuda.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "emu_config.h"
+#include "emu_state.h"
+
+using anydev_emu::Device;
+using anydev_emu::GetDevice;
+
+extern "C" {
+
+CUresult cuDeviceGetCount(int* count) {
+  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
+  if (count == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *count = anydev_emu::DeviceCount();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(CUdevice* device, int ordinal) {
+  Device* d = nullptr;
+  if (const CUresult r = GetDevice(ordinal, &d); r != CUDA_SUCCESS) return r;
+  if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *device = d->index;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetName(char* name, int length, CUdevice device) {
+  Device* d = nullptr;
+  if (const CUresult r = GetDevice(device, &d); r != CUDA_SUCCESS) return r;
+  if (name == nullptr || length <= 0) return CUDA_ERROR_INVALID_VALUE;
+  std::snprintf(name, static_cast<std::size_t>(length), "%s", "anydev CUDA emulator");
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceTotalMem(size_t* bytes, CUdevice device) {
+  Device* d = nullptr;
+  if (const CUresult r = GetDevice(device, &d); r != CUDA_SUCCESS) return r;
+  if (bytes == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *bytes = anydev_emu::GetConfig().memory_bytes;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice device) {
+  Device* d = nullptr;
+  if (const CUresult r = GetDevice(device, &d); r != CUDA_SUCCESS) return r;
+  if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  switch (attribute) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+      *value = 9;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+      *value = 0;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING:
+      *value = 1;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
+      *value = anydev_emu::GetConfig().memory_pools ? 1 : 0;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+      *value = 1;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
+      *value = 0;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
+      *value = d->index + 1;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
+      *value = 0;
+      return CUDA_SUCCESS;
+    default:
+      anydev_emu::ReportMisuse("cuDeviceGetAttribute: attribute " +
+                               std::to_string(static_cast<int>(attribute)) + " is not emulated");
+      return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CUresult cuDeviceGetPCIBusId(char* bus_id, int length, CUdevice device) {
+  Device* d = nullptr;
+  if (const CUresult r = GetDevice(device, &d); r != CUDA_SUCCESS) return r;
+  if (bus_id == nullptr || length <= 0) return CUDA_ERROR_INVALID_VALUE;
+  std::snprintf(bus_id, static_cast<std::size_t>(length), "0000:%02x:00.0", d->index + 1);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceCanAccessPeer(int* can_access, CUdevice device, CUdevice peer) {
+  Device* d = nullptr;
+  Device* p = nullptr;
+  if (const CUresult r = GetDevice(device, &d); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = GetDevice(peer, &p); r != CUDA_SUCCESS) return r;
+  if (can_access == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  *can_access = d != p ? 1 : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool* pool, CUdevice device) {
+  Device* d = nullptr;
+  if (const CUresult r = GetDevice(device, &d); r != CUDA_SUCCESS) return r;
+  if (pool == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  if (!anydev_emu::GetConfig().memory_pools) return CUDA_ERROR_NOT_SUPPORTED;
+  *pool = reinterpret_cast<CUmemoryPool>(&d->pool_token);
+  return CUDA_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,27 @@
+# Runs a command and checks its exit status and output.
+#   cmake -DCOMMAND=<program> [-DARGS=a@@b] [-DMUST_MATCH=re1@@re2]
+#         [-DMUST_NOT_MATCH=re] [-DEXPECT_RC=0] -P check_run.cmake
+# Lists use "@@" as the separator (add_test would split on ';').
+foreach(var ARGS MUST_MATCH MUST_NOT_MATCH)
+  string(REPLACE "@@" ";" ${var} "${${var}}")
+endforeach()
+execute_process(COMMAND ${COMMAND} ${ARGS}
+                OUTPUT_VARIABLE output ERROR_VARIABLE output RESULT_VARIABLE rc)
+message("${output}")
+set(failed "")
+if(DEFINED EXPECT_RC AND NOT rc STREQUAL EXPECT_RC)
+  string(APPEND failed "exit status ${rc}, expected ${EXPECT_RC}\n")
+endif()
+foreach(re IN LISTS MUST_MATCH)
+  if(NOT output MATCHES "${re}")
+    string(APPEND failed "output does not match: ${re}\n")
+  endif()
+endforeach()
+foreach(re IN LISTS MUST_NOT_MATCH)
+  if(output MATCHES "${re}")
+    string(APPEND failed "output matches: ${re}\n")
+  endif()
+endforeach()
+if(failed)
+  message(FATAL_ERROR "${COMMAND}:\n${failed}")
+endif()

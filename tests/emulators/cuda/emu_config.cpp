@@ -1,0 +1,52 @@
+#include "emu_config.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace anydev_emu {
+namespace {
+
+long long ReadNumber(const char* name, long long fallback, long long min, long long max) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  if (*end != '\0' || value < min || value > max) {
+    std::fprintf(stderr, "anydev-cuda-emulator: ignoring %s=\"%s\" (want %lld..%lld)\n", name, text,
+                 min, max);
+    return fallback;
+  }
+  return value;
+}
+
+Config Load() {
+  Config c;
+  c.devices = static_cast<int>(ReadNumber("ANYDEV_CUDA_EMULATOR_DEVICES", 1, 0, 16));
+  c.delay_us = static_cast<unsigned>(ReadNumber("ANYDEV_CUDA_EMULATOR_DELAY_US", 0, 0, 1000000));
+  c.memory_pools = ReadNumber("ANYDEV_CUDA_EMULATOR_MEMORY_POOLS", 1, 0, 1) != 0;
+  c.memory_bytes =
+      static_cast<std::size_t>(ReadNumber("ANYDEV_CUDA_EMULATOR_MEMORY_MB", 4096, 1, 1 << 20))
+      << 20;
+  c.quiet = ReadNumber("ANYDEV_CUDA_EMULATOR_QUIET", 0, 0, 1) != 0;
+  if (const char* hidden = std::getenv("ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS")) {
+    std::stringstream list(hidden);
+    for (std::string name; std::getline(list, name, ',');) {
+      if (!name.empty()) c.hidden_symbols.push_back(name);
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+const Config& GetConfig() {
+  static const Config config = Load();
+  return config;
+}
+
+void ReportMisuse(const std::string& message) {
+  if (!GetConfig().quiet) std::fprintf(stderr, "anydev-cuda-emulator: %s\n", message.c_str());
+}
+
+}  // namespace anydev_emu

@@ -1,0 +1,42 @@
+// The emulator's settings, read once from the environment.
+//
+//   ANYDEV_CUDA_EMULATOR_DEVICES       number of devices (default 1; 0: cuInit
+//                                      fails with CUDA_ERROR_NO_DEVICE)
+//   ANYDEV_CUDA_EMULATOR_DELAY_US      microseconds each stream operation waits
+//                                      before it runs (default 0)
+//   ANYDEV_CUDA_EMULATOR_MEMORY_POOLS  1: devices support cuMemAllocAsync
+//                                      (default); 0: they do not
+//   ANYDEV_CUDA_EMULATOR_MEMORY_MB     device memory per device and pinned host
+//                                      memory in all, in MiB (default 4096)
+//   ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS  comma-separated names cuGetProcAddress
+//                                      reports as missing ("cuMemcpyAsync")
+//   ANYDEV_CUDA_EMULATOR_QUIET         1: do not print misuse to stderr
+//
+// Thread-safe: the settings are read once, at first use, and never change.
+#ifndef ANYDEV_TESTS_EMULATORS_CUDA_EMU_CONFIG_H_
+#define ANYDEV_TESTS_EMULATORS_CUDA_EMU_CONFIG_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace anydev_emu {
+
+struct Config {
+  int devices = 1;
+  unsigned delay_us = 0;
+  bool memory_pools = true;
+  std::size_t memory_bytes = std::size_t{4096} << 20;
+  std::vector<std::string> hidden_symbols;
+  bool quiet = false;
+};
+
+const Config& GetConfig();
+
+// Prints "anydev-cuda-emulator: <message>" to stderr unless quiet: every
+// misuse the emulator detects is reported this way as well as by its CUresult.
+void ReportMisuse(const std::string& message);
+
+}  // namespace anydev_emu
+
+#endif  // ANYDEV_TESTS_EMULATORS_CUDA_EMU_CONFIG_H_

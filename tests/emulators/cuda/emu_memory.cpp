@@ -1,0 +1,234 @@
+#include "emu_memory.h"
+
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <new>
+#include <sstream>
+#include <vector>
+
+#include "emu_config.h"
+
+namespace anydev_emu {
+namespace {
+
+constexpr std::size_t kAlignment = 256;
+constexpr std::size_t kPageSize = 4096;
+
+struct Region {
+  std::uintptr_t begin = 0;
+  std::uintptr_t end = 0;
+  std::uintptr_t next = 0;
+  std::size_t in_use = 0;
+};
+
+struct Memory {
+  std::mutex mutex;
+  std::vector<Region> regions;
+  std::map<std::uintptr_t, BlockRef> blocks;  // device and pinned, by address
+  std::size_t pinned_in_use = 0;
+};
+
+Memory& M() {
+  static Memory* memory = new Memory;  // never destroyed: workers may run at exit
+  return *memory;
+}
+
+std::string Hex(std::uintptr_t value) {
+  std::ostringstream out;
+  out << "0x" << std::hex << value;
+  return out.str();
+}
+
+int RegionOf(const Memory& m, std::uintptr_t address) {
+  for (std::size_t i = 0; i < m.regions.size(); ++i) {
+    if (address >= m.regions[i].begin && address < m.regions[i].end) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The block containing `address`, or null. Caller holds the mutex.
+BlockRef Containing(const Memory& m, std::uintptr_t address) {
+  auto it = m.blocks.upper_bound(address);
+  if (it == m.blocks.begin()) return nullptr;
+  --it;
+  const BlockRef& b = it->second;
+  return address < b->address + b->size ? b : nullptr;
+}
+
+CUresult Invalid(const char* api, const std::string& why) {
+  ReportMisuse(std::string(api) + ": " + why);
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+}  // namespace
+
+Block::~Block() {
+  if (device < 0) {
+    std::free(host);
+  } else {
+    delete[] host;
+  }
+}
+
+std::byte* Span::Bytes() const {
+  if (block == nullptr) return pageable;
+  if (block->freed.load()) return nullptr;
+  return block->host + offset;
+}
+
+std::string Span::Describe() const {
+  if (block == nullptr)
+    return "pageable host memory " + Hex(reinterpret_cast<std::uintptr_t>(pageable));
+  return (block->device < 0 ? std::string("pinned memory ")
+                            : "device " + std::to_string(block->device) + " memory ") +
+         Hex(block->address + offset);
+}
+
+CUresult ReserveDeviceRegions(int devices) {
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  if (!m.regions.empty()) return CUDA_SUCCESS;
+  for (int i = 0; i < devices; ++i) {
+    // Address space only (PROT_NONE, no reserve): any host access faults.
+    std::size_t size = std::size_t{1} << 40;  // 1 TiB, or less where that is refused
+    void* p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    while (p == MAP_FAILED && size > (std::size_t{16} << 30)) {
+      size /= 2;
+      p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    }
+    if (p == MAP_FAILED) {
+      ReportMisuse("cuInit: cannot reserve address space for device memory");
+      return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    const auto begin = reinterpret_cast<std::uintptr_t>(p);
+    m.regions.push_back(Region{begin, begin + size, begin + kAlignment, 0});
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult Resolve(std::uintptr_t address, std::size_t bytes, Access access, const char* api,
+                 Span* out) {
+  if (address == 0) return Invalid(api, "null pointer");
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  if (BlockRef b = Containing(m, address)) {
+    if (bytes > b->address + b->size - address) {
+      return Invalid(api, std::to_string(bytes) + " bytes at " + Hex(address) +
+                              " run past the end of the allocation " + Hex(b->address) + " of " +
+                              std::to_string(b->size) + " bytes");
+    }
+    if (b->device >= 0 && access == Access::kHost) {
+      return Invalid(api, "device memory " + Hex(address) + " where host memory is required");
+    }
+    out->block = std::move(b);
+    out->offset = address - out->block->address;
+    return CUDA_SUCCESS;
+  }
+  if (RegionOf(m, address) >= 0) {
+    return Invalid(api, "device address " + Hex(address) +
+                            " is not in a live allocation (freed, or never allocated)");
+  }
+  if (access == Access::kDeviceOrPinned) {
+    return Invalid(
+        api, "pageable host memory " + Hex(address) + " where device or pinned memory is required");
+  }
+  out->pageable = reinterpret_cast<std::byte*>(address);
+  return CUDA_SUCCESS;
+}
+
+CUresult AllocateDevice(int device, std::size_t bytes, CUdeviceptr* out, const char* api) {
+  if (out == nullptr) return Invalid(api, "null output pointer");
+  if (bytes == 0) return Invalid(api, "zero bytes");
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  Region& r = m.regions.at(static_cast<std::size_t>(device));
+  const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (bytes > GetConfig().memory_bytes - r.in_use || rounded < bytes) {
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  if (rounded > r.end - r.next) {
+    ReportMisuse(std::string(api) + ": the device's address space is used up");
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  auto block = std::make_shared<Block>();
+  block->host = new (std::nothrow) std::byte[bytes];
+  if (block->host == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  block->address = r.next;
+  block->size = bytes;
+  block->device = device;
+  r.next += rounded;
+  r.in_use += bytes;
+  m.blocks.emplace(block->address, block);
+  *out = static_cast<CUdeviceptr>(block->address);
+  return CUDA_SUCCESS;
+}
+
+CUresult FindDeviceBlock(std::uintptr_t address, const char* api, BlockRef* out) {
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  auto it = m.blocks.find(address);
+  if (it == m.blocks.end() || it->second->device < 0 || it->second->free_queued.load()) {
+    return Invalid(api,
+                   Hex(address) + " is not the start of a live device allocation (double free?)");
+  }
+  *out = it->second;
+  return CUDA_SUCCESS;
+}
+
+CUresult TakeDeviceBlock(std::uintptr_t address, const char* api, BlockRef* out) {
+  if (const CUresult r = FindDeviceBlock(address, api, out); r != CUDA_SUCCESS) return r;
+  (*out)->free_queued = true;
+  return CUDA_SUCCESS;
+}
+
+void ReleaseDeviceBlock(const BlockRef& block) {
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  block->freed = true;
+  m.blocks.erase(block->address);
+  m.regions.at(static_cast<std::size_t>(block->device)).in_use -= block->size;
+}
+
+CUresult AllocatePinned(std::size_t bytes, void** out, const char* api) {
+  if (out == nullptr) return Invalid(api, "null output pointer");
+  if (bytes == 0) return Invalid(api, "zero bytes");
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  if (bytes > GetConfig().memory_bytes - m.pinned_in_use) return CUDA_ERROR_OUT_OF_MEMORY;
+  const std::size_t rounded = (bytes + kPageSize - 1) / kPageSize * kPageSize;
+  auto block = std::make_shared<Block>();
+  block->host = static_cast<std::byte*>(std::aligned_alloc(kPageSize, rounded));
+  if (block->host == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  block->address = reinterpret_cast<std::uintptr_t>(block->host);
+  block->size = bytes;
+  block->device = -1;
+  m.pinned_in_use += bytes;
+  m.blocks.emplace(block->address, block);
+  *out = block->host;
+  return CUDA_SUCCESS;
+}
+
+CUresult FreePinned(void* address, const char* api) {
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  auto it = m.blocks.find(reinterpret_cast<std::uintptr_t>(address));
+  if (address == nullptr || it == m.blocks.end() || it->second->device >= 0) {
+    return Invalid(api, Hex(reinterpret_cast<std::uintptr_t>(address)) +
+                            " is not the start of a live pinned allocation (double free?)");
+  }
+  it->second->freed = true;  // queued operations still holding it will fail
+  m.pinned_in_use -= it->second->size;
+  m.blocks.erase(it);
+  return CUDA_SUCCESS;
+}
+
+std::size_t DeviceBytesInUse(int device) {
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  return m.regions.at(static_cast<std::size_t>(device)).in_use;
+}
+
+}  // namespace anydev_emu

@@ -1,0 +1,100 @@
+#include "emu_proc_table.h"
+
+#include <cudaTypedefs.h>
+
+#include <cstring>
+#include <type_traits>
+
+namespace anydev_emu {
+namespace {
+
+struct Proc {
+  const char* name;
+  int version;
+  void* fn;
+};
+
+// P(name, version): cu<name> as cuda.h declares it (cuMemAlloc -> cuMemAlloc_v2)
+// must have the signature PFN_cu<name>_v<version> of cudaTypedefs.h.
+#define P(name, version)                                                             \
+  Proc {                                                                             \
+    "cu" #name, version, [] {                                                        \
+      static_assert(std::is_same_v<PFN_cu##name##_v##version, decltype(&cu##name)>); \
+      return reinterpret_cast<void*>(&cu##name);                                     \
+    }()                                                                              \
+  }
+
+const Proc* Table(std::size_t* size) {
+  static const Proc table[] = {
+      P(GetErrorName, 6000),
+      P(GetErrorString, 6000),
+      P(Init, 2000),
+      P(DriverGetVersion, 2020),
+      P(GetProcAddress, 12000),
+      Proc{"cuGetProcAddress", 11030, LegacyGetProcAddress()},
+      P(DeviceGet, 2000),
+      P(DeviceGetCount, 2000),
+      P(DeviceGetName, 2000),
+      P(DeviceTotalMem, 3020),
+      P(DeviceGetAttribute, 2000),
+      P(DeviceGetPCIBusId, 4010),
+      P(DeviceCanAccessPeer, 4000),
+      P(DeviceGetDefaultMemPool, 11020),
+      P(DevicePrimaryCtxRetain, 7000),
+      P(DevicePrimaryCtxRelease, 11000),
+      P(CtxGetCurrent, 4000),
+      P(CtxSetCurrent, 4000),
+      P(CtxPushCurrent, 4000),
+      P(CtxPopCurrent, 4000),
+      P(CtxEnablePeerAccess, 4000),
+      P(MemGetInfo, 3020),
+      P(MemAlloc, 3020),
+      P(MemFree, 3020),
+      P(MemAllocAsync, 11020),
+      P(MemFreeAsync, 11020),
+      P(MemPoolSetAccess, 11020),
+      P(MemHostAlloc, 2020),
+      P(MemFreeHost, 2000),
+      P(MemcpyAsync, 4000),
+      P(MemcpyPeerAsync, 4000),
+      P(MemcpyHtoDAsync, 3020),
+      P(MemcpyDtoHAsync, 3020),
+      P(MemsetD8Async, 3020),
+      P(MemsetD16Async, 3020),
+      P(MemsetD32Async, 3020),
+      P(MemsetD2D32Async, 3020),
+      P(StreamCreate, 2000),
+      P(StreamDestroy, 4000),
+      P(StreamSynchronize, 2000),
+      P(StreamWaitEvent, 3020),
+      P(StreamGetCtx, 9020),
+      P(EventCreate, 2000),
+      P(EventDestroy, 4000),
+      P(EventRecord, 2000),
+      P(EventSynchronize, 2000),
+      P(EventQuery, 2000),
+  };
+  *size = sizeof(table) / sizeof(table[0]);
+  return table;
+}
+
+#undef P
+
+}  // namespace
+
+void* FindProc(const char* name, int cuda_version, bool* known) {
+  std::size_t size = 0;
+  const Proc* table = Table(&size);
+  const Proc* best = nullptr;
+  *known = false;
+  for (std::size_t i = 0; i < size; ++i) {
+    if (std::strcmp(table[i].name, name) != 0) continue;
+    *known = true;
+    if (table[i].version <= cuda_version && (best == nullptr || table[i].version > best->version)) {
+      best = &table[i];
+    }
+  }
+  return best != nullptr ? best->fn : nullptr;
+}
+
+}  // namespace anydev_emu

@@ -1,0 +1,107 @@
+#include "emu_state.h"
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "emu_config.h"
+#include "emu_memory.h"
+
+namespace anydev_emu {
+namespace {
+
+struct Devices {
+  std::mutex mutex;
+  std::atomic<bool> initialized{false};
+  std::vector<std::unique_ptr<Device>> list;
+};
+
+Devices& D() {
+  static Devices* devices = new Devices;  // never destroyed
+  return *devices;
+}
+
+thread_local std::vector<Context*> t_current;
+
+}  // namespace
+
+CUresult CheckInitialized() {
+  return D().initialized.load(std::memory_order_acquire) ? CUDA_SUCCESS
+                                                         : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+CUresult Initialize(unsigned int flags) {
+  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  Devices& d = D();
+  std::lock_guard<std::mutex> lock(d.mutex);
+  if (d.initialized.load()) return CUDA_SUCCESS;
+  const int count = GetConfig().devices;
+  if (count == 0) return CUDA_ERROR_NO_DEVICE;
+  if (const CUresult r = ReserveDeviceRegions(count); r != CUDA_SUCCESS) return r;
+  for (int i = 0; i < count; ++i) {
+    auto device = std::make_unique<Device>();
+    device->index = i;
+    device->primary.device = i;
+    d.list.push_back(std::move(device));
+  }
+  d.initialized.store(true, std::memory_order_release);
+  return CUDA_SUCCESS;
+}
+
+int DeviceCount() { return static_cast<int>(D().list.size()); }
+
+Device* DeviceAt(int index) { return D().list.at(static_cast<std::size_t>(index)).get(); }
+
+CUresult GetDevice(CUdevice ordinal, Device** out) {
+  if (const CUresult r = CheckInitialized(); r != CUDA_SUCCESS) return r;
+  if (ordinal < 0 || ordinal >= DeviceCount()) return CUDA_ERROR_INVALID_DEVICE;
+  *out = DeviceAt(ordinal);
+  return CUDA_SUCCESS;
+}
+
+Context* AsContext(CUcontext handle) {
+  if (CheckInitialized() != CUDA_SUCCESS || handle == nullptr) return nullptr;
+  for (const auto& device : D().list) {
+    if (ToHandle(&device->primary) == handle) return &device->primary;
+  }
+  return nullptr;
+}
+
+CUcontext ToHandle(Context* context) { return reinterpret_cast<CUcontext>(context); }
+
+CUresult CheckRetained(Context* context, const char* api) {
+  std::lock_guard<std::mutex> lock(context->mutex);
+  if (context->retained > 0) return CUDA_SUCCESS;
+  ReportMisuse(std::string(api) + ": the primary context of device " +
+               std::to_string(context->device) + " is not retained");
+  return CUDA_ERROR_INVALID_CONTEXT;
+}
+
+Context* CurrentContext() { return t_current.empty() ? nullptr : t_current.back(); }
+
+CUresult RequireCurrent(const char* api, Context** out) {
+  Context* current = CurrentContext();
+  if (current == nullptr) {
+    ReportMisuse(std::string(api) + ": no context is current on this thread");
+    return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  if (const CUresult r = CheckRetained(current, api); r != CUDA_SUCCESS) return r;
+  *out = current;
+  return CUDA_SUCCESS;
+}
+
+void PushCurrent(Context* context) { t_current.push_back(context); }
+
+Context* PopCurrent() {
+  if (t_current.empty()) return nullptr;
+  Context* top = t_current.back();
+  t_current.pop_back();
+  return top;
+}
+
+void SetCurrent(Context* context) {
+  if (!t_current.empty()) t_current.pop_back();
+  if (context != nullptr) t_current.push_back(context);
+}
+
+}  // namespace anydev_emu

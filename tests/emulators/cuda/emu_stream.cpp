@@ -1,0 +1,175 @@
+#include "emu_stream.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "emu_config.h"
+
+namespace anydev_emu {
+namespace {
+
+std::string Hex(const void* p) {
+  std::ostringstream out;
+  out << p;
+  return out.str();
+}
+
+struct Registry {
+  std::mutex mutex;
+  std::map<CUstream, StreamRef> streams;
+  std::map<CUevent, EventRef> events;
+  std::map<int, StreamRef> default_streams;  // by device
+  std::uintptr_t next_handle = 0;            // handles are never reused
+};
+
+// Opaque handles from a counter: a destroyed handle never names a new object.
+template <class Handle>
+Handle NewHandle(Registry& r) {
+  r.next_handle += 16;
+  return reinterpret_cast<Handle>(std::uintptr_t{0xc0da00000000} + r.next_handle);
+}
+
+Registry& R() {
+  static Registry* registry = new Registry;  // never destroyed
+  return *registry;
+}
+
+bool IsDefaultStream(CUstream handle) {
+  return handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD;
+}
+
+}  // namespace
+
+StreamRef Stream::Create(Context* context) {
+  auto stream = std::make_shared<Stream>(context);
+  std::thread([stream] { stream->Run(); }).detach();
+  return stream;
+}
+
+void Stream::Enqueue(const char* api, std::function<CUresult()> op) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  queue_.push_back(Task{api, std::move(op)});
+  work_.notify_one();
+}
+
+CUresult Stream::Synchronize() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+  const CUresult error = error_;
+  error_ = CUDA_SUCCESS;
+  return error;
+}
+
+void Stream::Retire() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  retired_ = true;
+  work_.notify_one();
+}
+
+void Stream::Run() {
+  const auto delay = std::chrono::microseconds(GetConfig().delay_us);
+  for (;;) {
+    Task task;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      work_.wait(lock, [this] { return !queue_.empty() || retired_; });
+      if (queue_.empty()) return;
+      task = std::move(queue_.front());
+      queue_.pop_front();
+      busy_ = true;
+    }
+    if (delay.count() > 0) std::this_thread::sleep_for(delay);
+    const CUresult result = task.op();
+    const char* api = task.api;
+    task = Task{};  // drop what the operation held before anyone sees it done
+    std::lock_guard<std::mutex> lock(mutex_);
+    busy_ = false;
+    if (result != CUDA_SUCCESS) {
+      ReportMisuse(std::string(api) + " failed while running on stream " + Hex(this) +
+                   " with CUresult " + std::to_string(result));
+      if (error_ == CUDA_SUCCESS) error_ = result;
+    }
+    if (queue_.empty()) idle_.notify_all();
+  }
+}
+
+CUresult LookupStream(CUstream handle, const char* api, StreamRef* out) {
+  Registry& r = R();
+  if (IsDefaultStream(handle)) {
+    Context* current = nullptr;
+    if (const CUresult e = RequireCurrent(api, &current); e != CUDA_SUCCESS) return e;
+    std::lock_guard<std::mutex> lock(r.mutex);
+    StreamRef& stream = r.default_streams[current->device];
+    if (stream == nullptr) stream = Stream::Create(current);
+    *out = stream;
+    return CUDA_SUCCESS;
+  }
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.streams.find(handle);
+  if (it == r.streams.end()) {
+    ReportMisuse(std::string(api) + ": unknown or destroyed stream " + Hex(handle));
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  *out = it->second;
+  return CUDA_SUCCESS;
+}
+
+CUstream Register(const StreamRef& stream) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto handle = NewHandle<CUstream>(r);
+  r.streams[handle] = stream;
+  return handle;
+}
+
+CUresult Unregister(CUstream handle, StreamRef* out) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.streams.find(handle);
+  if (it == r.streams.end()) {
+    ReportMisuse("cuStreamDestroy: unknown or already destroyed stream " + Hex(handle));
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  *out = std::move(it->second);
+  r.streams.erase(it);
+  return CUDA_SUCCESS;
+}
+
+CUresult LookupEvent(CUevent handle, const char* api, EventRef* out) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.events.find(handle);
+  if (it == r.events.end()) {
+    ReportMisuse(std::string(api) + ": unknown or destroyed event " + Hex(handle));
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  *out = it->second;
+  return CUDA_SUCCESS;
+}
+
+CUevent Register(const EventRef& event) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto handle = NewHandle<CUevent>(r);
+  r.events[handle] = event;
+  return handle;
+}
+
+CUresult Unregister(CUevent handle, EventRef* out) {
+  Registry& r = R();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.events.find(handle);
+  if (it == r.events.end()) {
+    ReportMisuse("cuEventDestroy: unknown or already destroyed event " + Hex(handle));
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  *out = std::move(it->second);
+  r.events.erase(it);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace anydev_emu

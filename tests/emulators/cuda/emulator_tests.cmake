@@ -1,0 +1,103 @@
+# ctest entries for the CUDA emulator and for the cuda backend run against it.
+#
+# The conformance runs need targets defined elsewhere (anydev-conformance-tests
+# in tests/conformance, anydev-info in tools), possibly after this folder is
+# read, so they are added when the top-level folder is done.
+
+find_package(GTest QUIET)
+if(GTest_FOUND)
+  add_executable(anydev-cuda-emulator-tests emulator_test.cpp)
+  target_include_directories(anydev-cuda-emulator-tests PRIVATE "${ANYDEV_CUDA_EMULATOR_INCLUDE_DIR}")
+  target_link_libraries(anydev-cuda-emulator-tests PRIVATE
+    anydev-cuda-emulator GTest::gtest anydev_warnings Threads::Threads)
+  add_test(NAME cuda-emulator-selftest COMMAND anydev-cuda-emulator-tests)
+
+  if(TARGET anydev-backend-cuda)
+    add_executable(anydev-cuda-backend-tests cuda_backend_test.cpp)
+    target_link_libraries(anydev-cuda-backend-tests PRIVATE
+      anydev::anydev GTest::gtest anydev_warnings Threads::Threads)
+    target_compile_definitions(anydev-cuda-backend-tests PRIVATE
+      ANYDEV_TEST_CUDA_EMULATOR="$<TARGET_FILE:anydev-cuda-emulator>")
+    add_dependencies(anydev-cuda-backend-tests anydev-backend-cuda anydev-cuda-emulator)
+    foreach(variant IN ITEMS pools no-pools-delay)
+      set(environment ANYDEV_CUDA_EMULATOR_DEVICES=2)
+      if(variant STREQUAL "no-pools-delay")
+        list(APPEND environment ANYDEV_CUDA_EMULATOR_MEMORY_POOLS=0 ANYDEV_CUDA_EMULATOR_DELAY_US=300)
+      endif()
+      add_test(NAME cuda-backend-${variant} COMMAND anydev-cuda-backend-tests)
+      set_tests_properties(cuda-backend-${variant} PROPERTIES
+        ENVIRONMENT "${environment}" FAIL_REGULAR_EXPRESSION "anydev-cuda-emulator:")
+    endforeach()
+  endif()
+endif()
+
+function(anydev_cuda_emulator_add_tests emulator check_script)
+  set(run ${CMAKE_COMMAND} -DEXPECT_RC=0)
+  set(uses "ANYDEV_CUDA_LIBRARY=${emulator}")
+
+  if(TARGET anydev-conformance-tests)
+    # "name|extra environment", variables separated by '@'
+    set(runs
+      "conformance-cuda-emulator|"
+      "conformance-cuda-emulator-delay|ANYDEV_CUDA_EMULATOR_DELAY_US=200"
+      "conformance-cuda-emulator-no-pools|ANYDEV_CUDA_EMULATOR_MEMORY_POOLS=0"
+      "conformance-cuda-emulator-no-pools-delay|ANYDEV_CUDA_EMULATOR_MEMORY_POOLS=0@ANYDEV_CUDA_EMULATOR_DELAY_US=200"
+      "conformance-cuda-emulator-2-devices|ANYDEV_CUDA_EMULATOR_DEVICES=2")
+    foreach(entry IN LISTS runs)
+      string(REPLACE "|" ";" parts "${entry}")
+      list(GET parts 0 name)
+      list(LENGTH parts n)
+      set(extra "")
+      if(n GREATER 1)
+        list(GET parts 1 extra)
+        string(REPLACE "@" ";" extra "${extra}")
+      endif()
+      add_test(NAME ${name}
+               COMMAND ${run} -DCOMMAND=$<TARGET_FILE:anydev-conformance-tests>
+                       "-DMUST_MATCH=\\[  PASSED  \\] [1-9]@@OK \\] Conformance/[A-Za-z]+[.][A-Za-z]+/cuda_0"
+                       -P ${check_script})
+      set(environment ${uses} ANYDEV_CONFORMANCE_BACKENDS=cuda ${extra})
+      set_tests_properties(${name} PROPERTIES
+        ENVIRONMENT "${environment}"
+        # Every misuse the emulator sees is printed with this prefix.
+        FAIL_REGULAR_EXPRESSION "anydev-cuda-emulator:"
+        TIMEOUT 900)
+    endforeach()
+  else()
+    message(STATUS "anydev: no target anydev-conformance-tests: "
+                   "the conformance suite is not run against the CUDA emulator")
+  endif()
+
+  if(TARGET anydev-info)
+    set(info $<TARGET_FILE:anydev-info>)
+    add_test(NAME cuda-emulator-available
+             COMMAND ${run} -DCOMMAND=${info} "-DMUST_MATCH=anydev CUDA emulator" -P ${check_script})
+    set_tests_properties(cuda-emulator-available PROPERTIES ENVIRONMENT "${uses}")
+
+    add_test(NAME cuda-unavailable-without-driver
+             COMMAND ${run} -DCOMMAND=${info}
+                     "-DMUST_MATCH=cannot open the CUDA driver library@@no-such-folder/libcuda.so.1"
+                     -P ${check_script})
+    set_tests_properties(cuda-unavailable-without-driver PROPERTIES
+      ENVIRONMENT "ANYDEV_CUDA_LIBRARY=${ANYDEV_CUDA_EMULATOR_BINARY_DIR}/no-such-folder/libcuda.so.1")
+
+    add_test(NAME cuda-unavailable-missing-symbol
+             COMMAND ${run} -DCOMMAND=${info}
+                     "-DMUST_MATCH=lacks the required entry point cuMemcpyAsync" -P ${check_script})
+    set_tests_properties(cuda-unavailable-missing-symbol PROPERTIES
+      ENVIRONMENT "${uses};ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS=cuMemcpyAsync")
+
+    add_test(NAME cuda-unavailable-no-device
+             COMMAND ${run} -DCOMMAND=${info} "-DMUST_MATCH=cuInit failed: CUDA_ERROR_NO_DEVICE"
+                     -P ${check_script})
+    set_tests_properties(cuda-unavailable-no-device PROPERTIES
+      ENVIRONMENT "${uses};ANYDEV_CUDA_EMULATOR_DEVICES=0")
+  endif()
+endfunction()
+
+# A deferred call's arguments are evaluated when it runs, in the top-level
+# folder: pass this folder's paths through the cache.
+set(ANYDEV_CUDA_EMULATOR_CHECK_SCRIPT "${CMAKE_CURRENT_SOURCE_DIR}/check_run.cmake" CACHE INTERNAL "")
+set(ANYDEV_CUDA_EMULATOR_BINARY_DIR "${CMAKE_CURRENT_BINARY_DIR}" CACHE INTERNAL "")
+cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL anydev_cuda_emulator_add_tests
+               "$<TARGET_FILE:anydev-cuda-emulator>" "${ANYDEV_CUDA_EMULATOR_CHECK_SCRIPT}")
