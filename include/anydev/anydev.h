@@ -35,6 +35,15 @@
 #define ANYDEV_API
 #endif
 
+/* In C++ the enums get a fixed underlying type, so that any int a C caller
+ * passes is a valid value to inspect (and reject) rather than undefined
+ * behaviour. The layout is int in both languages. */
+#ifdef __cplusplus
+#define ANYDEV_ENUM_BASE : int
+#else
+#define ANYDEV_ENUM_BASE
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,7 +52,7 @@ extern "C" {
 #define ANYDEV_VERSION_MINOR 1
 #define ANYDEV_VERSION_PATCH 0
 
-typedef enum anydev_status_t {
+typedef enum anydev_status_t ANYDEV_ENUM_BASE {
   ANYDEV_SUCCESS = 0,
   ANYDEV_ERROR_INVALID_ARGUMENT = 1,
   ANYDEV_ERROR_OUT_OF_RANGE = 2,
@@ -57,7 +66,7 @@ typedef enum anydev_status_t {
 
 /* Element types. Sizes: boolean/int8/uint8 1; int16/uint16/float16/bfloat16 2;
  * int32/uint32/float32 4; int64/uint64/float64/complex64 8; complex128 16. */
-typedef enum anydev_dtype_t {
+typedef enum anydev_dtype_t ANYDEV_ENUM_BASE {
   ANYDEV_DTYPE_BOOL = 0,
   ANYDEV_DTYPE_INT8 = 1,
   ANYDEV_DTYPE_INT16 = 2,
@@ -75,13 +84,13 @@ typedef enum anydev_dtype_t {
   ANYDEV_DTYPE_COMPLEX128 = 14,
 } anydev_dtype_t;
 
-typedef enum anydev_memory_kind_t {
+typedef enum anydev_memory_kind_t ANYDEV_ENUM_BASE {
   ANYDEV_MEMORY_HOST = 0,   /* pinned host memory: HostBuffer */
   ANYDEV_MEMORY_DEVICE = 1, /* device memory: DeviceBuffer */
 } anydev_memory_kind_t;
 
 /* Native handle kinds for anydev_*_native_handle. */
-typedef enum anydev_native_kind_t {
+typedef enum anydev_native_kind_t ANYDEV_ENUM_BASE {
   ANYDEV_NATIVE_DEVICE = 0,  /* CUdevice, cl_device_id, ze_device_handle_t ... */
   ANYDEV_NATIVE_CONTEXT = 1, /* CUcontext, cl_context, ze_context_handle_t ... */
   ANYDEV_NATIVE_STREAM = 2,  /* CUstream, cl_command_queue ... */

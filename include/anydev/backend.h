@@ -62,7 +62,7 @@ typedef struct anydev_bk_stream_s* anydev_bk_stream_t;
 typedef struct anydev_bk_event_s* anydev_bk_event_t;
 
 /* Log levels a backend may use with core->log (same order as spdlog). */
-typedef enum anydev_log_level_t {
+typedef enum anydev_log_level_t ANYDEV_ENUM_BASE {
   ANYDEV_LOG_TRACE = 0,
   ANYDEV_LOG_DEBUG = 1,
   ANYDEV_LOG_INFO = 2,
@@ -84,7 +84,7 @@ typedef struct anydev_core_services_t {
 } anydev_core_services_t;
 
 /* Where a copy or fill reads or writes. */
-typedef enum anydev_bk_memory_kind_t {
+typedef enum anydev_bk_memory_kind_t ANYDEV_ENUM_BASE {
   /* `handle` is a plain host pointer the user passed (pageable memory). */
   ANYDEV_BK_MEMORY_USER_HOST = 0,
   /* `handle` came from host_alloc. */
