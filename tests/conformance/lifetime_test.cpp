@@ -26,10 +26,10 @@ class LifetimeTest : public DeviceTest {
   }
 };
 
-constexpr std::size_t kBytes = 2u << 20;  // 2 MiB per buffer
+constexpr std::size_t kBytes = 1u << 20;  // 1 MiB per buffer
 
 TEST_P(LifetimeTest, DroppingEveryHandleWhileCopiesAreQueued) {
-  constexpr int kChains = 6;
+  constexpr int kChains = 4;
   constexpr int kHops = 4;
   std::vector<Array<std::uint8_t>> expected;
   std::vector<HostBuffer<std::uint8_t>> results;

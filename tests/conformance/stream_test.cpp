@@ -21,7 +21,7 @@ class StreamTest : public DeviceTest {
 };
 
 // Big enough that a copy racing ahead of it would see unfilled bytes.
-constexpr std::size_t kBig = 8u << 20;
+constexpr std::size_t kBig = 4u << 20;
 constexpr std::size_t kWords = kBig / 4;
 
 TEST_P(StreamTest, ContextStreamFinishesTheContextsWork) {

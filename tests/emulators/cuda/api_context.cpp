@@ -71,8 +71,7 @@ CUresult cuCtxSetCurrent(CUcontext context) {
 CUresult cuCtxPushCurrent(CUcontext context) {
   Context* c = nullptr;
   if (const CUresult r = ContextOf(context, "cuCtxPushCurrent", &c); r != CUDA_SUCCESS) return r;
-  anydev_emu::PushCurrent(c);
-  return CUDA_SUCCESS;
+  return anydev_emu::PushCurrent(c);
 }
 
 CUresult cuCtxPopCurrent(CUcontext* context) {

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "emu_config.h"
@@ -21,7 +22,12 @@ Devices& D() {
   return *devices;
 }
 
-thread_local std::vector<Context*> t_current;
+// The calling thread's context stack. Trivially destructible on purpose: the
+// emulator is loaded with dlopen, and a thread_local with a destructor there
+// races (for ThreadSanitizer) with glibc reusing the exited thread's TLS.
+constexpr int kMaxContextDepth = 256;
+thread_local Context* t_stack[kMaxContextDepth];
+thread_local int t_depth = 0;
 
 }  // namespace
 
@@ -77,7 +83,7 @@ CUresult CheckRetained(Context* context, const char* api) {
   return CUDA_ERROR_INVALID_CONTEXT;
 }
 
-Context* CurrentContext() { return t_current.empty() ? nullptr : t_current.back(); }
+Context* CurrentContext() { return t_depth == 0 ? nullptr : t_stack[t_depth - 1]; }
 
 CUresult RequireCurrent(const char* api, Context** out) {
   Context* current = CurrentContext();
@@ -90,18 +96,21 @@ CUresult RequireCurrent(const char* api, Context** out) {
   return CUDA_SUCCESS;
 }
 
-void PushCurrent(Context* context) { t_current.push_back(context); }
-
-Context* PopCurrent() {
-  if (t_current.empty()) return nullptr;
-  Context* top = t_current.back();
-  t_current.pop_back();
-  return top;
+CUresult PushCurrent(Context* context) {
+  if (t_depth == kMaxContextDepth) {
+    ReportMisuse("cuCtxPushCurrent: more than " + std::to_string(kMaxContextDepth) +
+                 " contexts pushed on one thread (a missing cuCtxPopCurrent?)");
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  t_stack[t_depth++] = context;
+  return CUDA_SUCCESS;
 }
 
+Context* PopCurrent() { return t_depth == 0 ? nullptr : t_stack[--t_depth]; }
+
 void SetCurrent(Context* context) {
-  if (!t_current.empty()) t_current.pop_back();
-  if (context != nullptr) t_current.push_back(context);
+  if (t_depth > 0) --t_depth;
+  if (context != nullptr) t_stack[t_depth++] = context;
 }
 
 }  // namespace anydev_emu

@@ -48,8 +48,8 @@ Context* CurrentContext();
 // CUDA_ERROR_INVALID_CONTEXT (reported with `api`) when no retained context
 // is current on the calling thread.
 CUresult RequireCurrent(const char* api, Context** out);
-void PushCurrent(Context* context);
-Context* PopCurrent();  // null when the stack is empty
+CUresult PushCurrent(Context* context);  // INVALID_VALUE past 256 deep
+Context* PopCurrent();                   // null when the stack is empty
 void SetCurrent(Context* context);
 
 }  // namespace anydev_emu

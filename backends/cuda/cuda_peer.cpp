@@ -1,0 +1,82 @@
+// Peer access between two CUDA devices: cuDeviceCanAccessPeer,
+// cuCtxEnablePeerAccess, and access to the peer's default memory pool.
+#include <cuda.h>
+
+#include <string>
+
+#include "cuda_entries.h"
+#include "cuda_errors.h"
+#include "cuda_state.h"
+
+namespace anydev::cuda {
+
+anydev_status_t CanAccessPeer(int device, int peer, int* can_access) {
+  if (can_access == nullptr) {
+    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "can_access_peer: null out");
+  }
+  if (const anydev_status_t s = CheckDevice(device, "can_access_peer"); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (const anydev_status_t s = CheckDevice(peer, "can_access_peer"); s != ANYDEV_SUCCESS) return s;
+  if (device == peer) {
+    *can_access = 0;
+    return ANYDEV_SUCCESS;
+  }
+  const auto& devices = State().devices;
+  int value = 0;
+  const CUresult r =
+      Driver().DeviceCanAccessPeer(&value, devices[static_cast<std::size_t>(device)]->device,
+                                   devices[static_cast<std::size_t>(peer)]->device);
+  if (r != CUDA_SUCCESS) {
+    return ReportFailure(r, "cuDeviceCanAccessPeer",
+                         Cat("can_access_peer from cuda device ", device, " to device ", peer));
+  }
+  *can_access = value != 0 ? 1 : 0;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t EnablePeerAccess(int device, int peer) {
+  if (const anydev_status_t s = CheckDevice(device, "enable_peer_access"); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (const anydev_status_t s = CheckDevice(peer, "enable_peer_access"); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (device == peer) {
+    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
+                       Cat("enable_peer_access: cuda device ", device,
+                           " is its own peer (a device always accesses its own memory)"));
+  }
+  const std::string what = Cat("enable_peer_access from cuda device ", device, " to device ", peer);
+  CUcontext peer_context = nullptr;
+  if (const anydev_status_t s = PrimaryContext(peer, &peer_context); s != ANYDEV_SUCCESS) return s;
+  ScopedContext scope;
+  if (const anydev_status_t s = scope.Enter(device, "enable_peer_access"); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  const CudaDriver& drv = Driver();
+  CUresult r = drv.CtxEnablePeerAccess(peer_context, 0);
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
+    return ReportFailure(r, "cuCtxEnablePeerAccess", what);
+  }
+  // Memory from cuMemAllocAsync lives in the peer's default pool, whose
+  // mappings peer access does not change: grant them too.
+  const DeviceState& peer_state = *State().devices[static_cast<std::size_t>(peer)];
+  if (peer_state.memory_pools && drv.DeviceGetDefaultMemPool != nullptr &&
+      drv.MemPoolSetAccess != nullptr) {
+    CUmemoryPool pool = nullptr;
+    if ((r = drv.DeviceGetDefaultMemPool(&pool, peer_state.device)) != CUDA_SUCCESS) {
+      return ReportFailure(r, "cuDeviceGetDefaultMemPool", what);
+    }
+    CUmemAccessDesc access = {};
+    access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    access.location.id = State().devices[static_cast<std::size_t>(device)]->device;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    if ((r = drv.MemPoolSetAccess(pool, &access, 1)) != CUDA_SUCCESS) {
+      return ReportFailure(r, "cuMemPoolSetAccess", what);
+    }
+  }
+  return ANYDEV_SUCCESS;
+}
+
+}  // namespace anydev::cuda
