@@ -1,0 +1,38 @@
+// The caching pools of the process: one CachingPool per (backend, device,
+// memory kind), made on first use and never destroyed (releases may arrive
+// during exit). ANYDEV_POOL (0 or 1, default 1) is read once, on first use:
+// with 0 the pools keep statistics but cache nothing.
+//
+// Fork: a child of fork() starts with fresh, empty pools; the parent's pools
+// and their cached blocks are left untouched (they belong to the parent).
+// Thread-safe.
+#ifndef ANYDEV_SRC_POOL_POOL_REGISTRY_H_
+#define ANYDEV_SRC_POOL_POOL_REGISTRY_H_
+
+#include <optional>
+#include <string_view>
+
+#include "anydev/backend.h"
+#include "pool/caching_pool.h"
+
+namespace anydev::core {
+
+struct Backend;
+
+// ANYDEV_POOL parsed: true for "1", false for "0", nullopt for anything else
+// (the caller logs an error naming the value and keeps the default).
+std::optional<bool> parse_pool_setting(std::string_view value) noexcept;
+
+// Whether the pools cache (ANYDEV_POOL, read once).
+bool pools_enabled();
+
+// The pool of (backend, device, kind); made on first use.
+CachingPool& pool_for(const Backend* backend, int device, anydev_bk_memory_kind_t kind);
+
+// Releases the cached blocks of both kinds of (backend, device) without
+// waiting (see CachingPool::release_cached). Makes no pool.
+void release_cached_memory(const Backend* backend, int device);
+
+}  // namespace anydev::core
+
+#endif  // ANYDEV_SRC_POOL_POOL_REGISTRY_H_

@@ -1,0 +1,252 @@
+// The caching pools through the public API, on every backend: blocks come
+// back with exactly the bytes the new owner writes, a block is never handed
+// out while a stream may still use it, and the statistics follow buffers,
+// views, take_ptr and reassign_ownership_to. Every test empties the device's
+// pools first (release_cached_memory) so that blocks left by earlier tests do
+// not count. With ANYDEV_POOL=0 (ctest conformance-pool-off) the same tests
+// check that nothing is cached.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "device_param.h"
+#include "element_support.h"
+
+namespace anydev_conformance {
+namespace {
+
+using anydev::DeviceBuffer;
+using anydev::DeviceContext;
+using anydev::HostBuffer;
+using anydev::MemoryKind;
+using anydev::PoolStats;
+
+constexpr std::size_t kBlock = 1 << 16;  // a size class of its own (a power of two)
+
+class PoolTest : public DeviceTest {
+ protected:
+  void SetUp() override {
+    DeviceTest::SetUp();
+    ctx().release_cached_memory();
+  }
+  PoolStats Stats(MemoryKind kind) const { return ctx().pool_stats(kind); }
+  DeviceContext OtherStream() const { return ctx().with_stream(ctx().create_stream()); }
+};
+
+TEST_P(PoolTest, SettingFollowsTheEnvironment) {
+  const char* value = std::getenv("ANYDEV_POOL");
+  EXPECT_EQ(anydev::pool_enabled(), value == nullptr || std::string(value) != "0");
+}
+
+TEST_P(PoolTest, HostBlockNoStreamTouchedComesBackAtOnce) {
+  const PoolStats before = Stats(MemoryKind::host);
+  auto first = ctx().enqueue_create_host_buffer<std::uint8_t>(kBlock);
+  std::uint8_t* const address = first.unsafe_ptr();
+  PoolStats s = Stats(MemoryKind::host);
+  EXPECT_EQ(s.bytes_in_use - before.bytes_in_use, kBlock);
+  EXPECT_GE(s.peak_bytes_in_use, s.bytes_in_use);
+  first = HostBuffer<std::uint8_t>();
+  s = Stats(MemoryKind::host);
+  EXPECT_EQ(s.bytes_in_use, before.bytes_in_use);
+  auto second = ctx().enqueue_create_host_buffer<std::uint8_t>(kBlock);
+  const PoolStats after = Stats(MemoryKind::host);
+  EXPECT_EQ(after.allocation_count - before.allocation_count, 2u);
+  if (anydev::pool_enabled()) {
+    EXPECT_EQ(s.bytes_cached, kBlock);
+    EXPECT_EQ(second.unsafe_ptr(), address);
+    EXPECT_EQ(after.cache_hits - before.cache_hits, 1u);
+    EXPECT_EQ(after.cache_misses - before.cache_misses, 1u);
+    EXPECT_EQ(after.bytes_cached, 0u);
+  } else {
+    EXPECT_EQ(s.bytes_cached, 0u);
+    EXPECT_EQ(after.cache_hits, 0u);
+    EXPECT_EQ(after.cache_misses - before.cache_misses, 2u);
+  }
+}
+
+TEST_P(PoolTest, RequestsAreRoundedToTheirBlockSize) {
+  const PoolStats before = Stats(MemoryKind::device);
+  auto buffer = ctx().enqueue_create_buffer<std::uint32_t>(1000);  // 4000 bytes
+  const PoolStats s = Stats(MemoryKind::device);
+  EXPECT_EQ(s.bytes_in_use - before.bytes_in_use, anydev::pool_enabled() ? 4096u : 4000u);
+  EXPECT_EQ(s.allocation_count - before.allocation_count, 1u);
+}
+
+TEST_P(PoolTest, ReusedDeviceBlocksHoldExactlyTheNewBytes) {
+  constexpr int kRounds = 6;
+  const PoolStats before = Stats(MemoryKind::device);
+  std::vector<HostBuffer<std::uint8_t>> results;
+  std::vector<Array<std::uint8_t>> expected;
+  for (int i = 0; i < kRounds; ++i) {
+    expected.push_back(Pattern<std::uint8_t>(kBlock, 900 + i));
+    results.push_back(ctx().enqueue_create_host_buffer<std::uint8_t>(kBlock));
+  }
+  for (int i = 0; i < kRounds; ++i) {
+    // Released while its copies are still queued; the next round's buffer
+    // (on the same stream) may get the same block at once.
+    auto scratch = ctx().enqueue_create_buffer<std::uint8_t>(kBlock);
+    scratch.enqueue_copy_from(expected[i].cspan());
+    scratch.enqueue_copy_to(results[i]);
+  }
+  ctx().synchronize();
+  for (int i = 0; i < kRounds; ++i) {
+    SCOPED_TRACE("round " + std::to_string(i));
+    EXPECT_TRUE(
+        BytesEqual(std::span<const std::uint8_t>(results[i].as_span()), expected[i].cspan()));
+  }
+  const PoolStats after = Stats(MemoryKind::device);
+  if (anydev::pool_enabled()) {
+    // Same stream: each round reuses the previous round's block at once.
+    EXPECT_EQ(after.cache_hits - before.cache_hits, static_cast<std::uint64_t>(kRounds - 1));
+    EXPECT_EQ(after.bytes_cached, kBlock);
+  } else {
+    EXPECT_EQ(after.cache_misses - before.cache_misses, static_cast<std::uint64_t>(kRounds));
+  }
+}
+
+TEST_P(PoolTest, AnotherStreamNeverOverwritesABlockStillInUse) {
+  const DeviceContext other = OtherStream();
+  constexpr std::size_t kBig = std::size_t{4} << 20;
+  const Array<std::uint8_t> pattern = Pattern<std::uint8_t>(kBig, 77);
+  auto result = ctx().enqueue_create_host_buffer<std::uint8_t>(kBig);
+  auto other_result = other.enqueue_create_host_buffer<std::uint8_t>(kBig);
+  for (int round = 0; round < 3; ++round) {
+    {
+      auto source = ctx().enqueue_create_buffer<std::uint8_t>(kBig);
+      source.enqueue_copy_from(pattern.cspan());
+      source.enqueue_copy_to(result);
+    }  // released with both copies possibly still queued on ctx's stream
+    auto stomp = other.enqueue_create_buffer<std::uint8_t>(kBig);
+    stomp.enqueue_fill(std::uint8_t{0x5A});
+    stomp.enqueue_copy_to(other_result);
+    ctx().synchronize();
+    other.synchronize();
+    SCOPED_TRACE("round " + std::to_string(round));
+    EXPECT_TRUE(BytesEqual(std::span<const std::uint8_t>(result.as_span()), pattern.cspan()));
+    EXPECT_TRUE(AllEqual(std::span<const std::uint8_t>(other_result.as_span()), 0x5A));
+  }
+}
+
+TEST_P(PoolTest, HostBlockIsNotReusedWhileAStreamStillReadsIt) {
+  constexpr std::size_t kBig = std::size_t{4} << 20;
+  const Array<std::uint8_t> pattern = Pattern<std::uint8_t>(kBig, 78);
+  for (int round = 0; round < 3; ++round) {
+    auto device = ctx().enqueue_create_buffer<std::uint8_t>(kBig);
+    {
+      HostBuffer<std::uint8_t> source = HostWith(ctx(), pattern);
+      source.enqueue_copy_to(device);
+    }  // released while the copy may still read it
+    // A new host buffer is usable at once: writing it must not change what
+    // the queued copy reads.
+    auto fresh = ctx().enqueue_create_host_buffer<std::uint8_t>(kBig);
+    std::fill(fresh.as_span().begin(), fresh.as_span().end(), std::uint8_t{0xFF});
+    SCOPED_TRACE("round " + std::to_string(round));
+    EXPECT_TRUE(BytesEqual(Contents(device), pattern));
+  }
+}
+
+TEST_P(PoolTest, ViewsKeepTheBlockInUse) {
+  const PoolStats before = Stats(MemoryKind::host);
+  auto parent = ctx().enqueue_create_host_buffer<std::uint8_t>(kBlock);
+  auto view = parent.create_sub_buffer<std::uint32_t>(1024, 16);
+  parent = HostBuffer<std::uint8_t>();
+  PoolStats s = Stats(MemoryKind::host);
+  EXPECT_EQ(s.bytes_in_use - before.bytes_in_use, kBlock);
+  EXPECT_EQ(s.bytes_cached, 0u);
+  view = HostBuffer<std::uint32_t>();
+  s = Stats(MemoryKind::host);
+  EXPECT_EQ(s.bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(s.bytes_cached, anydev::pool_enabled() ? kBlock : 0u);
+}
+
+TEST_P(PoolTest, TakenMemoryLeavesThePoolAndFreeGivesItBack) {
+  for (const MemoryKind kind : {MemoryKind::host, MemoryKind::device}) {
+    SCOPED_TRACE(kind == MemoryKind::host ? "host" : "device");
+    const PoolStats before = Stats(kind);
+    std::uint8_t* taken = nullptr;
+    if (kind == MemoryKind::host) {
+      taken = ctx().enqueue_create_host_buffer<std::uint8_t>(kBlock).take_ptr();
+    } else {
+      auto buffer = ctx().enqueue_create_buffer<std::uint8_t>(kBlock);
+      taken = std::move(buffer).take_ptr();
+    }
+    ASSERT_NE(taken, nullptr);
+    PoolStats s = Stats(kind);
+    EXPECT_EQ(s.bytes_in_use, before.bytes_in_use) << "taken memory is the caller's";
+    EXPECT_EQ(s.allocation_count - before.allocation_count, 1u);
+    ctx().free(taken);
+    s = Stats(kind);
+    EXPECT_EQ(s.bytes_in_use, before.bytes_in_use);
+    if (anydev::pool_enabled()) {
+      EXPECT_EQ(s.bytes_cached, kBlock);
+      // Freed on ctx's stream and never used by another: the next buffer of
+      // that size on ctx gets it (device: stream order; host: no work).
+      const PoolStats again_before = Stats(kind);
+      if (kind == MemoryKind::host) {
+        EXPECT_EQ(ctx().enqueue_create_host_buffer<std::uint8_t>(kBlock).unsafe_ptr(), taken);
+      } else {
+        auto again = ctx().enqueue_create_buffer<std::uint8_t>(kBlock);
+      }
+      EXPECT_EQ(Stats(kind).cache_hits - again_before.cache_hits, 1u);
+    } else {
+      EXPECT_EQ(s.bytes_cached, 0u);
+    }
+  }
+}
+
+TEST_P(PoolTest, ReassignedBlockBelongsToTheNewOwnersStream) {
+  const DeviceContext other = OtherStream();
+  const PoolStats before = Stats(MemoryKind::device);
+  {
+    auto buffer = ctx().enqueue_create_buffer<std::uint8_t>(kBlock);
+    buffer.enqueue_fill(std::uint8_t{0x11});
+    buffer.reassign_ownership_to(other);
+  }  // released on `other`'s stream, after ctx's fill
+  auto reused = other.enqueue_create_buffer<std::uint8_t>(kBlock);
+  const PoolStats after = Stats(MemoryKind::device);
+  if (anydev::pool_enabled()) {
+    EXPECT_EQ(after.cache_hits - before.cache_hits, 1u) << "reused at once on the owner's stream";
+  }
+  reused.enqueue_fill(std::uint8_t{0x22});
+  EXPECT_TRUE(AllEqual(Contents(reused), 0x22));
+}
+
+TEST_P(PoolTest, ReleaseCachedMemoryEmptiesBothKinds) {
+  {
+    auto host = ctx().enqueue_create_host_buffer<std::uint8_t>(kBlock);
+    auto device = ctx().enqueue_create_buffer<std::uint8_t>(kBlock);
+    device.enqueue_copy_from(host);
+  }
+  auto kept = ctx().enqueue_create_buffer<std::uint8_t>(2 * kBlock);
+  const PoolStats host_before = Stats(MemoryKind::host);
+  const PoolStats device_before = Stats(MemoryKind::device);
+  if (anydev::pool_enabled()) {
+    EXPECT_EQ(host_before.bytes_cached, kBlock);
+    EXPECT_EQ(device_before.bytes_cached, kBlock);
+  }
+  ctx().release_cached_memory();
+  const PoolStats host_after = Stats(MemoryKind::host);
+  const PoolStats device_after = Stats(MemoryKind::device);
+  EXPECT_EQ(host_after.bytes_cached, 0u);
+  EXPECT_EQ(device_after.bytes_cached, 0u);
+  EXPECT_EQ(device_after.bytes_in_use, device_before.bytes_in_use) << "buffers keep their memory";
+  kept.enqueue_fill(std::uint8_t{0x33});
+  EXPECT_TRUE(AllEqual(Contents(kept), 0x33));
+}
+
+TEST_P(PoolTest, StatisticsRejectAnUnknownKind) {
+  anydev_pool_stats_t stats{};
+  stats.struct_size = sizeof(stats);
+  EXPECT_EQ(anydev_context_pool_stats(ctx().handle(), static_cast<anydev_memory_kind_t>(7), &stats),
+            ANYDEV_ERROR_INVALID_ARGUMENT);
+  stats.struct_size = sizeof(stats) - 1;
+  EXPECT_EQ(anydev_context_pool_stats(ctx().handle(), ANYDEV_MEMORY_HOST, &stats),
+            ANYDEV_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(anydev_last_error_message()).find("struct_size"), std::string::npos);
+}
+
+ANYDEV_CONFORMANCE_SUITE(PoolTest);
+
+}  // namespace
+}  // namespace anydev_conformance

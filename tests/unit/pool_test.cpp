@@ -1,0 +1,490 @@
+// The caching pool (src/pool/) against a fake backend whose streams only
+// finish their work when the test says so: size classes, when a block may be
+// reused, statistics, the out-of-memory retry and releasing the cache.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "objects.h"
+#include "pool/caching_pool.h"
+#include "pool/pool_registry.h"
+#include "pool/size_classes.h"
+#include "status.h"
+#include "stream_ordered_release.h"
+
+namespace anydev::core {
+namespace {
+
+// ---- the fake backend -------------------------------------------------------------
+// A stream is a counter of enqueued work and a counter of finished work; an
+// event captures the enqueued count of the stream it was recorded on.
+struct FakeStream {
+  std::uint64_t enqueued = 0;
+  std::uint64_t finished = 0;
+};
+struct FakeEvent {
+  FakeStream* stream = nullptr;  // null: never recorded (complete)
+  std::uint64_t target = 0;
+};
+
+struct Fake {
+  std::mutex mutex;
+  std::condition_variable changed;
+  int allocs = 0;            // host_alloc + device_alloc calls
+  int fail_next_allocs = 0;  // that many next allocations fail with OUT_OF_MEMORY
+  bool fail_event_record = false;
+  int queries = 0;
+  std::set<void*> live;  // allocated, not freed
+  std::vector<void*> freed;
+  int live_events = 0;
+  std::uintptr_t next_address = 0x10000;
+
+  bool complete_locked(const FakeEvent* e) const {
+    return e->stream == nullptr || e->stream->finished >= e->target;
+  }
+};
+
+Fake* fake = nullptr;
+
+anydev_status_t FakeAlloc(std::size_t bytes, void** handle, void** address) {
+  std::lock_guard lock(fake->mutex);
+  ++fake->allocs;
+  if (fake->fail_next_allocs > 0) {
+    --fake->fail_next_allocs;
+    return set_error(ANYDEV_ERROR_OUT_OF_MEMORY, "fake: out of memory");
+  }
+  void* p = reinterpret_cast<void*>(fake->next_address);
+  fake->next_address += bytes + 4096;
+  fake->live.insert(p);
+  *handle = p;
+  *address = p;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t HostAlloc(int, std::size_t bytes, void** handle, void** address) {
+  return FakeAlloc(bytes, handle, address);
+}
+anydev_status_t DeviceAlloc(int, std::size_t bytes, anydev_bk_stream_t, void** handle,
+                            void** address) {
+  return FakeAlloc(bytes, handle, address);
+}
+anydev_status_t MemoryFree(int, anydev_bk_memory_kind_t, void* handle) {
+  std::lock_guard lock(fake->mutex);
+  if (fake->live.erase(handle) != 1) return set_error(ANYDEV_ERROR_INTERNAL, "fake: double free");
+  fake->freed.push_back(handle);
+  fake->changed.notify_all();
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t EventCreate(int, anydev_bk_event_t* out) {
+  std::lock_guard lock(fake->mutex);
+  ++fake->live_events;
+  *out = reinterpret_cast<anydev_bk_event_t>(new FakeEvent());
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t EventDestroy(anydev_bk_event_t event) {
+  std::lock_guard lock(fake->mutex);
+  --fake->live_events;
+  delete reinterpret_cast<FakeEvent*>(event);
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t EventRecord(anydev_bk_event_t event, anydev_bk_stream_t stream) {
+  std::lock_guard lock(fake->mutex);
+  if (fake->fail_event_record) return set_error(ANYDEV_ERROR_DEVICE, "fake: record failed");
+  auto* e = reinterpret_cast<FakeEvent*>(event);
+  e->stream = reinterpret_cast<FakeStream*>(stream);
+  e->target = e->stream->enqueued;
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t EventQuery(anydev_bk_event_t event, int* complete) {
+  std::lock_guard lock(fake->mutex);
+  ++fake->queries;
+  *complete = fake->complete_locked(reinterpret_cast<FakeEvent*>(event)) ? 1 : 0;
+  return ANYDEV_SUCCESS;
+}
+// Blocks until the test finishes the stream's work.
+anydev_status_t EventSynchronize(anydev_bk_event_t event) {
+  std::unique_lock lock(fake->mutex);
+  fake->changed.wait(lock,
+                     [&] { return fake->complete_locked(reinterpret_cast<FakeEvent*>(event)); });
+  return ANYDEV_SUCCESS;
+}
+
+anydev_backend_table_t MakeTable() {
+  anydev_backend_table_t t{};
+  t.struct_size = sizeof(t);
+  t.abi_version = ANYDEV_BACKEND_ABI_VERSION;
+  t.name = "fake";
+  t.host_alloc = HostAlloc;
+  t.device_alloc = DeviceAlloc;
+  t.memory_free = MemoryFree;
+  t.event_create = EventCreate;
+  t.event_destroy = EventDestroy;
+  t.event_record = EventRecord;
+  t.event_query = EventQuery;
+  t.event_synchronize = EventSynchronize;
+  return t;
+}
+
+const anydev_backend_table_t kTable = MakeTable();
+
+class PoolTest : public ::testing::Test {
+ protected:
+  PoolTest() {
+    fake = &state_;
+    backend_.name = "fake";
+    backend_.available = true;
+    backend_.table = &kTable;
+  }
+  ~PoolTest() override {
+    // Let every stream finish so that destroying the pools never waits.
+    {
+      std::lock_guard lock(state_.mutex);
+      for (const auto& native : natives_) native->finished = native->enqueued;
+    }
+    pools_.clear();
+    drain_releases();
+    fake = nullptr;
+  }
+
+  // Owned by the fixture: destroyed (after the streams finish) at the end.
+  CachingPool& MakePool(anydev_bk_memory_kind_t kind, bool caching = true) {
+    pools_.push_back(std::make_unique<CachingPool>(&backend_, 0, kind, caching));
+    return *pools_.back();
+  }
+  // The fake stream outlives the Stream: events recorded on it stay valid.
+  std::shared_ptr<Stream> MakeStream() {
+    natives_.push_back(std::make_unique<FakeStream>());
+    return std::make_shared<Stream>(
+        Stream{&backend_, 0, reinterpret_cast<anydev_bk_stream_t>(natives_.back().get())});
+  }
+  // Work enqueued on the stream that has not finished yet.
+  void Enqueue(const std::shared_ptr<Stream>& s) {
+    std::lock_guard lock(state_.mutex);
+    ++reinterpret_cast<FakeStream*>(s->native)->enqueued;
+  }
+  void Finish(const std::shared_ptr<Stream>& s) {
+    std::lock_guard lock(state_.mutex);
+    auto* native = reinterpret_cast<FakeStream*>(s->native);
+    native->finished = native->enqueued;
+    state_.changed.notify_all();
+  }
+  PoolBlock Allocate(CachingPool& pool, const std::shared_ptr<Stream>& s, std::size_t bytes) {
+    PoolBlock block;
+    EXPECT_EQ(pool.allocate(s, bytes, &block), ANYDEV_SUCCESS) << last_error_message();
+    return block;
+  }
+  int Allocs() {
+    std::lock_guard lock(state_.mutex);
+    return state_.allocs;
+  }
+  bool Live(void* handle) {
+    std::lock_guard lock(state_.mutex);
+    return state_.live.count(handle) == 1;
+  }
+
+  Fake state_;
+  Backend backend_;
+  std::vector<std::unique_ptr<FakeStream>> natives_;
+  std::vector<std::unique_ptr<CachingPool>> pools_;
+};
+
+// ---- size classes --------------------------------------------------------------------
+
+TEST(PoolSizeClassTest, SmallRequestsShareTheMinimumBlock) {
+  EXPECT_EQ(pool_size_class(1), 512u);
+  EXPECT_EQ(pool_size_class(512), 512u);
+}
+
+TEST(PoolSizeClassTest, FourClassesPerDoubling) {
+  EXPECT_EQ(pool_size_class(513), 640u);
+  EXPECT_EQ(pool_size_class(641), 768u);
+  EXPECT_EQ(pool_size_class(1000), 1024u);
+  EXPECT_EQ(pool_size_class(1024), 1024u);
+  EXPECT_EQ(pool_size_class(1025), 1280u);
+  constexpr std::size_t MiB = std::size_t{1} << 20;
+  EXPECT_EQ(pool_size_class(64 * MiB), 64 * MiB);
+  EXPECT_EQ(pool_size_class(64 * MiB + 1), 80 * MiB);
+  EXPECT_EQ(pool_size_class(100 * MiB), 112 * MiB);
+  EXPECT_EQ(pool_size_class(256 * MiB), 256 * MiB);
+}
+
+TEST(PoolSizeClassTest, LargeBlocksRoundToTwoMebibytes) {
+  constexpr std::size_t MiB = std::size_t{1} << 20;
+  EXPECT_EQ(pool_size_class(256 * MiB + 1), 258 * MiB);
+  EXPECT_EQ(pool_size_class(1000 * MiB), 1000 * MiB);
+  EXPECT_EQ(pool_size_class(1001 * MiB), 1002 * MiB);
+}
+
+TEST(PoolSizeClassTest, NeverSmallerAndAtMostAQuarterMore) {
+  for (std::size_t bytes = 1; bytes < (std::size_t{1} << 30); bytes = bytes * 3 / 2 + 7) {
+    const std::optional<std::size_t> c = pool_size_class(bytes);
+    ASSERT_TRUE(c.has_value()) << bytes;
+    EXPECT_GE(*c, bytes);
+    if (bytes > kPoolMinimumBlock) {
+      EXPECT_LE(*c - bytes, bytes / 4) << bytes;
+    }
+    EXPECT_EQ(pool_size_class(*c), c) << "a class is its own class: " << bytes;
+  }
+}
+
+TEST(PoolSizeClassTest, OverflowIsReported) {
+  EXPECT_FALSE(pool_size_class(std::numeric_limits<std::size_t>::max()).has_value());
+}
+
+TEST(PoolSettingTest, AcceptsExactlyZeroAndOne) {
+  EXPECT_EQ(parse_pool_setting("1"), std::optional<bool>(true));
+  EXPECT_EQ(parse_pool_setting("0"), std::optional<bool>(false));
+  for (const char* bad : {"", "true", "off", " 1", "1 ", "01", "2", "-0"}) {
+    EXPECT_FALSE(parse_pool_setting(bad).has_value()) << '"' << bad << '"';
+  }
+}
+
+// ---- reuse ----------------------------------------------------------------------------
+
+TEST_F(PoolTest, BlockNoStreamTouchedIsReusedAtOnceFromAnyStream) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST);
+  auto s = MakeStream();
+  auto t = MakeStream();
+  const PoolBlock first = Allocate(pool, s, 1000);
+  EXPECT_EQ(first.bytes, 1024u);
+  ASSERT_TRUE(pool.give_back(first, s, /*used_by_streams=*/false, /*in_use=*/true));
+  const PoolBlock second = Allocate(pool, t, 900);
+  EXPECT_EQ(second.handle, first.handle);
+  EXPECT_EQ(Allocs(), 1);
+}
+
+TEST_F(PoolTest, HostBlockWaitsForItsEventEvenOnItsOwnerStream) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST);
+  auto s = MakeStream();
+  const PoolBlock first = Allocate(pool, s, 4096);
+  Enqueue(s);  // a copy into it, still running
+  ASSERT_TRUE(pool.give_back(first, s, true, true));
+  const PoolBlock second = Allocate(pool, s, 4096);
+  EXPECT_NE(second.handle, first.handle) << "host memory reused while a stream still uses it";
+  Finish(s);
+  const PoolBlock third = Allocate(pool, s, 4096);
+  EXPECT_EQ(third.handle, first.handle);
+  EXPECT_EQ(Allocs(), 2);
+}
+
+TEST_F(PoolTest, DeviceBlockIsReusedAtOnceOnItsOwnerStream) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_DEVICE);
+  auto s = MakeStream();
+  const PoolBlock first = Allocate(pool, s, 1 << 20);
+  Enqueue(s);
+  ASSERT_TRUE(pool.give_back(first, s, true, true));
+  const PoolBlock second = Allocate(pool, s, 1 << 20);
+  EXPECT_EQ(second.handle, first.handle);
+  EXPECT_EQ(Allocs(), 1);
+}
+
+TEST_F(PoolTest, DeviceBlockWaitsForItsEventOnAnotherStream) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_DEVICE);
+  auto s = MakeStream();
+  auto t = MakeStream();
+  const PoolBlock first = Allocate(pool, s, 1 << 20);
+  Enqueue(s);
+  ASSERT_TRUE(pool.give_back(first, s, true, true));
+  const PoolBlock on_t = Allocate(pool, t, 1 << 20);
+  EXPECT_NE(on_t.handle, first.handle) << "reused on another stream before the owner passed it";
+  Finish(s);
+  const PoolBlock later = Allocate(pool, t, 1 << 20);
+  EXPECT_EQ(later.handle, first.handle);
+}
+
+TEST_F(PoolTest, WorkEnqueuedAfterTheReleaseDoesNotDelayReuse) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST);
+  auto s = MakeStream();
+  const PoolBlock first = Allocate(pool, s, 4096);
+  Enqueue(s);
+  ASSERT_TRUE(pool.give_back(first, s, true, true));
+  Finish(s);
+  Enqueue(s);  // unrelated later work, still pending
+  EXPECT_EQ(Allocate(pool, s, 4096).handle, first.handle);
+}
+
+TEST_F(PoolTest, OtherClassesAreNotReused) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST);
+  auto s = MakeStream();
+  const PoolBlock small = Allocate(pool, s, 1024);
+  ASSERT_TRUE(pool.give_back(small, s, false, true));
+  EXPECT_NE(Allocate(pool, s, 2048).handle, small.handle);
+  EXPECT_NE(Allocate(pool, s, 512).handle, small.handle);
+  EXPECT_EQ(Allocate(pool, s, 1024).handle, small.handle);
+}
+
+// ---- statistics -------------------------------------------------------------------------
+
+TEST_F(PoolTest, StatisticsCountBlockSizesHitsAndMisses) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST);
+  auto s = MakeStream();
+  const PoolBlock a = Allocate(pool, s, 1000);  // 1024
+  const PoolBlock b = Allocate(pool, s, 3000);  // 3072
+  PoolStats st = pool.stats();
+  EXPECT_EQ(st.bytes_in_use, 4096u);
+  EXPECT_EQ(st.peak_bytes_in_use, 4096u);
+  EXPECT_EQ(st.bytes_cached, 0u);
+  ASSERT_TRUE(pool.give_back(a, s, false, true));
+  st = pool.stats();
+  EXPECT_EQ(st.bytes_in_use, 3072u);
+  EXPECT_EQ(st.bytes_cached, 1024u);
+  const PoolBlock c = Allocate(pool, s, 1024);
+  EXPECT_EQ(c.handle, a.handle);
+  st = pool.stats();
+  EXPECT_EQ(st.bytes_in_use, 4096u);
+  EXPECT_EQ(st.bytes_cached, 0u);
+  EXPECT_EQ(st.allocation_count, 3u);
+  EXPECT_EQ(st.cache_hits, 1u);
+  EXPECT_EQ(st.cache_misses, 2u);
+  ASSERT_TRUE(pool.give_back(b, s, false, true));
+  ASSERT_TRUE(pool.give_back(c, s, false, true));
+  st = pool.stats();
+  EXPECT_EQ(st.bytes_in_use, 0u);
+  EXPECT_EQ(st.bytes_cached, 4096u);
+  EXPECT_EQ(st.peak_bytes_in_use, 4096u);
+}
+
+TEST_F(PoolTest, TakenMemoryLeavesInUseAndComesBackAsCached) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST);
+  auto s = MakeStream();
+  const PoolBlock a = Allocate(pool, s, 8192);
+  pool.forget_in_use(a.bytes);
+  EXPECT_EQ(pool.stats().bytes_in_use, 0u);
+  ASSERT_TRUE(pool.give_back(a, s, false, /*in_use=*/false));
+  const PoolStats st = pool.stats();
+  EXPECT_EQ(st.bytes_in_use, 0u);
+  EXPECT_EQ(st.bytes_cached, 8192u);
+}
+
+TEST_F(PoolTest, CachingOffKeepsStatisticsButNeverKeepsABlock) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST, /*caching=*/false);
+  auto s = MakeStream();
+  const PoolBlock a = Allocate(pool, s, 1000);
+  EXPECT_EQ(a.bytes, 1000u) << "no rounding without caching";
+  EXPECT_EQ(pool.stats().bytes_in_use, 1000u);
+  EXPECT_FALSE(pool.give_back(a, s, false, true)) << "the caller must free it";
+  EXPECT_TRUE(Live(a.handle));
+  const PoolStats st = pool.stats();
+  EXPECT_EQ(st.bytes_in_use, 0u);
+  EXPECT_EQ(st.bytes_cached, 0u);
+  EXPECT_EQ(st.peak_bytes_in_use, 1000u);
+  EXPECT_EQ(st.cache_misses, 1u);
+  EXPECT_EQ(st.cache_hits, 0u);
+  EXPECT_EQ(MemoryFree(0, ANYDEV_BK_MEMORY_HOST, a.handle), ANYDEV_SUCCESS);
+}
+
+TEST_F(PoolTest, AFailedReleaseEventHandsTheBlockBack) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_DEVICE);
+  auto s = MakeStream();
+  const PoolBlock a = Allocate(pool, s, 4096);
+  state_.fail_event_record = true;
+  EXPECT_FALSE(pool.give_back(a, s, true, true));
+  state_.fail_event_record = false;
+  EXPECT_EQ(pool.stats().bytes_in_use, 0u);
+  EXPECT_EQ(pool.stats().bytes_cached, 0u);
+  EXPECT_EQ(MemoryFree(0, ANYDEV_BK_MEMORY_DEVICE, a.handle), ANYDEV_SUCCESS);
+}
+
+// ---- out of memory and releasing the cache ------------------------------------------------
+
+TEST_F(PoolTest, OutOfMemoryFreesTheCacheAndTriesOnceMore) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_DEVICE);
+  auto s = MakeStream();
+  const PoolBlock cached_idle = Allocate(pool, s, 4096);
+  const PoolBlock cached_busy = Allocate(pool, s, 8192);
+  ASSERT_TRUE(pool.give_back(cached_idle, s, false, true));
+  Enqueue(s);
+  ASSERT_TRUE(pool.give_back(cached_busy, s, true, true));
+  state_.fail_next_allocs = 1;
+  // The busy block's event completes only when the test finishes the stream;
+  // the retry waits for it, so finish it from another thread.
+  std::thread finisher([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Finish(s);
+  });
+  PoolBlock fresh;
+  const anydev_status_t status = pool.allocate(s, 1 << 20, &fresh);
+  finisher.join();
+  ASSERT_EQ(status, ANYDEV_SUCCESS) << last_error_message();
+  EXPECT_EQ(Allocs(), 4) << "two blocks, one failure, one retry";
+  EXPECT_FALSE(Live(cached_idle.handle));
+  EXPECT_FALSE(Live(cached_busy.handle));
+  const PoolStats st = pool.stats();
+  EXPECT_EQ(st.bytes_cached, 0u);
+  EXPECT_EQ(st.bytes_in_use, std::size_t{1} << 20);
+  EXPECT_EQ(st.cache_misses, 3u);
+}
+
+TEST_F(PoolTest, OutOfMemoryWithNothingCachedFailsWithTheBackendsError) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST);
+  auto s = MakeStream();
+  state_.fail_next_allocs = 1;
+  PoolBlock block;
+  EXPECT_EQ(pool.allocate(s, 4096, &block), ANYDEV_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(last_error_message(), "fake: out of memory");
+  EXPECT_EQ(Allocs(), 1) << "no retry when nothing could be freed";
+  const PoolStats st = pool.stats();
+  EXPECT_EQ(st.allocation_count, 0u);
+  EXPECT_EQ(st.bytes_in_use, 0u);
+}
+
+TEST_F(PoolTest, OutOfMemoryTwiceFails) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST);
+  auto s = MakeStream();
+  const PoolBlock a = Allocate(pool, s, 4096);
+  ASSERT_TRUE(pool.give_back(a, s, false, true));
+  state_.fail_next_allocs = 2;
+  PoolBlock block;
+  EXPECT_EQ(pool.allocate(s, 1 << 16, &block), ANYDEV_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(Allocs(), 3) << "one retry only";
+  EXPECT_FALSE(Live(a.handle));
+}
+
+TEST_F(PoolTest, ReleaseCachedNeverWaitsAndFreesBusyBlocksOnceTheirStreamPasses) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST);
+  auto s = MakeStream();
+  const PoolBlock idle = Allocate(pool, s, 4096);
+  const PoolBlock busy = Allocate(pool, s, 4096);
+  ASSERT_TRUE(pool.give_back(idle, s, false, true));
+  Enqueue(s);
+  ASSERT_TRUE(pool.give_back(busy, s, true, true));
+  EXPECT_EQ(pool.release_cached(false), 8192u);  // returns although s is still busy
+  EXPECT_EQ(pool.stats().bytes_cached, 0u);
+  EXPECT_FALSE(Live(idle.handle));
+  EXPECT_TRUE(Live(busy.handle)) << "freed while a stream may still use it";
+  Finish(s);
+  drain_releases();
+  EXPECT_FALSE(Live(busy.handle));
+}
+
+TEST_F(PoolTest, DestroyingThePoolFreesEverythingAndEveryEvent) {
+  auto s = MakeStream();
+  auto t = MakeStream();
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_DEVICE);
+  const PoolBlock a = Allocate(pool, s, 4096);
+  const PoolBlock b = Allocate(pool, s, 4096);
+  Enqueue(s);
+  ASSERT_TRUE(pool.give_back(a, s, true, true));
+  ASSERT_TRUE(pool.give_back(b, s, true, true));
+  Finish(s);
+  const PoolBlock c = Allocate(pool, t, 4096);    // its event completed: kept for reuse
+  ASSERT_TRUE(pool.give_back(c, t, true, true));  // reuses that event
+  pools_.clear();
+  drain_releases();
+  EXPECT_FALSE(Live(a.handle));
+  EXPECT_FALSE(Live(b.handle));
+  std::lock_guard lock(state_.mutex);
+  EXPECT_EQ(state_.live_events, 0);
+}
+
+}  // namespace
+}  // namespace anydev::core
