@@ -11,22 +11,35 @@
 // at 1, 16, 64 and 256 MiB. Every iteration enqueues one operation and waits
 // for it (anydev: synchronize(); raw: clFinish). The raw side has its own
 // cl_context and in-order queue on the cl_device_id of anydev's device.
-// Benchmark names read opencl/<operation>/<size>MiB/<anydev|raw>;
-// bench/run-opencl.sh turns a run into a table of anydev/raw ratios.
+// Benchmark names read opencl/<operation>/<size>MiB/<anydev|raw|paired>:
+// anydev and raw measure one side each; paired alternates the two sides
+// operation by operation and reports the median per-pair ratio (see
+// run_paired). bench/run-opencl.sh turns a run into a table of anydev/raw
+// ratios.
+//
+// Round trips (a 4-byte host->device copy and its wait) run as
+// roundtrip/raw_opencl, roundtrip/anydev_opencl and roundtrip/anydev_cpu, and
+// roundtrip/cpu_vs_raw_opencl/paired gives how many times faster anydev's cpu
+// backend round trip is than raw OpenCL's (median of alternated pairs).
 //
 // ANYDEV_BENCH_OPENCL_DEVICE picks anydev's OpenCL device index (default 0).
 // Exits with 77 when the opencl backend is unavailable.
 #include <CL/cl.h>
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "anydev/anydev.hpp"
 
@@ -131,94 +144,235 @@ struct RawBuffer {
   RawBuffer& operator=(const RawBuffer&) = delete;
 };
 
-void run_raw(benchmark::State& state, Op op, std::size_t bytes) {
-  try {
-    const bool needs_host = op == Op::kHostToDevice || op == Op::kDeviceToHost;
-    RawBuffer device(bytes, false);
-    std::optional<RawBuffer> other;
-    if (needs_host) other.emplace(bytes, true);
-    if (op == Op::kDeviceToDevice) other.emplace(bytes, false);
+// One operation plus its wait, ready to repeat; owns its buffers.
+using Case = std::function<void()>;
+
+Case make_raw(Op op, std::size_t bytes) {
+  const bool needs_host = op == Op::kHostToDevice || op == Op::kDeviceToHost;
+  auto device = std::make_shared<RawBuffer>(bytes, false);
+  std::shared_ptr<RawBuffer> other;
+  if (needs_host) other = std::make_shared<RawBuffer>(bytes, true);
+  if (op == Op::kDeviceToDevice) other = std::make_shared<RawBuffer>(bytes, false);
+  return [op, bytes, device, other] {
     cl_command_queue queue = g_raw->queue;
-    for (auto _ : state) {
-      cl_int err = CL_SUCCESS;
-      switch (op) {
-        case Op::kHostToDevice:
-          err = clEnqueueWriteBuffer(queue, device.mem, CL_FALSE, 0, bytes, other->mapped, 0,
-                                     nullptr, nullptr);
-          break;
-        case Op::kDeviceToHost:
-          err = clEnqueueReadBuffer(queue, device.mem, CL_FALSE, 0, bytes, other->mapped, 0,
-                                    nullptr, nullptr);
-          break;
-        case Op::kDeviceToDevice:
-          err =
-              clEnqueueCopyBuffer(queue, other->mem, device.mem, 0, 0, bytes, 0, nullptr, nullptr);
-          break;
-        default:
-          err = clEnqueueFillBuffer(queue, device.mem, kPattern, pattern_size(op), 0, bytes, 0,
-                                    nullptr, nullptr);
-          break;
-      }
-      check_cl(err, "enqueue");
-      check_cl(clFinish(queue), "clFinish");
+    cl_int err = CL_SUCCESS;
+    switch (op) {
+      case Op::kHostToDevice:
+        err = clEnqueueWriteBuffer(queue, device->mem, CL_FALSE, 0, bytes, other->mapped, 0,
+                                   nullptr, nullptr);
+        break;
+      case Op::kDeviceToHost:
+        err = clEnqueueReadBuffer(queue, device->mem, CL_FALSE, 0, bytes, other->mapped, 0, nullptr,
+                                  nullptr);
+        break;
+      case Op::kDeviceToDevice:
+        err = clEnqueueCopyBuffer(queue, other->mem, device->mem, 0, 0, bytes, 0, nullptr, nullptr);
+        break;
+      default:
+        err = clEnqueueFillBuffer(queue, device->mem, kPattern, pattern_size(op), 0, bytes, 0,
+                                  nullptr, nullptr);
+        break;
     }
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-  }
+    check_cl(err, "enqueue");
+    check_cl(clFinish(queue), "clFinish");
+  };
 }
 
-// ---- anydev ------------------------------------------------------------------
-
 template <class T>
-void fill_loop(benchmark::State& state, const anydev::DeviceContext& ctx, std::size_t bytes) {
+Case make_anydev_fill(const anydev::DeviceContext& ctx, std::size_t bytes) {
   auto buffer = ctx.enqueue_create_buffer<T>(bytes / sizeof(T));
   T value;
   std::memcpy(&value, kPattern, sizeof(T));
   buffer.enqueue_fill(T{});
   ctx.synchronize();
-  for (auto _ : state) {
+  return [ctx, buffer, value] {
     buffer.enqueue_fill(value);
     ctx.synchronize();
-  }
+  };
 }
 
-void run_anydev(benchmark::State& state, Op op, std::size_t bytes) {
+Case make_anydev(Op op, std::size_t bytes) {
+  const anydev::DeviceContext& ctx = *g_context;
+  switch (op) {
+    case Op::kFill1:
+      return make_anydev_fill<std::uint8_t>(ctx, bytes);
+    case Op::kFill4:
+      return make_anydev_fill<std::uint32_t>(ctx, bytes);
+    case Op::kFill8:
+      return make_anydev_fill<std::uint64_t>(ctx, bytes);
+    case Op::kFill16:
+      return make_anydev_fill<std::complex<double>>(ctx, bytes);
+    default:
+      break;
+  }
+  auto device = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
+  std::optional<anydev::HostBuffer<std::uint8_t>> host;
+  std::optional<anydev::DeviceBuffer<std::uint8_t>> other;
+  device.enqueue_fill(0);
+  if (op == Op::kDeviceToDevice) {
+    other.emplace(ctx.enqueue_create_buffer<std::uint8_t>(bytes));
+    other->enqueue_fill(0);
+  } else {
+    host.emplace(ctx.enqueue_create_host_buffer<std::uint8_t>(bytes));
+    host->enqueue_fill(0x11);
+  }
+  ctx.synchronize();
+  return [op, ctx, device, host, other] {
+    if (op == Op::kHostToDevice) ctx.enqueue_copy(device, *host);
+    if (op == Op::kDeviceToHost) ctx.enqueue_copy(*host, device);
+    if (op == Op::kDeviceToDevice) ctx.enqueue_copy(device, *other);
+    ctx.synchronize();
+  };
+}
+
+// One side alone: Google Benchmark's real time per operation.
+void run_side(benchmark::State& state, Case (*make)(Op, std::size_t), Op op, std::size_t bytes) {
   try {
-    const anydev::DeviceContext& ctx = *g_context;
-    switch (op) {
-      case Op::kFill1:
-        fill_loop<std::uint8_t>(state, ctx, bytes);
-        break;
-      case Op::kFill4:
-        fill_loop<std::uint32_t>(state, ctx, bytes);
-        break;
-      case Op::kFill8:
-        fill_loop<std::uint64_t>(state, ctx, bytes);
-        break;
-      case Op::kFill16:
-        fill_loop<std::complex<double>>(state, ctx, bytes);
-        break;
-      default: {
-        auto device = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
-        auto host = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
-        auto other = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
-        host.enqueue_fill(0x11);
-        device.enqueue_fill(0);
-        other.enqueue_fill(0);
-        ctx.synchronize();
-        for (auto _ : state) {
-          if (op == Op::kHostToDevice) ctx.enqueue_copy(device, host);
-          if (op == Op::kDeviceToHost) ctx.enqueue_copy(host, device);
-          if (op == Op::kDeviceToDevice) ctx.enqueue_copy(device, other);
-          ctx.synchronize();
-        }
-      }
-    }
+    Case once = make(op, bytes);
+    for (auto _ : state) once();
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// Both sides alternately, each iteration one raw and one anydev operation
+// (their order swapped every iteration): slow changes in the machine's load
+// hit both alike, so the median of the per-pair time ratios is the fairest
+// figure on a shared machine. Counters: ratio (anydev bandwidth / raw
+// bandwidth), raw_bytes_per_second and anydev_bytes_per_second (from the
+// median times).
+void run_paired(benchmark::State& state, Op op, std::size_t bytes) {
+  using Clock = std::chrono::steady_clock;
+  try {
+    Case raw = make_raw(op, bytes);
+    Case any = make_anydev(op, bytes);
+    std::vector<double> raw_s, any_s, ratios;
+    bool raw_first = true;
+    for (auto _ : state) {
+      double t_raw = 0, t_any = 0;
+      for (int side = 0; side < 2; ++side) {
+        const bool do_raw = (side == 0) == raw_first;
+        const auto start = Clock::now();
+        (do_raw ? raw : any)();
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        (do_raw ? t_raw : t_any) = seconds;
+      }
+      raw_first = !raw_first;
+      raw_s.push_back(t_raw);
+      any_s.push_back(t_any);
+      ratios.push_back(t_raw / t_any);
+    }
+    const double b = static_cast<double>(bytes);
+    state.counters["ratio"] = median(ratios);
+    state.counters["raw_bytes_per_second"] = b / median(raw_s);
+    state.counters["anydev_bytes_per_second"] = b / median(any_s);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+// ---- round trip: a 4-byte host->device copy and its wait -------------------
+
+// Raw OpenCL: clEnqueueWriteBuffer of 4 bytes from a mapped pinned buffer, then
+// clFinish.
+Case make_raw_roundtrip() {
+  auto device = std::make_shared<RawBuffer>(4, false);
+  auto host = std::make_shared<RawBuffer>(4, true);
+  return [device, host] {
+    check_cl(clEnqueueWriteBuffer(g_raw->queue, device->mem, CL_FALSE, 0, 4, host->mapped, 0,
+                                  nullptr, nullptr),
+             "clEnqueueWriteBuffer");
+    check_cl(clFinish(g_raw->queue), "clFinish");
+  };
+}
+
+// anydev: enqueue_copy of a 4-byte host buffer to a device buffer, then
+// synchronize(), on `ctx` (the opencl context, or the cpu backend's).
+Case make_anydev_roundtrip(const anydev::DeviceContext& ctx) {
+  auto host = ctx.enqueue_create_host_buffer<std::uint32_t>(1);
+  auto device = ctx.enqueue_create_buffer<std::uint32_t>(1);
+  ctx.enqueue_memset(host, 7u);
+  ctx.synchronize();
+  return [ctx, host, device] {
+    ctx.enqueue_copy(device, host);
+    ctx.synchronize();
+  };
+}
+
+std::optional<anydev::DeviceContext> g_cpu_context;
+
+void run_case(benchmark::State& state, const std::function<Case()>& make) {
+  try {
+    Case once = make();
+    for (auto _ : state) once();
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+// Two cases alternately, as run_paired does; counter ratio = median of
+// (time of `slow` / time of `fast`), so "how many times faster `fast` is".
+void run_paired_cases(benchmark::State& state, const std::function<Case()>& make_fast,
+                      const std::function<Case()>& make_slow) {
+  using Clock = std::chrono::steady_clock;
+  try {
+    Case fast = make_fast();
+    Case slow = make_slow();
+    std::vector<double> fast_s, slow_s, ratios;
+    bool fast_first = true;
+    for (auto _ : state) {
+      double t_fast = 0, t_slow = 0;
+      for (int side = 0; side < 2; ++side) {
+        const bool do_fast = (side == 0) == fast_first;
+        const auto start = Clock::now();
+        (do_fast ? fast : slow)();
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        (do_fast ? t_fast : t_slow) = seconds;
+      }
+      fast_first = !fast_first;
+      fast_s.push_back(t_fast);
+      slow_s.push_back(t_slow);
+      ratios.push_back(t_slow / t_fast);
+    }
+    state.counters["ratio"] = median(ratios);
+    state.counters["fast_seconds"] = median(fast_s);
+    state.counters["slow_seconds"] = median(slow_s);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+// roundtrip/<raw_opencl|anydev_opencl|anydev_cpu>, and
+// roundtrip/cpu_vs_raw_opencl/paired (ratio: how many times faster anydev's
+// cpu backend round trip is than raw OpenCL's on this device).
+void register_roundtrips() {
+  try {
+    g_cpu_context.emplace(0, "cpu");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "anydev-opencl-bench: no cpu context (%s); cpu round trip skipped\n",
+                 e.what());
+  }
+  const std::function<Case()> raw = make_raw_roundtrip;
+  const std::function<Case()> any_cl = [] { return make_anydev_roundtrip(*g_context); };
+  const std::function<Case()> any_cpu = [] {
+    if (!g_cpu_context) throw std::runtime_error("no cpu context");
+    return make_anydev_roundtrip(*g_cpu_context);
+  };
+  auto add = [](const char* name, std::function<void(benchmark::State&)> fn) {
+    benchmark::RegisterBenchmark(name, std::move(fn))->UseRealTime()->Unit(benchmark::kMicrosecond);
+  };
+  add("roundtrip/raw_opencl", [raw](benchmark::State& s) { run_case(s, raw); });
+  add("roundtrip/anydev_opencl", [any_cl](benchmark::State& s) { run_case(s, any_cl); });
+  add("roundtrip/anydev_cpu", [any_cpu](benchmark::State& s) { run_case(s, any_cpu); });
+  add("roundtrip/cpu_vs_raw_opencl/paired",
+      [any_cpu, raw](benchmark::State& s) { run_paired_cases(s, any_cpu, raw); });
 }
 
 }  // namespace
@@ -239,6 +393,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "anydev-opencl-bench: raw OpenCL set-up failed: %s\n", e.what());
     return 1;
   }
+  register_roundtrips();
   benchmark::AddCustomContext(
       "anydev_device", g_context->api() + ":" + std::to_string(index) + " " + g_context->name());
   for (const OpInfo& info : kOps) {
@@ -247,12 +402,18 @@ int main(int argc, char** argv) {
           "opencl/" + std::string(info.name) + "/" + std::to_string(mib) + "MiB/";
       const Op op = info.op;
       const std::size_t bytes = mib * kMiB;
-      benchmark::RegisterBenchmark((base + "raw").c_str(),
-                                   [op, bytes](benchmark::State& s) { run_raw(s, op, bytes); })
+      benchmark::RegisterBenchmark(
+          (base + "raw").c_str(),
+          [op, bytes](benchmark::State& s) { run_side(s, make_raw, op, bytes); })
           ->UseRealTime()
           ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark((base + "anydev").c_str(),
-                                   [op, bytes](benchmark::State& s) { run_anydev(s, op, bytes); })
+      benchmark::RegisterBenchmark(
+          (base + "anydev").c_str(),
+          [op, bytes](benchmark::State& s) { run_side(s, make_anydev, op, bytes); })
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark((base + "paired").c_str(),
+                                   [op, bytes](benchmark::State& s) { run_paired(s, op, bytes); })
           ->UseRealTime()
           ->Unit(benchmark::kMillisecond);
     }

@@ -35,10 +35,12 @@ anydev_status_t report(const std::optional<RangeError>& error) {
   return set_error(error->status, error->message);
 }
 
-anydev_status_t wrap(anydev_status_t status, const char* op, const std::string& what,
-                     const Stream& stream) {
+// `what()` describes the operation for the message; called only on failure,
+// so a successful enqueue builds no string.
+template <class What>
+anydev_status_t wrap(anydev_status_t status, const char* op, What&& what, const Stream& stream) {
   if (status == ANYDEV_SUCCESS) return status;
-  return fail(status, op, what, " on ", describe_device(stream.backend, stream.device), ": ",
+  return fail(status, op, what(), " on ", describe_device(stream.backend, stream.device), ": ",
               last_error_message());
 }
 
@@ -73,7 +75,7 @@ anydev_status_t anydev_enqueue_copy(anydev_context_t ctx, anydev_buffer_t dst,
     return wrap(
         use_allocations(stream, both,
                         [&] { return table->copy(stream->native, d.ref(), s.ref(), bytes); }),
-        op, cat("copying ", bytes, " bytes"), *stream);
+        op, [&] { return cat("copying ", bytes, " bytes"); }, *stream);
   });
 }
 
@@ -98,9 +100,10 @@ anydev_status_t anydev_enqueue_copy_from_host(anydev_context_t ctx, anydev_buffe
     Allocation* const one[] = {d.allocation.get()};
     const anydev_bk_memory_ref_t from{const_cast<void*>(src), 0, ANYDEV_BK_MEMORY_USER_HOST, -1};
     const anydev_backend_table_t* table = stream->backend->table;
-    return wrap(use_allocations(stream, one,
-                                [&] { return table->copy(stream->native, d.ref(), from, bytes); }),
-                op, cat("copying ", bytes, " bytes from host memory"), *stream);
+    return wrap(
+        use_allocations(stream, one,
+                        [&] { return table->copy(stream->native, d.ref(), from, bytes); }),
+        op, [&] { return cat("copying ", bytes, " bytes from host memory"); }, *stream);
   });
 }
 
@@ -127,9 +130,10 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
     Allocation* const one[] = {s.allocation.get()};
     const anydev_bk_memory_ref_t to{dst, 0, ANYDEV_BK_MEMORY_USER_HOST, -1};
     const anydev_backend_table_t* table = stream->backend->table;
-    return wrap(use_allocations(stream, one,
-                                [&] { return table->copy(stream->native, to, s.ref(), bytes); }),
-                op, cat("copying ", bytes, " bytes to host memory"), *stream);
+    return wrap(
+        use_allocations(stream, one,
+                        [&] { return table->copy(stream->native, to, s.ref(), bytes); }),
+        op, [&] { return cat("copying ", bytes, " bytes to host memory"); }, *stream);
   });
 }
 
@@ -163,7 +167,8 @@ anydev_status_t anydev_enqueue_fill(anydev_context_t ctx, anydev_buffer_t buf, c
         use_allocations(
             stream, one,
             [&] { return table->fill(stream->native, b.ref(), pattern, pattern_size, bytes); }),
-        op, cat("filling ", bytes, " bytes with a ", pattern_size, "-byte pattern"), *stream);
+        op, [&] { return cat("filling ", bytes, " bytes with a ", pattern_size, "-byte pattern"); },
+        *stream);
   });
 }
 

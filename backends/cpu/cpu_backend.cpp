@@ -24,6 +24,7 @@
 #include "cpu_event.h"
 #include "cpu_fill.h"
 #include "cpu_memory.h"
+#include "cpu_parallel.h"
 #include "cpu_services.h"
 #include "cpu_stream.h"
 
@@ -100,7 +101,8 @@ const char* bk_kind_name(int kind) {
 // The address a memory reference designates, after checking it.
 anydev_status_t resolve(const char* op, const char* side, const anydev_bk_memory_ref_t& ref,
                         unsigned char** out) {
-  const std::string where = std::string("cpu ") + op + ": " + side;
+  // Built only on failure: the success path allocates nothing.
+  const auto where = [&] { return std::string("cpu ") + op + ": " + side; };
   const int kind = raw_kind(ref.kind);
   switch (kind) {
     case ANYDEV_BK_MEMORY_USER_HOST:
@@ -109,22 +111,22 @@ anydev_status_t resolve(const char* op, const char* side, const anydev_bk_memory
     case ANYDEV_BK_MEMORY_DEVICE:
       if (ref.device < 0 || ref.device >= kDeviceCount) {
         return set_error(ANYDEV_ERROR_OUT_OF_RANGE,
-                         where + " (" + bk_kind_name(kind) + ") names device index " +
+                         where() + " (" + bk_kind_name(kind) + ") names device index " +
                              std::to_string(ref.device) +
                              ", out of range (the cpu backend has 1 device, index 0)");
       }
       break;
     default:
       return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
-                       where + " has an unknown memory kind " + std::to_string(kind));
+                       where() + " has an unknown memory kind " + std::to_string(kind));
   }
   if (ref.handle == nullptr) {
     return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
-                     where + " (" + bk_kind_name(kind) + ") has a NULL handle");
+                     where() + " (" + bk_kind_name(kind) + ") has a NULL handle");
   }
   const auto base = reinterpret_cast<std::uintptr_t>(ref.handle);
   if (ref.offset > UINTPTR_MAX - base) {
-    return set_error(ANYDEV_ERROR_OUT_OF_RANGE, where + ": handle " + pointer_text(ref.handle) +
+    return set_error(ANYDEV_ERROR_OUT_OF_RANGE, where() + ": handle " + pointer_text(ref.handle) +
                                                     " + offset " + std::to_string(ref.offset) +
                                                     " overflows the address space");
   }
@@ -177,7 +179,9 @@ anydev_status_t initialize(const anydev_core_services_t* core, const char** libr
   return guarded("initialize", [&] {
     if (core != nullptr) set_core_services(core);
     if (library != nullptr) *library = "";
-    set_lock_pinned_memory(read_config().lock_pinned_memory);
+    const CpuConfig config = read_config();
+    set_lock_pinned_memory(config.lock_pinned_memory);
+    set_split_threads(config.split_threads);
     install_fork_handlers();
     device_info();
     return ANYDEV_SUCCESS;

@@ -15,6 +15,18 @@ std::optional<bool> parse_switch(const char* value) {
   return std::nullopt;
 }
 
+std::optional<unsigned> parse_thread_count(const char* value) {
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  unsigned n = 0;
+  for (const char* c = value; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9') return std::nullopt;
+    n = n * 10 + static_cast<unsigned>(*c - '0');
+    if (n > 1024) return std::nullopt;
+  }
+  if (n == 0) return std::nullopt;
+  return n;
+}
+
 CpuConfig read_config() {
   CpuConfig config;
   if (const char* value = get_env(kMlockVariable)) {
@@ -25,6 +37,15 @@ CpuConfig read_config() {
                                "\" is not valid (expected 0 or 1); keeping the default, " +
                                (config.lock_pinned_memory ? "1 (lock pinned host memory)"
                                                           : "0 (do not lock pinned host memory)"));
+    }
+  }
+  if (const char* value = get_env(kThreadsVariable)) {
+    if (const std::optional<unsigned> threads = parse_thread_count(value)) {
+      config.split_threads = *threads;
+    } else {
+      log(ANYDEV_LOG_WARN, std::string(kThreadsVariable) + "=\"" + value +
+                               "\" is not valid (expected a whole number from 1 to 1024); "
+                               "keeping the default (the online CPUs)");
     }
   }
   return config;

@@ -2,6 +2,9 @@
 //
 //   ANYDEV_CPU_MLOCK  "1" (default): lock pinned host memory with mlock while
 //                     RLIMIT_MEMLOCK allows; "0": never lock.
+//   ANYDEV_CPU_THREADS  threads that one large copy or fill is split across
+//                     (1 to 1024; default: the online CPUs, or 1 on fewer
+//                     than 4; 1 never splits).
 //
 // Strict: any other value (including "") is logged as a warning that names
 // it, and the default is kept. read_config is thread-safe; the core calls
@@ -18,7 +21,13 @@ inline constexpr const char* kMlockVariable = "ANYDEV_CPU_MLOCK";
 // The switches' values (defaults when unset or invalid).
 struct CpuConfig {
   bool lock_pinned_memory = true;
+  unsigned split_threads = 0;  // 0: the online CPUs
 };
+
+inline constexpr const char* kThreadsVariable = "ANYDEV_CPU_THREADS";
+
+// "1".."1024" -> that number, anything else -> nullopt.
+std::optional<unsigned> parse_thread_count(const char* value);
 
 // "0" -> false, "1" -> true, anything else -> nullopt.
 std::optional<bool> parse_switch(const char* value);

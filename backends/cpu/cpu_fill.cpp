@@ -1,19 +1,175 @@
 #include "cpu_fill.h"
 
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define ANYDEV_CPU_FILL_X86 1
+#endif
 
 namespace anydev::cpu {
 namespace {
 
 // A multiple of every valid pattern size, so that the block repeats the
-// pattern seamlessly and any tail is a prefix of it.
+// pattern seamlessly; also the alignment of the vector body.
 constexpr std::size_t kBlockBytes = 64;
+
+// 16-byte pattern bodies from kMovsFromBytes up (and below the streaming
+// size) are copied with rep movsb from a cache-hot kMovsSourceBytes block:
+// its fast-string stores skip reading the destination's lines first, which
+// vector stores cannot (measured on AMD EPYC with the destination out of L2:
+// ~0.82-0.85x memset, vector stores ~0.74x; a 16 KiB block was no better).
+constexpr std::size_t kMovsFromBytes = std::size_t{256} << 10;
+constexpr std::size_t kMovsSourceBytes = std::size_t{64} << 10;
 
 bool all_bytes_equal(const unsigned char* pattern, std::size_t pattern_size) {
   for (std::size_t i = 1; i < pattern_size; ++i) {
     if (pattern[i] != pattern[0]) return false;
   }
   return true;
+}
+
+// Writes `bytes` (a multiple of 64) at the 64-byte aligned `out`, one copy of
+// `block` per 64 bytes.
+using BlockWriter = void (*)(unsigned char* out, std::size_t bytes, const unsigned char* block);
+
+#ifdef ANYDEV_CPU_FILL_X86
+__attribute__((target("avx2"))) void write_avx2(unsigned char* out, std::size_t bytes,
+                                                const unsigned char* block) {
+  const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(block));
+  const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(block + 32));
+  for (std::size_t i = 0; i < bytes; i += kBlockBytes) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out + i), lo);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out + i + 32), hi);
+  }
+}
+
+__attribute__((target("avx2"))) void stream_avx2(unsigned char* out, std::size_t bytes,
+                                                 const unsigned char* block) {
+  const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(block));
+  const __m256i hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(block + 32));
+  for (std::size_t i = 0; i < bytes; i += kBlockBytes) {
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(out + i), lo);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(out + i + 32), hi);
+  }
+  _mm_sfence();  // streaming stores are weakly ordered: publish them before returning
+}
+
+void write_sse2(unsigned char* out, std::size_t bytes, const unsigned char* block) {
+  __m128i v[4];
+  for (int k = 0; k < 4; ++k) v[k] = _mm_load_si128(reinterpret_cast<const __m128i*>(block) + k);
+  for (std::size_t i = 0; i < bytes; i += kBlockBytes) {
+    for (int k = 0; k < 4; ++k) _mm_store_si128(reinterpret_cast<__m128i*>(out + i) + k, v[k]);
+  }
+}
+
+void stream_sse2(unsigned char* out, std::size_t bytes, const unsigned char* block) {
+  __m128i v[4];
+  for (int k = 0; k < 4; ++k) v[k] = _mm_load_si128(reinterpret_cast<const __m128i*>(block) + k);
+  for (std::size_t i = 0; i < bytes; i += kBlockBytes) {
+    for (int k = 0; k < 4; ++k) _mm_stream_si128(reinterpret_cast<__m128i*>(out + i) + k, v[k]);
+  }
+  _mm_sfence();
+}
+
+// `rep stos` of a 2, 4 or 8-byte word: the same fast-string microcode as
+// memset, so a word pattern fills as fast as a byte does. The pattern's
+// first byte lands at `out` whatever its alignment.
+void stos_words(unsigned char* out, const unsigned char* pat, std::size_t pattern_size,
+                std::size_t bytes) {
+  std::size_t count = bytes / pattern_size;
+  if (pattern_size == 8) {
+    std::uint64_t word;
+    std::memcpy(&word, pat, 8);
+    asm volatile("rep stosq" : "+D"(out), "+c"(count) : "a"(word) : "memory");
+  } else if (pattern_size == 4) {
+    std::uint32_t word;
+    std::memcpy(&word, pat, 4);
+    asm volatile("rep stosl" : "+D"(out), "+c"(count) : "a"(word) : "memory");
+  } else {
+    std::uint16_t word;
+    std::memcpy(&word, pat, 2);
+    asm volatile("rep stosw" : "+D"(out), "+c"(count) : "a"(word) : "memory");
+  }
+}
+
+// `rep movsb` from `source` (`source_bytes`, a multiple of 64, cache-hot)
+// over `bytes` at `out`: for 16-byte patterns in the range where fast-string
+// stores beat vector stores (the destination's lines are not read first).
+void movs_blocks(unsigned char* out, std::size_t bytes, const unsigned char* source,
+                 std::size_t source_bytes) {
+  for (std::size_t done = 0; done < bytes; done += source_bytes) {
+    std::size_t count = bytes - done < source_bytes ? bytes - done : source_bytes;
+    unsigned char* to = out + done;
+    const unsigned char* from = source;
+    asm volatile("rep movsb" : "+D"(to), "+S"(from), "+c"(count) : : "memory");
+  }
+}
+
+struct Writers {
+  BlockWriter cached;
+  BlockWriter streaming;
+};
+
+Writers pick_writers() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2")) return {write_avx2, stream_avx2};
+  return {write_sse2, stream_sse2};
+}
+#else
+// Portable: 64-byte blocks the compiler turns into the target's vector stores.
+void write_portable(unsigned char* out, std::size_t bytes, const unsigned char* block) {
+  for (std::size_t i = 0; i < bytes; i += kBlockBytes) std::memcpy(out + i, block, kBlockBytes);
+}
+
+// `rep stos` of a 2, 4 or 8-byte word: the same fast-string microcode as
+// memset, so a word pattern fills as fast as a byte does. The pattern's
+// first byte lands at `out` whatever its alignment.
+void stos_words(unsigned char* out, const unsigned char* pat, std::size_t pattern_size,
+                std::size_t bytes) {
+  std::size_t count = bytes / pattern_size;
+  if (pattern_size == 8) {
+    std::uint64_t word;
+    std::memcpy(&word, pat, 8);
+    asm volatile("rep stosq" : "+D"(out), "+c"(count) : "a"(word) : "memory");
+  } else if (pattern_size == 4) {
+    std::uint32_t word;
+    std::memcpy(&word, pat, 4);
+    asm volatile("rep stosl" : "+D"(out), "+c"(count) : "a"(word) : "memory");
+  } else {
+    std::uint16_t word;
+    std::memcpy(&word, pat, 2);
+    asm volatile("rep stosw" : "+D"(out), "+c"(count) : "a"(word) : "memory");
+  }
+}
+
+// `rep movsb` from `source` (`source_bytes`, a multiple of 64, cache-hot)
+// over `bytes` at `out`: for 16-byte patterns in the range where fast-string
+// stores beat vector stores (the destination's lines are not read first).
+void movs_blocks(unsigned char* out, std::size_t bytes, const unsigned char* source,
+                 std::size_t source_bytes) {
+  for (std::size_t done = 0; done < bytes; done += source_bytes) {
+    std::size_t count = bytes - done < source_bytes ? bytes - done : source_bytes;
+    unsigned char* to = out + done;
+    const unsigned char* from = source;
+    asm volatile("rep movsb" : "+D"(to), "+S"(from), "+c"(count) : : "memory");
+  }
+}
+
+struct Writers {
+  BlockWriter cached;
+  BlockWriter streaming;
+};
+
+Writers pick_writers() { return {write_portable, write_portable}; }
+#endif
+
+const Writers& writers() {
+  static const Writers chosen = pick_writers();
+  return chosen;
 }
 
 }  // namespace
@@ -23,7 +179,20 @@ bool is_valid_fill_pattern_size(std::size_t pattern_size) {
          pattern_size == 16;
 }
 
-void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std::size_t bytes) {
+std::size_t streaming_fill_bytes() {
+  static const std::size_t bytes = [] {
+    long llc = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    return llc > 0 ? static_cast<std::size_t>(llc) : std::size_t{32} << 20;
+  }();
+  return bytes;
+}
+
+void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std::size_t bytes,
+                  bool streaming) {
   auto* out = static_cast<unsigned char*>(dst);
   const auto* pat = static_cast<const unsigned char*>(pattern);
   // Zero fills and other byte-uniform patterns are the common case: memset is
@@ -32,15 +201,40 @@ void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std:
     std::memset(out, pat[0], bytes);
     return;
   }
+#ifdef ANYDEV_CPU_FILL_X86
+  // 2, 4 and 8-byte words (and 16-byte patterns made of two equal words).
+  if (pattern_size == 16 && std::memcmp(pat, pat + 8, 8) == 0) pattern_size = 8;
+  if (pattern_size <= 8) {
+    stos_words(out, pat, pattern_size, bytes);
+    return;
+  }
+#endif
+  const std::size_t mask = pattern_size - 1;  // pattern sizes are powers of two
+  // Head: bytes up to the first 64-byte boundary, each at its pattern phase.
+  std::size_t head =
+      (kBlockBytes - reinterpret_cast<std::uintptr_t>(out) % kBlockBytes) % kBlockBytes;
+  if (head > bytes) head = bytes;
+  for (std::size_t i = 0; i < head; ++i) out[i] = pat[i & mask];
+  // The block holds the pattern starting at the phase of byte `head`.
   alignas(kBlockBytes) unsigned char block[kBlockBytes];
-  for (std::size_t i = 0; i < kBlockBytes; i += pattern_size) {
-    std::memcpy(block + i, pat, pattern_size);
+  for (std::size_t i = 0; i < kBlockBytes; ++i) block[i] = pat[(head + i) & mask];
+  const std::size_t body = (bytes - head) / kBlockBytes * kBlockBytes;
+  bool body_done = false;
+#ifdef ANYDEV_CPU_FILL_X86
+  if (!streaming && body >= kMovsFromBytes) {
+    // A cache-hot source of kMovsSourceBytes holding the pattern at phase.
+    alignas(kBlockBytes) unsigned char source[kMovsSourceBytes];
+    writers().cached(source, kMovsSourceBytes, block);
+    movs_blocks(out + head, body, source, kMovsSourceBytes);
+    body_done = true;
   }
-  const std::size_t whole = bytes - bytes % kBlockBytes;
-  for (std::size_t i = 0; i < whole; i += kBlockBytes) {
-    std::memcpy(out + i, block, kBlockBytes);
+#endif
+  if (body > 0 && !body_done) {
+    const Writers& w = writers();
+    (streaming ? w.streaming : w.cached)(out + head, body, block);
   }
-  std::memcpy(out + whole, block, bytes - whole);
+  // Tail: a prefix of the block (the phase repeats every 64 bytes).
+  std::memcpy(out + head + body, block, bytes - head - body);
 }
 
 }  // namespace anydev::cpu

@@ -1,7 +1,15 @@
 // Pattern fill: writes a 1, 2, 4, 8 or 16-byte pattern repeatedly over a
 // range of host-addressable memory, with the pattern's exact bits.
 //
-// Pure function of its arguments: thread-safe; the caller owns the memory.
+// Byte-uniform patterns go to memset; on x86-64, 2, 4 and 8-byte words (and
+// 16-byte patterns of two equal words) to rep stos, memset's own fast-string
+// stores. Other 16-byte patterns: aligned 32-byte (AVX2, chosen at run time)
+// or 16-byte vector stores of a 64-byte block holding the pattern at the
+// right phase; rep movsb from a cache-hot block of it for larger bodies; and
+// streaming (non-temporal) stores for fills larger than the last-level cache,
+// where reading the lines first would only waste bandwidth.
+//
+// Pure functions of their arguments: thread-safe; the caller owns the memory.
 #ifndef ANYDEV_BACKENDS_CPU_CPU_FILL_H_
 #define ANYDEV_BACKENDS_CPU_CPU_FILL_H_
 
@@ -14,8 +22,14 @@ bool is_valid_fill_pattern_size(std::size_t pattern_size);
 
 // Writes `pattern` (pattern_size bytes, a valid size) over `bytes` bytes at
 // `dst`, starting with the pattern's first byte at dst. `bytes` must be a
-// multiple of pattern_size. `dst` needs no particular alignment.
-void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std::size_t bytes);
+// multiple of pattern_size. `dst` needs no particular alignment. With
+// `streaming`, the vector body uses non-temporal stores.
+void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std::size_t bytes,
+                  bool streaming = false);
+
+// The fill size from which streaming stores pay: the last-level cache's size
+// (sysconf), 32 MiB when unknown.
+std::size_t streaming_fill_bytes();
 
 }  // namespace anydev::cpu
 

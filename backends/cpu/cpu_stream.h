@@ -11,14 +11,24 @@
 // but its own worker) runs the queued tasks to the end, then joins the
 // worker.
 //
-// Inline execution (a later optimization) fits here: an enqueuing thread that
-// finds the queue empty and the worker waiting may run the task itself
-// between enqueue's bookkeeping and finish_task, with the worker kept out by
-// a "running inline" flag under the same mutex.
+// Inline execution: an enqueuing thread that finds every earlier task
+// complete runs a small copy or fill (may_run_inline) itself, between
+// enqueue's bookkeeping and finish_task_locked, while `inline_running_` keeps
+// the worker from starting later tasks. A tiny copy plus synchronize() then
+// costs about as much as the copy. Failures are kept for synchronize exactly
+// as the worker keeps them.
+//
+// Caller-side execution: synchronize() runs queued copies and fills itself,
+// front first, while the worker is not running a task (typically it has not
+// woken up yet), since the caller would only wait; the same flag keeps the
+// worker out. Waits and host functions are left to the worker.
 #ifndef ANYDEV_BACKENDS_CPU_CPU_STREAM_H_
 #define ANYDEV_BACKENDS_CPU_CPU_STREAM_H_
 
+#include <pthread.h>
+
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -30,6 +40,16 @@
 #include "cpu_task.h"
 
 namespace anydev::cpu {
+
+// Spinning before a futex sleep (measured on a 2-core AMD EPYC VM, where a
+// sleep + wake-up costs 5-20 us): a waiter in synchronize() or an event wait
+// spins up to kWaitSpin, yielding the CPU after kSpinBeforeYield.
+inline constexpr std::chrono::microseconds kWaitSpin{200};
+inline constexpr std::chrono::microseconds kSpinBeforeYield{5};
+
+// Gives `thread` the SCHED_BATCH policy (see cpu_stream.cpp); used for the
+// stream workers and the split helpers.
+void set_batch_policy(pthread_t thread);
 
 class StreamState {
  public:
@@ -63,6 +83,9 @@ class StreamState {
 
  private:
   void finish_task_locked(std::optional<TaskFailure> failure);
+  // Pops the queue's front and runs it on the calling thread (lock held on
+  // entry and on return, released while the task runs).
+  void run_on_caller_locked(std::unique_lock<std::mutex>& lock);
 
   mutable std::mutex mutex_;
   std::condition_variable work_cv_;  // the worker waits here for tasks or stop
@@ -72,6 +95,7 @@ class StreamState {
   std::atomic<std::uint64_t> completed_{0};  // written only under mutex_
   int done_waiters_ = 0;
   bool worker_waiting_ = false;
+  bool inline_running_ = false;  // an enqueuing thread is running a task
   bool stopping_ = false;
   std::optional<TaskFailure> first_failure_;
 };

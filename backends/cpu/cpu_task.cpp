@@ -1,22 +1,61 @@
 #include "cpu_task.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "cpu_fill.h"
+#include "cpu_parallel.h"
 #include "cpu_stream.h"
 
 namespace anydev::cpu {
 namespace {
 
+bool overlap(const void* a, const void* b, std::size_t bytes) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a);
+  const auto y = reinterpret_cast<std::uintptr_t>(b);
+  return x < y + bytes && y < x + bytes;
+}
+
+void copy_chunk(std::size_t offset, std::size_t length, void* context) {
+  const auto& task = *static_cast<const CopyTask*>(context);
+  std::memcpy(static_cast<unsigned char*>(task.dst) + offset,
+              static_cast<const unsigned char*>(task.src) + offset, length);
+}
+
+// A fill split across threads; every chunk starts at a multiple of 4096
+// bytes, hence at the pattern's first byte.
+struct SplitFill {
+  const FillTask* task;
+  bool streaming;
+};
+
+void fill_chunk(std::size_t offset, std::size_t length, void* context) {
+  const auto& split = *static_cast<const SplitFill*>(context);
+  fill_pattern(static_cast<unsigned char*>(split.task->dst) + offset, split.task->pattern,
+               split.task->pattern_size, length, split.streaming);
+}
+
 struct TaskRunner {
   std::optional<TaskFailure> operator()(CopyTask& task) const {
-    // memmove costs the same as memcpy for disjoint ranges and stays defined
-    // should a caller ever break the no-overlap rule.
-    std::memmove(task.dst, task.src, task.bytes);
+    if (overlap(task.dst, task.src, task.bytes)) {
+      // Never from the core (it rejects overlapping copies); memmove keeps
+      // it defined should a caller of the backend table break the rule.
+      std::memmove(task.dst, task.src, task.bytes);
+    } else if (task.bytes >= kSplitCopyBytes) {
+      split_work(task.bytes, copy_chunk, &task);
+    } else {
+      std::memcpy(task.dst, task.src, task.bytes);
+    }
     return std::nullopt;
   }
   std::optional<TaskFailure> operator()(FillTask& task) const {
-    fill_pattern(task.dst, task.pattern, task.pattern_size, task.bytes);
+    const bool streaming = task.bytes >= streaming_fill_bytes();
+    if (task.bytes >= kSplitFillBytes) {
+      SplitFill split{&task, streaming};
+      split_work(task.bytes, fill_chunk, &split);
+    } else {
+      fill_pattern(task.dst, task.pattern, task.pattern_size, task.bytes, streaming);
+    }
     return std::nullopt;
   }
   std::optional<TaskFailure> operator()(WaitTask& task) const {
@@ -28,6 +67,16 @@ struct TaskRunner {
 };
 
 }  // namespace
+
+bool may_run_inline(const Task& task) {
+  if (const auto* copy = std::get_if<CopyTask>(&task)) return copy->bytes <= kInlineBytes;
+  if (const auto* fill = std::get_if<FillTask>(&task)) return fill->bytes <= kInlineBytes;
+  return false;  // waits and host functions may block: always on the worker
+}
+
+bool may_run_on_caller(const Task& task) {
+  return std::holds_alternative<CopyTask>(task) || std::holds_alternative<FillTask>(task);
+}
 
 std::optional<TaskFailure> run_task(Task& task) { return std::visit(TaskRunner{}, task); }
 

@@ -59,7 +59,24 @@ struct HostFunctionTask {
 // One queued task; a value type, owned by the queue until it has run.
 using Task = std::variant<CopyTask, FillTask, WaitTask, HostFunctionTask>;
 
-// Runs `task` on the calling thread; nullopt on success.
+// Copies and fills up to this size run on the enqueuing thread when their
+// stream is idle (StreamState::enqueue): waking the worker costs 5-20 us on a
+// virtual machine, as much as the copy itself up to about this size (a 1 MiB
+// memcpy takes ~20 us from L2/L3). Larger work is handed to the worker, so
+// that enqueue returns at once and the caller's own work overlaps it.
+inline constexpr std::size_t kInlineBytes = std::size_t{1} << 20;
+
+// True for a task that may run inline: a copy or fill of at most
+// kInlineBytes. Waits and host functions always run on the worker.
+bool may_run_inline(const Task& task);
+
+// True for copies and fills of any size: what synchronize() may run on the
+// caller's thread instead of waiting for the worker.
+bool may_run_on_caller(const Task& task);
+
+// Runs `task` on the calling thread; nullopt on success. Copies and fills of
+// at least kSplitCopyBytes / kSplitFillBytes are split across threads
+// (cpu_parallel.h).
 std::optional<TaskFailure> run_task(Task& task);
 
 }  // namespace anydev::cpu

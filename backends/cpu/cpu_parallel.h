@@ -1,0 +1,48 @@
+// Splitting one large copy or fill across the host's cores.
+//
+// A process-wide set of helper threads (one fewer than the threads a split
+// may use) waits for jobs. split_work() cuts a byte range into chunks, offers
+// them to the helpers and works through them itself too, so it never waits
+// for a helper that is busy elsewhere: every chunk is done by whichever
+// thread takes it first, and split_work returns when all are done. The
+// helpers start on first use and are never joined (they sleep when idle); a
+// forked child starts its own.
+//
+// Thread-safe: several streams may split work at the same time; jobs queue in
+// FIFO order for the helpers.
+#ifndef ANYDEV_BACKENDS_CPU_CPU_PARALLEL_H_
+#define ANYDEV_BACKENDS_CPU_CPU_PARALLEL_H_
+
+#include <cstddef>
+
+namespace anydev::cpu {
+
+// Below this many online CPUs the default is not to split: on a 2-core AMD
+// EPYC VM one thread already reaches the memory system's limit (memcpy and
+// memset on 1 and 2 threads measured equal within noise, 1-256 MiB), so a
+// split would only add a helper's wake-up and compete with the caller.
+inline constexpr unsigned kMinCpusToSplit = 4;
+
+// The number of threads a split uses (caller included): ANYDEV_CPU_THREADS
+// when set at initialize, else the online CPUs (1 below kMinCpusToSplit).
+// At least 1.
+void set_split_threads(unsigned threads);
+unsigned split_threads();
+
+// The smallest copy or fill worth splitting: below it a helper's wake-up
+// costs more than it saves (measured on a 2-core AMD EPYC; see
+// docs/performance.md).
+inline constexpr std::size_t kSplitCopyBytes = std::size_t{4} << 20;
+inline constexpr std::size_t kSplitFillBytes = std::size_t{4} << 20;
+
+// Calls work(offset, length, context) over [0, bytes) in one contiguous
+// chunk per thread, each starting at a multiple of 4096 bytes (so a fill's
+// pattern phase is kept), on this thread and the helpers; returns when every
+// chunk is done. One call over the whole range when split_threads() is 1 or
+// no helper could start.
+using ChunkFn = void (*)(std::size_t offset, std::size_t length, void* context);
+void split_work(std::size_t bytes, ChunkFn work, void* context);
+
+}  // namespace anydev::cpu
+
+#endif  // ANYDEV_BACKENDS_CPU_CPU_PARALLEL_H_

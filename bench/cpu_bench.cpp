@@ -1,0 +1,432 @@
+// anydev-cpu-bench: anydev's cpu backend beside its baselines, in one binary
+// and one run (Google Benchmark).
+//
+//   baseline/memcpy/{1thread,all}/<bytes>   memcpy on one thread / split over
+//                                           every core (persistent threads)
+//   baseline/memset/{1thread,all}/<bytes>   the same for memset
+//   cpu/copy_{h2h,h2d,d2h,d2d}/<bytes>      one enqueue_copy + synchronize()
+//   cpu/fill_{1,4,8,16}/<bytes>             one N-byte pattern fill + synchronize()
+//   cpu/roundtrip                           a 4-byte host->device copy + synchronize()
+//   baseline/roundtrip_memcpy               a 4-byte memcpy (the floor)
+//   cpu/enqueue                             4-byte copies back to back, a
+//                                           synchronize() every 1024 (items/s)
+//   paired/copy_<dir>/<bytes>, paired/fill_<n>/<bytes>  (1 MiB and up)
+//                                           anydev and both baselines
+//                                           alternated; counter `ratio` is the
+//                                           median of (faster baseline time /
+//                                           anydev time), the figure the
+//                                           targets are judged by on a shared
+//                                           machine
+//   cpu/alloc_{host,device}_64MiB/{pooled,unpooled}
+//                                           create + release of a 64 MiB buffer;
+//                                           unpooled releases the pool's cache
+//                                           (anydev_context_release_cached_memory)
+//                                           after each release, so every create
+//                                           maps fresh memory
+//
+// Sizes run from 4 KiB to ANYDEV_BENCH_MAX_BYTES (default 256 MiB; 1 GiB at
+// most). Buffers are created and touched before timing. Every figure is real
+// (wall-clock) time. scripts/bench-report turns a run into docs/performance.md.
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "anydev/anydev.h"
+#include "anydev/anydev.hpp"
+#include "host_baseline.h"
+
+namespace {
+
+using anydev_bench::HostThreads;
+using anydev_bench::MappedBytes;
+
+constexpr std::size_t kKiB = 1024;
+constexpr std::size_t kMiB = kKiB * kKiB;
+
+std::optional<anydev::DeviceContext> g_ctx;
+HostThreads* g_threads = nullptr;
+
+std::size_t max_bytes() {
+  std::size_t max = 256 * kMiB;
+  if (const char* text = std::getenv("ANYDEV_BENCH_MAX_BYTES")) {
+    max = std::strtoull(text, nullptr, 10);
+    if (max > 1024 * kMiB) max = 1024 * kMiB;
+  }
+  return max;
+}
+
+std::vector<std::size_t> sizes() {
+  std::vector<std::size_t> out;
+  for (std::size_t b :
+       {4 * kKiB, 64 * kKiB, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB, 256 * kMiB, 1024 * kMiB}) {
+    if (b <= max_bytes()) out.push_back(b);
+  }
+  return out;
+}
+
+std::string size_name(std::size_t bytes) {
+  if (bytes >= kMiB) return std::to_string(bytes / kMiB) + "MiB";
+  return std::to_string(bytes / kKiB) + "KiB";
+}
+
+void finish(benchmark::State& state, std::size_t bytes) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
+}
+
+// ---- baselines ----------------------------------------------------------------
+
+void bm_memcpy(benchmark::State& state, std::size_t bytes, bool all) {
+  MappedBytes src(bytes), dst(bytes);
+  for (auto _ : state) {
+    if (all) {
+      anydev_bench::parallel_memcpy(*g_threads, dst.data(), src.data(), bytes);
+    } else {
+      std::memcpy(dst.data(), src.data(), bytes);
+    }
+    benchmark::ClobberMemory();
+  }
+  finish(state, bytes);
+}
+
+void bm_memset(benchmark::State& state, std::size_t bytes, bool all) {
+  MappedBytes dst(bytes);
+  for (auto _ : state) {
+    if (all) {
+      anydev_bench::parallel_memset(*g_threads, dst.data(), 0x5A, bytes);
+    } else {
+      std::memset(dst.data(), 0x5A, bytes);
+    }
+    benchmark::ClobberMemory();
+  }
+  finish(state, bytes);
+}
+
+void bm_roundtrip_memcpy(benchmark::State& state) {
+  std::uint32_t a = 1, b = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(&a);
+    std::memcpy(&b, &a, sizeof a);
+    benchmark::ClobberMemory();
+  }
+}
+
+// ---- anydev cpu backend -----------------------------------------------------------
+
+enum class Dir { kH2H, kH2D, kD2H, kD2D };
+
+template <class Run>
+void guard(benchmark::State& state, Run&& run) {
+  try {
+    run();
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+void bm_copy(benchmark::State& state, std::size_t bytes, Dir dir) {
+  guard(state, [&] {
+    const anydev::DeviceContext& ctx = *g_ctx;
+    auto h1 = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
+    auto h2 = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
+    auto d1 = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
+    auto d2 = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
+    ctx.enqueue_memset(h1, 1);
+    ctx.enqueue_memset(h2, 2);
+    ctx.enqueue_memset(d1, 3);
+    ctx.enqueue_memset(d2, 4);
+    ctx.synchronize();
+    for (auto _ : state) {
+      switch (dir) {
+        case Dir::kH2H:
+          ctx.enqueue_copy(h2, h1);
+          break;
+        case Dir::kH2D:
+          ctx.enqueue_copy(d1, h1);
+          break;
+        case Dir::kD2H:
+          ctx.enqueue_copy(h1, d1);
+          break;
+        case Dir::kD2D:
+          ctx.enqueue_copy(d2, d1);
+          break;
+      }
+      ctx.synchronize();
+    }
+    finish(state, bytes);
+  });
+}
+
+template <class T>
+void bm_fill(benchmark::State& state, std::size_t bytes) {
+  guard(state, [&] {
+    const anydev::DeviceContext& ctx = *g_ctx;
+    auto buffer = ctx.enqueue_create_buffer<T>(bytes / sizeof(T));
+    ctx.enqueue_memset(buffer, T{});
+    ctx.synchronize();
+    // Bytes that are not all equal, so no fill can fall back to memset.
+    unsigned char bits[sizeof(T)];
+    for (std::size_t i = 0; i < sizeof(T); ++i) bits[i] = static_cast<unsigned char>(0x5A + i);
+    T value;
+    std::memcpy(&value, bits, sizeof(T));
+    for (auto _ : state) {
+      ctx.enqueue_memset(buffer, value);
+      ctx.synchronize();
+    }
+    finish(state, bytes);
+  });
+}
+
+void bm_roundtrip(benchmark::State& state) {
+  guard(state, [&] {
+    const anydev::DeviceContext& ctx = *g_ctx;
+    auto host = ctx.enqueue_create_host_buffer<std::uint32_t>(1);
+    auto device = ctx.enqueue_create_buffer<std::uint32_t>(1);
+    ctx.enqueue_memset(host, 7u);
+    ctx.synchronize();
+    for (auto _ : state) {
+      ctx.enqueue_copy(device, host);
+      ctx.synchronize();
+    }
+  });
+}
+
+constexpr int kEnqueueBatch = 1024;
+
+void bm_enqueue(benchmark::State& state) {
+  guard(state, [&] {
+    const anydev::DeviceContext& ctx = *g_ctx;
+    auto host = ctx.enqueue_create_host_buffer<std::uint32_t>(1);
+    auto device = ctx.enqueue_create_buffer<std::uint32_t>(1);
+    ctx.enqueue_memset(host, 7u);
+    ctx.synchronize();
+    for (auto _ : state) {
+      for (int i = 0; i < kEnqueueBatch; ++i) ctx.enqueue_copy(device, host);
+      ctx.synchronize();
+    }
+    state.SetItemsProcessed(state.iterations() * kEnqueueBatch);
+  });
+}
+
+// The pool's entry points, looked up at run time so that this file builds
+// with or without them.
+using ReleaseCached = anydev_status_t (*)(anydev_context_t);
+using PoolEnabled = int (*)();
+
+ReleaseCached release_cached() {
+  return reinterpret_cast<ReleaseCached>(
+      dlsym(RTLD_DEFAULT, "anydev_context_release_cached_memory"));
+}
+
+void bm_alloc(benchmark::State& state, bool host, bool pooled) {
+  guard(state, [&] {
+    const anydev::DeviceContext& ctx = *g_ctx;
+    constexpr std::size_t kBytes = 64 * kMiB;
+    const ReleaseCached release = release_cached();
+    if (!pooled && release == nullptr) {
+      state.SkipWithError("this libanydev has no anydev_context_release_cached_memory");
+      return;
+    }
+    auto drop_cache = [&] {
+      if (release != nullptr) anydev::detail::check(release(ctx.handle()));
+    };
+    auto once = [&] {
+      if (host) {
+        auto b = ctx.enqueue_create_host_buffer<std::uint8_t>(kBytes);
+        benchmark::DoNotOptimize(b.handle());
+      } else {
+        auto b = ctx.enqueue_create_buffer<std::uint8_t>(kBytes);
+        benchmark::DoNotOptimize(b.handle());
+      }
+    };
+    drop_cache();
+    once();  // the pool has now seen the size
+    ctx.synchronize();
+    for (auto _ : state) {
+      once();
+      if (!pooled) {
+        // Unpooled: every create maps fresh memory. The wait for the release
+        // to complete is part of the cost (untimed would hide the munmap).
+        ctx.synchronize();
+        drop_cache();
+      }
+    }
+    ctx.synchronize();
+    drop_cache();
+  });
+}
+
+// ---- paired: anydev and both baselines alternated ---------------------------
+
+// Runs anydev's operation, memcpy/memset on one thread and on every core in
+// turn (the order rotating each round), so slow changes in the machine's load
+// hit all three alike. Counters: ratio = median over rounds of (the faster
+// baseline's time / anydev's time); anydev_, base1_ and baseall_bytes_per_second
+// from the median times.
+void run_paired(benchmark::State& state, std::size_t bytes, const std::function<void()>& any,
+                const std::function<void()>& one, const std::function<void()>& all) {
+  using Clock = std::chrono::steady_clock;
+  const std::function<void()>* sides[3] = {&any, &one, &all};
+  std::vector<double> times[3], ratios;
+  int first = 0;
+  for (auto _ : state) {
+    double t[3] = {0, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+      const int side = (first + k) % 3;
+      const auto start = Clock::now();
+      (*sides[side])();
+      t[side] = std::chrono::duration<double>(Clock::now() - start).count();
+    }
+    first = (first + 1) % 3;
+    for (int k = 0; k < 3; ++k) times[k].push_back(t[k]);
+    ratios.push_back(std::min(t[1], t[2]) / t[0]);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  const double b = static_cast<double>(bytes);
+  state.counters["ratio"] = median(ratios);
+  state.counters["anydev_bytes_per_second"] = b / median(times[0]);
+  state.counters["base1_bytes_per_second"] = b / median(times[1]);
+  state.counters["baseall_bytes_per_second"] = b / median(times[2]);
+}
+
+void bm_paired_copy(benchmark::State& state, std::size_t bytes, Dir dir) {
+  guard(state, [&] {
+    const anydev::DeviceContext& ctx = *g_ctx;
+    auto h1 = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
+    auto h2 = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
+    auto d1 = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
+    auto d2 = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
+    for (auto* b : {&h1, &h2}) ctx.enqueue_memset(*b, 1);
+    for (auto* b : {&d1, &d2}) ctx.enqueue_memset(*b, 2);
+    ctx.synchronize();
+    // Each side has its own memory, so none finds its data left in the
+    // caches by the side before it (the sizes near the cache's would favour
+    // whichever side reuses the previous side's buffers).
+    MappedBytes src1(bytes), dst1(bytes), src2(bytes), dst2(bytes);
+    run_paired(
+        state, bytes,
+        [&] {
+          if (dir == Dir::kH2H) ctx.enqueue_copy(h2, h1);
+          if (dir == Dir::kH2D) ctx.enqueue_copy(d1, h1);
+          if (dir == Dir::kD2H) ctx.enqueue_copy(h1, d1);
+          if (dir == Dir::kD2D) ctx.enqueue_copy(d2, d1);
+          ctx.synchronize();
+        },
+        [&] { std::memcpy(dst1.data(), src1.data(), bytes); },
+        [&] { anydev_bench::parallel_memcpy(*g_threads, dst2.data(), src2.data(), bytes); });
+  });
+}
+
+template <class T>
+void bm_paired_fill(benchmark::State& state, std::size_t bytes) {
+  guard(state, [&] {
+    const anydev::DeviceContext& ctx = *g_ctx;
+    auto buffer = ctx.enqueue_create_buffer<T>(bytes / sizeof(T));
+    ctx.enqueue_memset(buffer, T{});
+    ctx.synchronize();
+    unsigned char bits[sizeof(T)];
+    for (std::size_t i = 0; i < sizeof(T); ++i) bits[i] = static_cast<unsigned char>(0x5A + i);
+    T value;
+    std::memcpy(&value, bits, sizeof(T));
+    MappedBytes dst1(bytes), dst2(bytes);  // each side its own memory, as above
+    run_paired(
+        state, bytes,
+        [&] {
+          ctx.enqueue_memset(buffer, value);
+          ctx.synchronize();
+        },
+        [&] { std::memset(dst1.data(), 0x5A, bytes); },
+        [&] { anydev_bench::parallel_memset(*g_threads, dst2.data(), 0x5A, bytes); });
+  });
+}
+
+void register_all() {
+  const std::vector<std::size_t> all_sizes = sizes();
+  auto add = [](const std::string& name, auto fn) {
+    return benchmark::RegisterBenchmark(name.c_str(), fn)->UseRealTime();
+  };
+  for (std::size_t bytes : all_sizes) {
+    const std::string s = size_name(bytes);
+    add("baseline/memcpy/1thread/" + s,
+        [bytes](benchmark::State& st) { bm_memcpy(st, bytes, false); });
+    add("baseline/memcpy/all/" + s, [bytes](benchmark::State& st) { bm_memcpy(st, bytes, true); });
+    add("cpu/copy_h2h/" + s, [bytes](benchmark::State& st) { bm_copy(st, bytes, Dir::kH2H); });
+    add("cpu/copy_h2d/" + s, [bytes](benchmark::State& st) { bm_copy(st, bytes, Dir::kH2D); });
+    add("cpu/copy_d2h/" + s, [bytes](benchmark::State& st) { bm_copy(st, bytes, Dir::kD2H); });
+    add("cpu/copy_d2d/" + s, [bytes](benchmark::State& st) { bm_copy(st, bytes, Dir::kD2D); });
+    add("baseline/memset/1thread/" + s,
+        [bytes](benchmark::State& st) { bm_memset(st, bytes, false); });
+    add("baseline/memset/all/" + s, [bytes](benchmark::State& st) { bm_memset(st, bytes, true); });
+    add("cpu/fill_1/" + s, [bytes](benchmark::State& st) { bm_fill<std::uint8_t>(st, bytes); });
+    add("cpu/fill_4/" + s, [bytes](benchmark::State& st) { bm_fill<std::uint32_t>(st, bytes); });
+    add("cpu/fill_8/" + s, [bytes](benchmark::State& st) { bm_fill<std::uint64_t>(st, bytes); });
+    add("cpu/fill_16/" + s,
+        [bytes](benchmark::State& st) { bm_fill<std::complex<double>>(st, bytes); });
+  }
+  for (std::size_t bytes : all_sizes) {
+    if (bytes < kMiB) continue;  // the targets start at 1 MiB
+    const std::string s = size_name(bytes);
+    const std::pair<const char*, Dir> dirs[] = {
+        {"h2h", Dir::kH2H}, {"h2d", Dir::kH2D}, {"d2h", Dir::kD2H}, {"d2d", Dir::kD2D}};
+    for (const auto& [name, dir] : dirs) {
+      add(std::string("paired/copy_") + name + "/" + s,
+          [bytes, dir = dir](benchmark::State& st) { bm_paired_copy(st, bytes, dir); });
+    }
+    add("paired/fill_1/" + s,
+        [bytes](benchmark::State& st) { bm_paired_fill<std::uint8_t>(st, bytes); });
+    add("paired/fill_4/" + s,
+        [bytes](benchmark::State& st) { bm_paired_fill<std::uint32_t>(st, bytes); });
+    add("paired/fill_8/" + s,
+        [bytes](benchmark::State& st) { bm_paired_fill<std::uint64_t>(st, bytes); });
+    add("paired/fill_16/" + s,
+        [bytes](benchmark::State& st) { bm_paired_fill<std::complex<double>>(st, bytes); });
+  }
+  add("cpu/roundtrip", bm_roundtrip);
+  add("baseline/roundtrip_memcpy", bm_roundtrip_memcpy);
+  add("cpu/enqueue", bm_enqueue);
+  for (bool host : {true, false}) {
+    const std::string kind = host ? "host" : "device";
+    add("cpu/alloc_" + kind + "_64MiB/pooled",
+        [host](benchmark::State& st) { bm_alloc(st, host, true); });
+    add("cpu/alloc_" + kind + "_64MiB/unpooled",
+        [host](benchmark::State& st) { bm_alloc(st, host, false); });
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  try {
+    g_ctx.emplace(0, "cpu");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "anydev-cpu-bench: no cpu context: %s\n", e.what());
+    return 1;
+  }
+  HostThreads threads;
+  g_threads = &threads;
+  benchmark::AddCustomContext("anydev_device", "cpu:0 " + g_ctx->name());
+  benchmark::AddCustomContext("baseline_threads", std::to_string(threads.threads()));
+  const auto enabled = reinterpret_cast<PoolEnabled>(dlsym(RTLD_DEFAULT, "anydev_pool_enabled"));
+  benchmark::AddCustomContext("anydev_pool",
+                              enabled == nullptr ? "absent" : (enabled() ? "enabled" : "disabled"));
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  g_ctx.reset();
+  return 0;
+}

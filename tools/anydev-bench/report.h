@@ -1,0 +1,35 @@
+// anydev-bench's three outputs: a table for the terminal, one JSON object,
+// and an SVG plot of bandwidth against size (anydev's operations as solid
+// lines, the memcpy and memset baselines dashed). Bandwidth is in GB/s
+// (10^9 bytes per second). Pure functions of their arguments: thread-safe.
+#ifndef ANYDEV_TOOLS_ANYDEV_BENCH_REPORT_H_
+#define ANYDEV_TOOLS_ANYDEV_BENCH_REPORT_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "measure.h"
+
+namespace anydev_bench {
+
+// What was measured on which device, for every output.
+struct RunInfo {
+  std::string backend;
+  int device = 0;
+  std::string device_name;
+  unsigned baseline_threads = 1;
+  double min_seconds = 0;
+};
+
+double gb_per_s(std::size_t bytes, double seconds);
+// "4 KiB", "1 MiB", "1 GiB".
+std::string size_text(std::size_t bytes);
+
+void write_table(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
+void write_json(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
+void write_svg(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
+
+}  // namespace anydev_bench
+
+#endif  // ANYDEV_TOOLS_ANYDEV_BENCH_REPORT_H_
