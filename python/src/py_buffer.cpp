@@ -1,0 +1,343 @@
+#include "py_buffer.h"
+
+#include <pybind11/stl.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "py_errors.h"
+#include "py_values.h"
+
+namespace py = pybind11;
+
+namespace anydev::python {
+namespace {
+
+// A C-contiguous view of a Python object's memory (bytearray, numpy array,
+// memoryview ...), released on destruction. Call with the GIL held.
+class PyView {
+ public:
+  PyView(py::handle object, bool writable, const char* method) {
+    const int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(object.ptr(), &view_, flags) != 0) {
+      PyErr_Clear();
+      throw py::type_error(std::string(method) + ": expected a HostBuffer, a DeviceBuffer or a " +
+                           (writable ? "writable " : "") +
+                           "C-contiguous object with the buffer protocol, not " +
+                           std::string(py::str(object.get_type().attr("__name__"))));
+    }
+  }
+  ~PyView() { PyBuffer_Release(&view_); }
+  PyView(const PyView&) = delete;
+  PyView& operator=(const PyView&) = delete;
+  void* data() const { return view_.buf; }
+  std::size_t bytes() const { return static_cast<std::size_t>(view_.len); }
+
+ private:
+  Py_buffer view_{};
+};
+
+// Waits for the buffer's context (copies to/from Python objects are
+// synchronous, so the object may be dropped at once). Releases the GIL.
+void synchronize_context(anydev_buffer_t buf) {
+  anydev_context_t ctx = nullptr;
+  check(anydev_buffer_context(buf, &ctx));
+  const anydev::DeviceContext context = anydev::DeviceContext::adopt(ctx);
+  py::gil_scoped_release unlocked;
+  context.synchronize();
+}
+
+void require_same_dtype(const char* method, const Buffer& a, const Buffer& b) {
+  if (a.dtype != b.dtype) {
+    throw Error(Status::invalid_argument,
+                std::string(a.type_name()) + "." + method + ": a " + dtype_name(a.dtype) +
+                    " buffer and a " + dtype_name(b.dtype) + " buffer (the dtypes must match)");
+  }
+}
+
+std::size_t normalize_index(const Buffer& buf, const char* method, Py_ssize_t index) {
+  const auto size = static_cast<Py_ssize_t>(buf.count);
+  const Py_ssize_t i = index < 0 ? index + size : index;
+  if (i < 0 || i >= size) {
+    throw py::index_error(std::string(buf.type_name()) + "." + method + ": index " +
+                          std::to_string(index) + " is out of range for a buffer of " +
+                          std::to_string(buf.count) + " elements");
+  }
+  return static_cast<std::size_t>(i);
+}
+
+// A one-element (or n-element) view of buf starting at element `offset`.
+anydev::detail::BufferHandle view_of(const Buffer& buf, std::size_t offset, std::size_t n,
+                                     const char* method) {
+  anydev_buffer_t out = nullptr;
+  check(anydev_buffer_create_sub_buffer(buf.get(method), buf.dtype, offset, n, &out));
+  return anydev::detail::BufferHandle(out);
+}
+
+py::object get_item(const Buffer& buf, Py_ssize_t index) {
+  const std::size_t i = normalize_index(buf, "__getitem__", index);
+  const std::size_t size = anydev_dtype_size(buf.dtype);
+  if (buf.is_host()) {
+    const anydev_buffer_info_t info = buf.info("__getitem__");
+    return decode(buf.dtype, static_cast<const char*>(info.address) + i * size);
+  }
+  std::array<unsigned char, 16> bytes{};
+  const auto view = view_of(buf, i, 1, "__getitem__");
+  check(anydev_enqueue_copy_to_host(nullptr, bytes.data(), size, view.get()));
+  synchronize_context(view.get());
+  return decode(buf.dtype, bytes.data());
+}
+
+void set_item(const Buffer& buf, Py_ssize_t index, py::handle value) {
+  const std::size_t i = normalize_index(buf, "__setitem__", index);
+  const Element e = encode(buf.dtype, value);
+  if (buf.is_host()) {
+    const anydev_buffer_info_t info = buf.info("__setitem__");
+    std::memcpy(static_cast<char*>(info.address) + i * e.size, e.bytes.data(), e.size);
+    return;
+  }
+  const auto view = view_of(buf, i, 1, "__setitem__");
+  check(anydev_enqueue_copy_from_host(nullptr, view.get(), e.bytes.data(), e.size));
+  synchronize_context(view.get());
+}
+
+py::object get_slice(const Buffer& buf, const py::slice& slice) {
+  Py_ssize_t start = 0, stop = 0, step = 0, length = 0;
+  if (!slice.compute(static_cast<Py_ssize_t>(buf.count), &start, &stop, &step, &length)) {
+    throw py::error_already_set();
+  }
+  if (step != 1) {
+    throw py::index_error(std::string(buf.type_name()) +
+                          ".__getitem__: a slice is a view, so its step must be 1, not " +
+                          std::to_string(step));
+  }
+  anydev_buffer_t out = nullptr;
+  check(anydev_buffer_create_sub_buffer(buf.get("__getitem__"), buf.dtype,
+                                        static_cast<std::size_t>(start),
+                                        static_cast<std::size_t>(length), &out));
+  return wrap_buffer(out);
+}
+
+std::string format(const Buffer& buf) {
+  const anydev_buffer_t handle = buf.get("__repr__");
+  std::vector<char> text(256);
+  size_t needed = 0;
+  anydev_status_t status = ANYDEV_SUCCESS;
+  {
+    py::gil_scoped_release unlocked;  // a device buffer is copied synchronously
+    status = anydev_buffer_format(handle, text.data(), text.size(), &needed);
+    if (status == ANYDEV_ERROR_OUT_OF_RANGE && needed > text.size()) {
+      text.resize(needed);
+      status = anydev_buffer_format(handle, text.data(), text.size(), &needed);
+    }
+  }
+  check(status);
+  return std::string(text.data());
+}
+
+void copy_to(const Buffer& src, py::handle dst) {
+  if (py::isinstance<Buffer>(dst)) {
+    const Buffer& d = dst.cast<const Buffer&>();
+    require_same_dtype("enqueue_copy_to", src, d);
+    check(anydev_enqueue_copy(nullptr, d.get("enqueue_copy_to"), src.get("enqueue_copy_to")));
+    return;
+  }
+  const PyView view(dst, true, "enqueue_copy_to");
+  const anydev_buffer_t s = src.get("enqueue_copy_to");
+  check(anydev_enqueue_copy_to_host(nullptr, view.data(), view.bytes(), s));
+  synchronize_context(s);
+}
+
+void copy_from(const Buffer& dst, py::handle src) {
+  if (py::isinstance<Buffer>(src)) {
+    const Buffer& s = src.cast<const Buffer&>();
+    require_same_dtype("enqueue_copy_from", dst, s);
+    check(anydev_enqueue_copy(nullptr, dst.get("enqueue_copy_from"), s.get("enqueue_copy_from")));
+    return;
+  }
+  const PyView view(src, false, "enqueue_copy_from");
+  const anydev_buffer_t d = dst.get("enqueue_copy_from");
+  check(anydev_enqueue_copy_from_host(nullptr, d, view.data(), view.bytes()));
+  synchronize_context(d);
+}
+
+// The buffer protocol of HostBuffer, written against the C API so that a
+// refusal (bfloat16 has no format code; a taken buffer has no memory) is a
+// Python BufferError rather than an exception escaping a C callback.
+// view->internal holds the shape and stride until the view is released.
+extern "C" int host_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
+  view->obj = nullptr;
+  try {
+    const HostBuffer& buf = py::handle(obj).cast<const HostBuffer&>();
+    const anydev_buffer_info_t info = buf.info("buffer protocol");
+    const char* format = buffer_format(buf.dtype);
+    if (format == nullptr) {
+      PyErr_SetString(PyExc_BufferError,
+                      ("HostBuffer: " + dtype_name(buf.dtype) +
+                       " has no buffer-protocol format; use numpy.from_dlpack or torch.from_dlpack "
+                       "instead")
+                          .c_str());
+      return -1;
+    }
+    const auto item = static_cast<Py_ssize_t>(anydev_dtype_size(buf.dtype));
+    static char empty = 0;  // an empty buffer has no address; hand out a valid one
+    auto* extents = new Py_ssize_t[2]{static_cast<Py_ssize_t>(info.count), item};
+    view->buf = info.address != nullptr ? info.address : &empty;
+    view->len = extents[0] * item;
+    view->readonly = 0;
+    view->itemsize = item;
+    view->format = (flags & PyBUF_FORMAT) != 0 ? const_cast<char*>(format) : nullptr;
+    view->ndim = 1;
+    view->shape = (flags & PyBUF_ND) != 0 ? &extents[0] : nullptr;
+    view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? &extents[1] : nullptr;
+    view->suboffsets = nullptr;
+    view->internal = extents;
+    view->obj = obj;
+    Py_INCREF(obj);
+    return 0;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const anydev::Error& e) {
+    PyErr_SetString(PyExc_BufferError, e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_BufferError, e.what());
+  }
+  return -1;
+}
+
+extern "C" void host_releasebuffer(PyObject*, Py_buffer* view) {
+  delete[] static_cast<Py_ssize_t*>(view->internal);
+  view->internal = nullptr;
+}
+
+}  // namespace
+
+anydev_buffer_t Buffer::get(const char* method) const {
+  if (handle.get() == nullptr) anydev::detail::throw_empty(type_name(), method, "buffer");
+  return handle.get();
+}
+
+anydev_buffer_info_t Buffer::info(const char* method) const {
+  anydev_buffer_info_t out{};
+  out.struct_size = sizeof(out);
+  check(anydev_buffer_get_info(get(method), &out));
+  return out;
+}
+
+py::object wrap_buffer(anydev_buffer_t owned) {
+  anydev::detail::BufferHandle handle(owned);
+  anydev_buffer_info_t info{};
+  info.struct_size = sizeof(info);
+  check(anydev_buffer_get_info(owned, &info));
+  if (info.kind == ANYDEV_MEMORY_HOST) {
+    HostBuffer buf;
+    buf.handle = std::move(handle);
+    buf.kind = info.kind;
+    buf.dtype = info.dtype;
+    buf.count = info.count;
+    return py::cast(std::move(buf));
+  }
+  DeviceBuffer buf;
+  buf.handle = std::move(handle);
+  buf.kind = info.kind;
+  buf.dtype = info.dtype;
+  buf.count = info.count;
+  return py::cast(std::move(buf));
+}
+
+void bind_buffers(py::module_& m) {
+  py::class_<Buffer> buffer(m, "Buffer",
+                            "What HostBuffer and DeviceBuffer share; not created directly.");
+  buffer
+      .def_property_readonly(
+          "dtype", [](const Buffer& b) { return dtype_name(b.dtype); }, "The element type's name.")
+      .def(
+          "size", [](const Buffer& b) { return b.count; }, "Elements.")
+      .def("size_bytes", [](const Buffer& b) { return b.count * anydev_dtype_size(b.dtype); })
+      .def("__len__", [](const Buffer& b) { return b.count; })
+      .def(
+          "unsafe_ptr",
+          [](const Buffer& b) {
+            return reinterpret_cast<std::uintptr_t>(b.info("unsafe_ptr").address);
+          },
+          "Host address of a HostBuffer, device address of a DeviceBuffer (an OpenCL device "
+          "buffer's is an opaque token), as an int.")
+      .def(
+          "create_sub_buffer",
+          [](const Buffer& b, std::size_t offset, std::size_t size, py::object dtype) {
+            const anydev_dtype_t t = dtype.is_none() ? b.dtype : dtype_from_object(dtype);
+            anydev_buffer_t out = nullptr;
+            check(
+                anydev_buffer_create_sub_buffer(b.get("create_sub_buffer"), t, offset, size, &out));
+            return wrap_buffer(out);
+          },
+          py::arg("offset"), py::arg("size"), py::arg("dtype") = py::none(),
+          "A view of `size` elements of dtype (default: this buffer's) from element `offset` "
+          "(counted in that dtype); shares memory and keeps it alive.")
+      .def("enqueue_copy_to", &copy_to, py::arg("dst"),
+           "Copies into a HostBuffer or DeviceBuffer of the same dtype (its size; on its context), "
+           "or into a writable C-contiguous Python object (this buffer's size; synchronous).")
+      .def("enqueue_copy_from", &copy_from, py::arg("src"),
+           "Copies from a HostBuffer or DeviceBuffer of the same dtype (this buffer's size; on "
+           "this buffer's context), or from a C-contiguous Python object (synchronous).")
+      .def(
+          "enqueue_fill",
+          [](const Buffer& b, py::handle value) {
+            const Element e = encode(b.dtype, value);
+            check(anydev_enqueue_fill(nullptr, b.get("enqueue_fill"), e.bytes.data(), e.size));
+          },
+          py::arg("value"), "Writes value (as this buffer's dtype) into every element.")
+      .def(
+          "reassign_ownership_to",
+          [](const Buffer& b, const anydev::DeviceContext& ctx) {
+            check(anydev_buffer_reassign_ownership(b.get("reassign_ownership_to"), ctx.handle()));
+          },
+          py::arg("ctx"))
+      .def(
+          "take_ptr",
+          [](Buffer& b) {
+            void* out = nullptr;
+            check(anydev_buffer_take_ptr(b.get("take_ptr"), &out));
+            b.count = 0;
+            return reinterpret_cast<std::uintptr_t>(out);
+          },
+          "Hands the memory to the caller (release it with ctx.free(address)); needs the only "
+          "handle to it. The buffer is empty afterwards.")
+      .def("context",
+           [](const Buffer& b) {
+             anydev_context_t out = nullptr;
+             check(anydev_buffer_context(b.get("context"), &out));
+             return anydev::DeviceContext::adopt(out);
+           })
+      .def(
+          "native_handle",
+          [](const Buffer& b) {
+            void* out = nullptr;
+            check(anydev_buffer_native_handle(b.get("native_handle"), &out));
+            return reinterpret_cast<std::uintptr_t>(out);
+          },
+          "The backend's memory object (CUdeviceptr, cl_mem, ...) of the whole allocation, as an "
+          "int.")
+      .def("__repr__", &format)
+      .def("__str__", &format)
+      .def("__getitem__", &get_item, py::arg("index"))
+      .def("__getitem__", &get_slice, py::arg("slice"))
+      .def("__setitem__", &set_item, py::arg("index"), py::arg("value"));
+
+  py::class_<HostBuffer, Buffer>(
+      m, "HostBuffer", py::custom_type_setup([](PyHeapTypeObject* heap_type) {
+        heap_type->as_buffer.bf_getbuffer = host_getbuffer;
+        heap_type->as_buffer.bf_releasebuffer = host_releasebuffer;
+        heap_type->ht_type.tp_as_buffer = &heap_type->as_buffer;
+      }),
+      "Pinned host memory (DeviceContext.enqueue_create_host_buffer). Indexing reads and writes "
+      "memory directly (synchronize first); supports the buffer protocol and DLPack.");
+  py::class_<DeviceBuffer, Buffer>(
+      m, "DeviceBuffer",
+      "Device memory (DeviceContext.enqueue_create_buffer). Indexing copies one element "
+      "synchronously; supports DLPack.");
+  bind_dlpack(m, buffer);
+}
+
+}  // namespace anydev::python

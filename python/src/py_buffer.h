@@ -1,0 +1,41 @@
+// The Python HostBuffer and DeviceBuffer: one reference to a C buffer of a
+// run-time dtype (the C++ API's HostBuffer<T> fixes T at compile time).
+// Shared by copy like the C++ types; thread-safe as the C ABI. Element
+// access of a HostBuffer is plain memory access (no synchronization, as in
+// C++); element access of a DeviceBuffer copies synchronously.
+#ifndef ANYDEV_PYTHON_PY_BUFFER_H_
+#define ANYDEV_PYTHON_PY_BUFFER_H_
+
+#include <pybind11/pybind11.h>
+
+#include <cstddef>
+
+#include "anydev/anydev.hpp"
+
+namespace anydev::python {
+
+struct Buffer {
+  anydev::detail::BufferHandle handle;
+  anydev_memory_kind_t kind = ANYDEV_MEMORY_HOST;
+  anydev_dtype_t dtype = ANYDEV_DTYPE_FLOAT32;
+  std::size_t count = 0;
+
+  anydev_buffer_t get(const char* method) const;
+  anydev_buffer_info_t info(const char* method) const;
+  bool is_host() const { return kind == ANYDEV_MEMORY_HOST; }
+  const char* type_name() const { return is_host() ? "HostBuffer" : "DeviceBuffer"; }
+};
+struct HostBuffer : Buffer {};
+struct DeviceBuffer : Buffer {};
+
+// A HostBuffer or DeviceBuffer object for a C buffer, taking over the
+// caller's reference.
+pybind11::object wrap_buffer(anydev_buffer_t owned);
+
+void bind_buffers(pybind11::module_& m);
+// __dlpack__, __dlpack_device__, anydev.from_dlpack (py_dlpack.cpp).
+void bind_dlpack(pybind11::module_& m, pybind11::class_<Buffer>& buffer);
+
+}  // namespace anydev::python
+
+#endif  // ANYDEV_PYTHON_PY_BUFFER_H_

@@ -1,0 +1,72 @@
+#include "py_errors.h"
+
+#include <array>
+
+namespace py = pybind11;
+
+namespace anydev::python {
+namespace {
+
+struct ErrorClass {
+  anydev_status_t status;
+  const char* name;
+  PyObject* builtin;  // extra base, or nullptr
+  PyObject* type = nullptr;
+};
+
+std::array<ErrorClass, 8>& classes() {
+  static std::array<ErrorClass, 8> table{{
+      {ANYDEV_ERROR_INVALID_ARGUMENT, "InvalidArgumentError", PyExc_ValueError},
+      {ANYDEV_ERROR_OUT_OF_RANGE, "OutOfRangeError", PyExc_IndexError},
+      {ANYDEV_ERROR_OUT_OF_MEMORY, "OutOfMemoryError", PyExc_MemoryError},
+      {ANYDEV_ERROR_BACKEND_UNAVAILABLE, "BackendUnavailableError", nullptr},
+      {ANYDEV_ERROR_DEVICE, "DeviceError", nullptr},
+      {ANYDEV_ERROR_UNSUPPORTED, "UnsupportedError", nullptr},
+      {ANYDEV_ERROR_INVALID_STATE, "InvalidStateError", nullptr},
+      {ANYDEV_ERROR_INTERNAL, "InternalError", nullptr},
+  }};
+  return table;
+}
+
+PyObject* base_error = nullptr;
+
+void raise(const anydev::Error& e) {
+  PyObject* type = base_error;
+  for (const ErrorClass& c : classes()) {
+    if (static_cast<int>(c.status) == static_cast<int>(e.status())) type = c.type;
+  }
+  py::object instance =
+      py::reinterpret_steal<py::object>(PyObject_CallFunction(type, "s", e.what()));
+  if (!instance) return;  // the call set a Python error
+  instance.attr("status") = py::str(to_string(e.status()));
+  instance.attr("code") = py::int_(static_cast<int>(e.status()));
+  PyErr_SetObject(type, instance.ptr());
+}
+
+}  // namespace
+
+void bind_errors(py::module_& m) {
+  base_error = PyErr_NewExceptionWithDoc(
+      "anydev.Error",
+      "An anydev operation failed. .status is the status name ('out_of_range', ...), .code its "
+      "number; the message names the operation and the values.",
+      PyExc_RuntimeError, nullptr);
+  m.attr("Error") = py::handle(base_error);
+  for (ErrorClass& c : classes()) {
+    const std::string qualified = std::string("anydev.") + c.name;
+    py::tuple bases = c.builtin != nullptr
+                          ? py::make_tuple(py::handle(base_error), py::handle(c.builtin))
+                          : py::make_tuple(py::handle(base_error));
+    c.type = PyErr_NewException(qualified.c_str(), bases.ptr(), nullptr);
+    m.attr(c.name) = py::handle(c.type);
+  }
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const anydev::Error& e) {
+      raise(e);
+    }
+  });
+}
+
+}  // namespace anydev::python

@@ -1,0 +1,348 @@
+// C entry points of anydev_dlpack.h: DLPack export and import of buffers,
+// and ordering a consumer after the work on a buffer.
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "anydev/anydev_dlpack.h"
+#include "buffer_access.h"
+#include "dlpack_types.h"
+#include "dtype.h"
+#include "foreign_memory.h"
+#include "stream_ordered_release.h"
+
+using namespace anydev::core;
+
+namespace {
+
+// What an exported DLManagedTensor points to: the tensor itself, its shape
+// and strides, and one reference to the buffer. Owned by the consumer until
+// it calls the deleter (from any thread).
+struct ExportedTensor {
+  DLManagedTensor managed{};
+  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> strides;
+  anydev_buffer_t buffer = nullptr;
+};
+
+void delete_exported(DLManagedTensor* self) {
+  if (self == nullptr) return;
+  auto* exported = static_cast<ExportedTensor*>(self->manager_ctx);
+  anydev_buffer_release(exported->buffer);
+  delete exported;
+}
+
+std::string shape_text(int ndim, const std::int64_t* shape) {
+  std::string text = "[";
+  for (int i = 0; i < ndim; ++i) text += cat(i == 0 ? "" : ", ", shape[i]);
+  return text + "]";
+}
+
+// The product of the extents, or an error naming the shape.
+anydev_status_t element_count(const char* op, const char* what, int ndim, const std::int64_t* shape,
+                              std::size_t* out) {
+  std::size_t count = 1;
+  bool overflow = false;
+  bool has_zero_extent = false;  // then the product is 0 whatever the others are
+  for (int i = 0; i < ndim; ++i) {
+    if (shape[i] < 0) {
+      return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, what, " ", shape_text(ndim, shape),
+                  " has the negative extent ", shape[i], " at dimension ", i);
+    }
+    const auto extent = static_cast<std::size_t>(shape[i]);
+    if (extent == 0) has_zero_extent = true;
+    if (extent != 0 && count > std::numeric_limits<std::size_t>::max() / extent) overflow = true;
+    count *= extent;
+  }
+  if (overflow && !has_zero_extent) {
+    return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, what, " ", shape_text(ndim, shape),
+                " has more elements than a size_t can count");
+  }
+  *out = count;
+  return ANYDEV_SUCCESS;
+}
+
+// A context for an imported tensor: ctx itself, or a new one on api:device.
+anydev_status_t import_context(const char* op, anydev_context_t ctx, const char* api, int device,
+                               const std::string& tensor,
+                               std::shared_ptr<const ContextState>* out) {
+  if (ctx != nullptr) {
+    *out = ctx->state;
+    return ANYDEV_SUCCESS;
+  }
+  anydev_context_t created = nullptr;
+  if (anydev_status_t s = anydev_context_create(api, device, &created); s != ANYDEV_SUCCESS) {
+    return fail(s, op, "a ", tensor, " tensor needs a context on ", api, ":", device, ": ",
+                last_error_message());
+  }
+  *out = created->state;
+  anydev_context_release(created);
+  return ANYDEV_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+anydev_status_t anydev_buffer_dlpack_device(anydev_buffer_t buf, int* device_type, int* device_id) {
+  static constexpr const char* op = "anydev_buffer_dlpack_device";
+  ANYDEV_REQUIRE_ARG(op, device_type);
+  ANYDEV_REQUIRE_ARG(op, device_id);
+  BufferView view;
+  if (anydev_status_t s = access_buffer(op, buf, "buf", &view); s != ANYDEV_SUCCESS) return s;
+  const Backend* backend = view.allocation->backend;
+  const auto placement = dlpack_placement(backend->name, buf->kind);
+  if (!placement) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", backend->name, " backend's ",
+                buf->kind == ANYDEV_MEMORY_HOST ? "host" : "device",
+                " memory has no DLPack device type (DLPack ", DLPACK_VERSION / 100, ".",
+                DLPACK_VERSION % 100 / 10, ")");
+  }
+  *device_type = placement->device_type;
+  *device_id = view.allocation->device;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t anydev_buffer_to_dlpack(anydev_buffer_t buf, int ndim, const int64_t* shape,
+                                        DLManagedTensor** out) {
+  static constexpr const char* op = "anydev_buffer_to_dlpack";
+  ANYDEV_REQUIRE_ARG(op, out);
+  BufferView view;
+  if (anydev_status_t s = access_buffer(op, buf, "buf", &view); s != ANYDEV_SUCCESS) return s;
+  const auto dtype = to_dlpack_dtype(buf->dtype);
+  if (!dtype) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "dtype ", anydev_dtype_name(buf->dtype),
+                " has no DLPack ", DLPACK_VERSION / 100, ".", DLPACK_VERSION % 100 / 10,
+                " type; export a uint8 view of it (create_sub_buffer) instead");
+  }
+  const std::int64_t flat = static_cast<std::int64_t>(buf->count);
+  if (shape == nullptr) {
+    if (ndim != 0 && ndim != 1) {
+      return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "shape is NULL but ndim is ", ndim,
+                  " (NULL means one dimension: pass ndim 0 or 1, or the extents)");
+    }
+    ndim = 1;
+    shape = &flat;
+  } else if (ndim < 0 || ndim > ANYDEV_DLPACK_MAX_NDIM) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "ndim ", ndim, " is outside 0..",
+                ANYDEV_DLPACK_MAX_NDIM);
+  }
+  std::size_t count = 0;
+  if (anydev_status_t s = element_count(op, "shape", ndim, shape, &count); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (count != buf->count) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "shape ", shape_text(ndim, shape), " holds ",
+                count, " elements but the buffer holds ", buf->count);
+  }
+  int device_type = 0;
+  int device_id = 0;
+  if (anydev_status_t s = anydev_buffer_dlpack_device(buf, &device_type, &device_id);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  const Allocation& allocation = *view.allocation;
+  void* data = view.address();
+  std::uint64_t byte_offset = 0;
+  if (dlpack_placement(allocation.backend->name, buf->kind)->data_is_cl_mem &&
+      allocation.handle != nullptr) {
+    const anydev_backend_table_t* table = allocation.backend->table;
+    void* mem = nullptr;
+    const anydev_status_t s =
+        table->native_handle == nullptr
+            ? fail(ANYDEV_ERROR_UNSUPPORTED, op, "the backend has no native handles")
+            : table->native_handle(allocation.device, ANYDEV_NATIVE_MEMORY, allocation.handle,
+                                   &mem);
+    if (s != ANYDEV_SUCCESS) {
+      return fail(s, op, "the cl_mem of the buffer: ", last_error_message());
+    }
+    data = mem;
+    byte_offset = buf->offset_bytes;
+  }
+  return guarded(op, [&] {
+    auto* exported = new ExportedTensor;
+    exported->shape.assign(shape, shape + ndim);
+    exported->strides.assign(static_cast<std::size_t>(ndim), 1);
+    for (int i = ndim - 2; i >= 0; --i) {
+      exported->strides[i] = exported->strides[i + 1] * std::max<std::int64_t>(shape[i + 1], 1);
+    }
+    DLTensor& t = exported->managed.dl_tensor;
+    t.data = data;
+    t.device = DLDevice{static_cast<DLDeviceType>(device_type), device_id};
+    t.ndim = ndim;
+    t.dtype = *dtype;
+    t.shape = exported->shape.data();
+    t.strides = exported->strides.data();
+    t.byte_offset = byte_offset;
+    exported->managed.manager_ctx = exported;
+    exported->managed.deleter = delete_exported;
+    anydev_buffer_retain(buf);
+    exported->buffer = buf;
+    *out = &exported->managed;
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t anydev_buffer_from_dlpack(anydev_context_t ctx, DLManagedTensor* tensor,
+                                          anydev_buffer_t* out) {
+  static constexpr const char* op = "anydev_buffer_from_dlpack";
+  ANYDEV_REQUIRE_ARG(op, tensor);
+  ANYDEV_REQUIRE_ARG(op, out);
+  if (ctx != nullptr) {
+    if (anydev_status_t s = check_fork(op, ctx, "context"); s != ANYDEV_SUCCESS) return s;
+  }
+  const DLTensor& t = tensor->dl_tensor;
+  // Read as an int: a C producer may store any value there, and loading an
+  // out-of-range value as the C++ enum would be undefined behaviour.
+  int device_type = 0;
+  static_assert(sizeof(device_type) == sizeof(t.device.device_type));
+  std::memcpy(&device_type, &t.device.device_type, sizeof(device_type));
+  const std::string device_text = describe_dlpack_device(device_type);
+  const auto source = dlpack_source(device_type);
+  if (!source) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "cannot import a tensor on ", device_text,
+                device_type == kDLOpenCL
+                    ? ": anydev's opencl backend can use only the cl_mem objects it allocated"
+                    : ": anydev imports kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDA and kDLROCM");
+  }
+  const auto dtype = from_dlpack_dtype(t.dtype);
+  if (!dtype) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the tensor's dtype (",
+                describe_dlpack_dtype(t.dtype),
+                ") has no anydev dtype (anydev takes int, uint, float, bfloat and complex "
+                "types of its sizes with 1 lane)");
+  }
+  if (t.ndim < 0 || t.ndim > ANYDEV_DLPACK_MAX_NDIM) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the tensor's ndim ", t.ndim, " is outside 0..",
+                ANYDEV_DLPACK_MAX_NDIM);
+  }
+  if (t.ndim > 0 && t.shape == nullptr) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the tensor has ndim ", t.ndim,
+                " but a NULL shape");
+  }
+  std::size_t count = 0;
+  if (anydev_status_t s = element_count(op, "the tensor's shape", t.ndim, t.shape, &count);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  const DTypeTraits traits = *dtype_traits(*dtype);
+  if (count > std::numeric_limits<std::size_t>::max() / traits.size) {
+    return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, "the tensor's ", count, " ", traits.name,
+                " elements overflow a byte count");
+  }
+  const std::size_t bytes = count * traits.size;
+  if (t.strides != nullptr && count > 0) {
+    std::int64_t expected = 1;
+    for (int i = t.ndim - 1; i >= 0; --i) {
+      if (t.shape[i] != 1 && t.strides[i] != expected) {
+        return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the tensor is not row-major contiguous: shape ",
+                    shape_text(t.ndim, t.shape), ", strides ", shape_text(t.ndim, t.strides),
+                    " (dimension ", i, " needs stride ", expected,
+                    "); make it contiguous first (e.g. .contiguous() or numpy.ascontiguousarray)");
+      }
+      expected *= t.shape[i];
+    }
+  }
+  if (t.data == nullptr && bytes > 0) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the tensor's data is NULL but it holds ", count,
+                " elements");
+  }
+  const auto base = reinterpret_cast<std::uintptr_t>(t.data);
+  if ((base + t.byte_offset) % traits.alignment != 0) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the tensor's data ", t.data, " + byte_offset ",
+                t.byte_offset, " is not aligned to ", traits.alignment, " bytes, as ", traits.name,
+                " needs");
+  }
+  if (t.byte_offset > std::numeric_limits<std::size_t>::max() - bytes) {
+    return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, "the tensor's byte_offset ", t.byte_offset, " + ",
+                bytes, " bytes overflow");
+  }
+  std::shared_ptr<const ContextState> context;
+  if (source->backend != nullptr) {
+    if (ctx != nullptr && (ctx->state->backend->name != source->backend ||
+                           ctx->state->device != t.device.device_id)) {
+      return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "a tensor on ", device_text, " device ",
+                  t.device.device_id, " needs a context on ", source->backend, ":",
+                  t.device.device_id, ", not ",
+                  describe_device(ctx->state->backend, ctx->state->device));
+    }
+    if (anydev_status_t s =
+            import_context(op, ctx, source->backend, t.device.device_id, device_text, &context);
+        s != ANYDEV_SUCCESS) {
+      return s;
+    }
+  } else if (anydev_status_t s = import_context(op, ctx, "cpu", 0, device_text, &context);
+             s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  anydev_bk_memory_kind_t kind = ANYDEV_BK_MEMORY_USER_HOST;
+  if (source->device_memory) {
+    kind = ANYDEV_BK_MEMORY_DEVICE;
+  } else if (context->backend->name == "cpu" ||
+             (source->pinned_by != nullptr && context->backend->name == source->pinned_by)) {
+    kind = ANYDEV_BK_MEMORY_HOST;  // the backend's own kind of host memory
+  }
+  return guarded(op, [&] {
+    auto allocation = make_foreign_allocation(
+        context->backend, context->device, kind, bytes == 0 ? nullptr : t.data,
+        bytes == 0 ? 0 : static_cast<std::size_t>(t.byte_offset) + bytes, context->stream,
+        [tensor] {
+          if (tensor->deleter != nullptr) tensor->deleter(tensor);
+        });
+    auto* buf = new anydev_buffer_s;
+    buf->fork_generation = fork_generation();
+    buf->kind = source->device_memory ? ANYDEV_MEMORY_DEVICE : ANYDEV_MEMORY_HOST;
+    buf->dtype = *dtype;
+    buf->count = count;
+    buf->size_bytes = bytes;
+    buf->offset_bytes = bytes == 0 ? 0 : static_cast<std::size_t>(t.byte_offset);
+    buf->context = std::move(context);
+    buf->allocation = std::move(allocation);
+    *out = buf;
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t anydev_buffer_make_ready(anydev_buffer_t buf, void* consumer_stream) {
+  static constexpr const char* op = "anydev_buffer_make_ready";
+  BufferView view;
+  if (anydev_status_t s = access_buffer(op, buf, "buf", &view); s != ANYDEV_SUCCESS) return s;
+  Allocation& allocation = *view.allocation;
+  const anydev_backend_table_t* table = allocation.backend->table;
+  if (consumer_stream != nullptr && table->stream_wrap_native == nullptr) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", allocation.backend->name,
+                " backend cannot wrap a consumer's native stream (", consumer_stream,
+                "); pass NULL to wait on the host");
+  }
+  std::shared_ptr<Stream> last;
+  {
+    std::lock_guard lock(allocation.mutex);
+    last = allocation.last_stream;
+  }
+  if (!last) return ANYDEV_SUCCESS;  // no anydev work ever used the memory
+  anydev_bk_event_t event = nullptr;
+  anydev_status_t s = table->event_create(last->device, &event);
+  if (s == ANYDEV_SUCCESS) s = table->event_record(event, last->native);
+  if (s == ANYDEV_SUCCESS && consumer_stream == nullptr) s = table->event_synchronize(event);
+  if (s == ANYDEV_SUCCESS && consumer_stream != nullptr) {
+    anydev_bk_stream_t wrapped = nullptr;
+    s = table->stream_wrap_native(allocation.device, consumer_stream, &wrapped);
+    if (s == ANYDEV_SUCCESS) {
+      s = table->stream_wait_event(wrapped, event);
+      release_stream(allocation.backend, wrapped);  // off this thread; the native stays
+    }
+  }
+  const std::string message = s == ANYDEV_SUCCESS ? "" : last_error_message();
+  if (event != nullptr) table->event_destroy(event);
+  if (s != ANYDEV_SUCCESS) {
+    return fail(s, op,
+                consumer_stream == nullptr
+                    ? cat("waiting for the work on the buffer")
+                    : cat("making the consumer's stream ", consumer_stream, " wait for the buffer"),
+                " on ", describe_device(allocation.backend, allocation.device), ": ", message);
+  }
+  return ANYDEV_SUCCESS;
+}
+
+}  // extern "C"

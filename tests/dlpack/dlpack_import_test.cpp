@@ -1,0 +1,234 @@
+// Importing a producer's DLManagedTensor: zero copy, the producer's deleter
+// called exactly once after the last anydev reference and anydev's work,
+// never on failure; errors name the field and its value.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "anydev/dlpack.hpp"
+
+namespace {
+
+using anydev::DeviceContext;
+
+std::string error_of(anydev_status_t status) {
+  return status == ANYDEV_SUCCESS ? "" : anydev_last_error_message();
+}
+
+// A producer: owns host memory and counts deleter calls.
+struct Producer {
+  std::vector<float> data;
+  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> strides;
+  DLManagedTensor managed{};
+  std::mutex mutex;
+  std::condition_variable deleted_cv;
+  int deleted = 0;
+
+  explicit Producer(std::size_t n, std::vector<std::int64_t> extents = {})
+      : data(n, 0.0f), shape(std::move(extents)) {
+    if (shape.empty()) shape = {static_cast<std::int64_t>(n)};
+    DLTensor& t = managed.dl_tensor;
+    t.data = data.data();
+    t.device = DLDevice{kDLCPU, 0};
+    t.ndim = static_cast<int>(shape.size());
+    t.dtype = DLDataType{kDLFloat, 32, 1};
+    t.shape = shape.data();
+    t.strides = nullptr;
+    t.byte_offset = 0;
+    managed.manager_ctx = this;
+    managed.deleter = [](DLManagedTensor* self) {
+      auto* p = static_cast<Producer*>(self->manager_ctx);
+      std::lock_guard lock(p->mutex);
+      ++p->deleted;
+      p->deleted_cv.notify_all();
+    };
+  }
+  int deletions() {
+    std::lock_guard lock(mutex);
+    return deleted;
+  }
+  // Waits for the deleter (it may run on anydev's reclaimer thread). The
+  // bound only turns a hang into a failure.
+  bool wait_deleted() {
+    std::unique_lock lock(mutex);
+    return deleted_cv.wait_for(lock, std::chrono::seconds(60), [&] { return deleted > 0; });
+  }
+};
+
+TEST(DlpackImport, HostTensorBecomesAZeroCopyHostBuffer) {
+  Producer producer(64);
+  producer.data[5] = 5.0f;
+  {
+    auto h = anydev::from_dlpack<float, anydev::HostBuffer>(&producer.managed);
+    EXPECT_EQ(h.unsafe_ptr(), producer.data.data());
+    EXPECT_EQ(h.size(), 64u);
+    EXPECT_EQ(h[5], 5.0f);
+    EXPECT_EQ(h.context().api(), "cpu");
+    h.enqueue_fill(3.0f);
+    h.context().synchronize();
+    EXPECT_EQ(producer.data[63], 3.0f);
+    EXPECT_EQ(producer.deletions(), 0);  // anydev holds the tensor
+  }
+  ASSERT_TRUE(producer.wait_deleted());
+  EXPECT_EQ(producer.deletions(), 1);
+}
+
+TEST(DlpackImport, DeleterWaitsForAnydevWorkAndRunsOnce) {
+  Producer producer(1 << 18);
+  const DeviceContext ctx(0, "cpu");
+  {
+    auto h = anydev::from_dlpack<float, anydev::HostBuffer>(&producer.managed, &ctx);
+    const auto d = ctx.enqueue_create_buffer<float>(1 << 18);
+    d.enqueue_fill(4.0f);
+    h.enqueue_copy_from(d);  // in flight when h goes
+    const auto view = h.create_sub_buffer<float>(8, 8);
+    h = anydev::HostBuffer<float>();
+    EXPECT_EQ(producer.deletions(), 0);  // the view still holds it
+  }
+  ASSERT_TRUE(producer.wait_deleted());
+  EXPECT_EQ(producer.data[(1 << 18) - 1], 4.0f);  // the copy finished before the deleter
+  EXPECT_EQ(producer.deletions(), 1);
+}
+
+TEST(DlpackImport, MultiDimensionalByteOffsetAndEmptyTensors) {
+  Producer producer(12, {3, 4});
+  std::int64_t strides[] = {4, 1};
+  producer.managed.dl_tensor.strides = strides;
+  producer.managed.dl_tensor.byte_offset = 0;
+  {
+    auto h = anydev::from_dlpack<float, anydev::HostBuffer>(&producer.managed);
+    EXPECT_EQ(h.size(), 12u);
+  }
+  ASSERT_TRUE(producer.wait_deleted());
+
+  Producer offset(16);
+  offset.managed.dl_tensor.byte_offset = 8;
+  offset.shape[0] = 14;
+  {
+    auto h = anydev::from_dlpack<float, anydev::HostBuffer>(&offset.managed);
+    EXPECT_EQ(h.unsafe_ptr(), offset.data.data() + 2);
+    EXPECT_EQ(h.size(), 14u);
+  }
+  ASSERT_TRUE(offset.wait_deleted());
+
+  Producer empty(0);
+  empty.managed.dl_tensor.data = nullptr;
+  {
+    auto h = anydev::from_dlpack<float, anydev::HostBuffer>(&empty.managed);
+    EXPECT_EQ(h.size(), 0u);
+  }
+  ASSERT_TRUE(empty.wait_deleted());
+}
+
+TEST(DlpackImport, ExportedTensorImportsAsTheSameMemory) {
+  const DeviceContext ctx(0, "cpu");
+  const auto h = ctx.enqueue_create_host_buffer<std::int64_t>(8);
+  auto back = anydev::from_dlpack<std::int64_t, anydev::HostBuffer>(anydev::to_dlpack(h));
+  EXPECT_EQ(back.unsafe_ptr(), h.unsafe_ptr());
+}
+
+TEST(DlpackImport, WrongElementTypeForTheCppLayerIsAnError) {
+  Producer producer(4);
+  try {
+    anydev::from_dlpack<double, anydev::HostBuffer>(&producer.managed);
+    FAIL() << "expected anydev::Error";
+  } catch (const anydev::Error& e) {
+    EXPECT_EQ(e.status(), anydev::Status::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("host buffer of float32"), std::string::npos) << e.what();
+  }
+  ASSERT_TRUE(producer.wait_deleted());  // the buffer (and the tensor) were released
+}
+
+// Each bad tensor is rejected with its status and message, and the
+// producer's deleter is not called (the caller still owns the tensor).
+TEST(DlpackImport, UnsupportedTensorsAreRejectedAndNotDeleted) {
+  struct Case {
+    const char* name;
+    void (*spoil)(Producer&);
+    anydev_status_t status;
+    const char* message;
+  };
+  static std::int64_t transposed[] = {1, 3};
+  const Case cases[] = {
+      {"opencl", [](Producer& p) { p.managed.dl_tensor.device.device_type = kDLOpenCL; },
+       ANYDEV_ERROR_UNSUPPORTED, "kDLOpenCL (4): anydev's opencl backend can use only"},
+      {"vulkan", [](Producer& p) { p.managed.dl_tensor.device.device_type = kDLVulkan; },
+       ANYDEV_ERROR_UNSUPPORTED, "cannot import a tensor on kDLVulkan (7)"},
+      {"lanes", [](Producer& p) { p.managed.dl_tensor.dtype.lanes = 4; }, ANYDEV_ERROR_UNSUPPORTED,
+       "float of 32 bits x 4 lanes"},
+      {"bits",
+       [](Producer& p) {
+         p.managed.dl_tensor.dtype = DLDataType{kDLUInt, 7, 1};
+       },
+       ANYDEV_ERROR_UNSUPPORTED, "uint of 7 bits x 1 lanes"},
+      {"opaque",
+       [](Producer& p) {
+         p.managed.dl_tensor.dtype = DLDataType{kDLOpaqueHandle, 64, 1};
+       },
+       ANYDEV_ERROR_UNSUPPORTED, "opaque handle of 64 bits"},
+      {"strides",
+       [](Producer& p) {
+         p.shape = {3, 4};
+         p.managed.dl_tensor.shape = p.shape.data();
+         p.managed.dl_tensor.ndim = 2;
+         p.managed.dl_tensor.strides = transposed;
+       },
+       ANYDEV_ERROR_UNSUPPORTED, "shape [3, 4], strides [1, 3]"},
+      {"misaligned", [](Producer& p) { p.managed.dl_tensor.byte_offset = 2; },
+       ANYDEV_ERROR_INVALID_ARGUMENT, "+ byte_offset 2 is not aligned to 4 bytes"},
+      {"null data", [](Producer& p) { p.managed.dl_tensor.data = nullptr; },
+       ANYDEV_ERROR_INVALID_ARGUMENT, "data is NULL but it holds 8 elements"},
+      {"negative extent", [](Producer& p) { p.shape[0] = -8; }, ANYDEV_ERROR_INVALID_ARGUMENT,
+       "negative extent -8"},
+      {"ndim", [](Producer& p) { p.managed.dl_tensor.ndim = -1; }, ANYDEV_ERROR_UNSUPPORTED,
+       "ndim -1 is outside"},
+      {"cuda without cuda",
+       [](Producer& p) {
+         p.managed.dl_tensor.device = DLDevice{kDLCUDA, 0};
+       },
+       ANYDEV_ERROR_BACKEND_UNAVAILABLE, "a kDLCUDA (2) tensor needs a context on cuda:0"},
+  };
+  for (const Case& c : cases) {
+    Producer producer(8);
+    c.spoil(producer);
+    anydev_buffer_t out = nullptr;
+    const anydev_status_t s = anydev_buffer_from_dlpack(nullptr, &producer.managed, &out);
+    if (std::string(c.name) == "cuda without cuda" && anydev_device_count("cuda") > 0) {
+      if (s == ANYDEV_SUCCESS) anydev_buffer_release(out);  // a real GPU took it
+      continue;
+    }
+    EXPECT_EQ(s, c.status) << c.name << ": " << error_of(s);
+    EXPECT_NE(error_of(s).find(c.message), std::string::npos) << c.name << ": " << error_of(s);
+    EXPECT_EQ(out, nullptr) << c.name;
+    EXPECT_EQ(producer.deletions(), 0) << c.name;
+  }
+}
+
+TEST(DlpackImport, CudaTensorNeedsACudaContext) {
+  Producer producer(8);
+  producer.managed.dl_tensor.device = DLDevice{kDLCUDA, 0};
+  const DeviceContext ctx(0, "cpu");
+  anydev_buffer_t out = nullptr;
+  const anydev_status_t s = anydev_buffer_from_dlpack(ctx.handle(), &producer.managed, &out);
+  EXPECT_EQ(s, ANYDEV_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(error_of(s).find("needs a context on cuda:0, not cpu:0"), std::string::npos)
+      << error_of(s);
+  EXPECT_EQ(producer.deletions(), 0);
+}
+
+TEST(DlpackImport, NullArgumentsAreInvalid) {
+  Producer producer(2);
+  anydev_buffer_t out = nullptr;
+  EXPECT_EQ(anydev_buffer_from_dlpack(nullptr, nullptr, &out), ANYDEV_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(anydev_buffer_from_dlpack(nullptr, &producer.managed, nullptr),
+            ANYDEV_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(producer.deletions(), 0);
+}
+
+}  // namespace

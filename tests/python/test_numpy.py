@@ -1,0 +1,144 @@
+"""anydev <-> NumPy through DLPack: zero copy both ways, lifetimes in both
+orders, errors for exchanges that cannot work."""
+import gc
+import weakref
+
+import pytest
+
+import anydev
+from conftest import wait_until
+
+numpy = pytest.importorskip("numpy", reason="NumPy is not installed (Debian: python3-numpy)")
+
+
+def test_host_buffer_to_numpy_is_zero_copy(ctx):
+    h = ctx.enqueue_create_host_buffer(1024, dtype="float32")
+    h.enqueue_fill(1.5)
+    a = numpy.from_dlpack(h)  # __dlpack__ waits for the fill
+    assert a.dtype == numpy.float32 and a.shape == (1024,)
+    assert a.ctypes.data == h.unsafe_ptr()
+    assert (a == 1.5).all()
+    assert not a.flags.writeable  # NumPy marks every DLPack import read-only (DLPack 0.6)
+    w = numpy.asarray(h)  # the buffer protocol gives a writable zero-copy view
+    assert w.ctypes.data == h.unsafe_ptr() and w.dtype == numpy.float32
+    w[7] = 3.0
+    assert h[7] == 3.0 and a[7] == 3.0  # numpy's write is visible to anydev
+    h[8] = 4.0
+    assert a[8] == 4.0  # and anydev's to numpy
+    h.enqueue_fill(2.5)
+    ctx.synchronize()
+    assert (a == 2.5).all()
+
+
+def test_device_buffer_of_cpu_backend_to_numpy(ctx):
+    d = ctx.enqueue_create_buffer(6, dtype="int16")
+    d.enqueue_fill(-2)
+    a = numpy.from_dlpack(d)
+    assert a.ctypes.data == d.unsafe_ptr()
+    assert a.tolist() == [-2] * 6
+
+
+def test_shapes_views_and_dtypes(ctx):
+    h = ctx.enqueue_create_host_buffer(12, dtype="int64")
+    for i in range(12):
+        h[i] = i
+    a = numpy.from_dlpack(h.shaped((3, 4)))
+    assert a.shape == (3, 4) and a[2, 3] == 11
+    v = numpy.from_dlpack(h[4:8])
+    assert v.ctypes.data == h.unsafe_ptr() + 4 * 8 and v.tolist() == [4, 5, 6, 7]
+    for dtype in ["int8", "uint16", "int32", "uint64", "float16", "float64", "complex64",
+                  "complex128"]:
+        b = ctx.enqueue_create_host_buffer(3, dtype=dtype)
+        b.enqueue_fill(1)
+        assert numpy.from_dlpack(b).dtype == numpy.dtype(dtype)
+
+
+def test_numpy_array_to_anydev_is_zero_copy(ctx):
+    a = numpy.arange(10, dtype=numpy.float64)
+    x = anydev.from_dlpack(a)
+    assert isinstance(x, anydev.HostBuffer) and x.dtype == "float64" and len(x) == 10
+    assert x.unsafe_ptr() == a.ctypes.data
+    a[3] = 30.0
+    assert x[3] == 30.0
+    x.enqueue_fill(7.0)  # anydev work on numpy's memory
+    ctx.synchronize()
+    assert (a == 7.0).all()
+    # Used with other anydev buffers: copy into device memory and back.
+    d = ctx.enqueue_create_buffer(10, dtype="float64")
+    x.enqueue_copy_to(d)
+    back = numpy.zeros(10)
+    d.enqueue_copy_to(back)
+    assert (back == 7.0).all()
+
+
+def test_2d_and_offset_numpy_views_import(ctx):
+    a = numpy.arange(12, dtype=numpy.int32).reshape(3, 4)
+    x = anydev.from_dlpack(a)
+    assert len(x) == 12 and x[11] == 11
+    row = anydev.from_dlpack(a[1])
+    assert row.unsafe_ptr() == a.ctypes.data + 16 and row[0] == 4
+
+
+def test_lifetime_anydev_released_first_then_array_used(ctx):
+    h = ctx.enqueue_create_host_buffer(4096, dtype="float32")
+    h.enqueue_fill(1.25)
+    a = numpy.from_dlpack(h)
+    del h, ctx
+    gc.collect()
+    assert (a == 1.25).all()  # the array still owns a reference to the memory
+    assert a.sum() == 1.25 * 4096
+
+
+def test_lifetime_array_released_first_then_anydev_used(ctx):
+    h = ctx.enqueue_create_host_buffer(16, dtype="int32")
+    a = numpy.from_dlpack(h)
+    assert a.ctypes.data == h.unsafe_ptr()
+    del a
+    gc.collect()
+    h.enqueue_fill(4)
+    ctx.synchronize()
+    assert h[15] == 4
+
+
+def test_lifetime_imported_array_kept_alive_by_anydev(ctx):
+    a = numpy.full(32, 6, dtype=numpy.int32)
+    alive = weakref.ref(a)
+    x = anydev.from_dlpack(a)
+    del a
+    gc.collect()
+    assert alive() is not None  # anydev holds the producer's tensor
+    assert x[31] == 6
+    x.enqueue_fill(8)  # work in flight: the release waits for it
+    view = x[0:4]
+    del x
+    gc.collect()
+    assert alive() is not None  # a view keeps it too
+    ctx.synchronize()
+    assert view[3] == 8
+    del view
+    wait_until(lambda: alive() is None, "anydev to release the NumPy array")
+
+
+def test_lifetime_imported_then_array_used_after_anydev_gone(ctx):
+    a = numpy.zeros(8, dtype=numpy.float32)
+    x = anydev.from_dlpack(a)
+    x.enqueue_fill(0.5)
+    ctx.synchronize()
+    del x
+    gc.collect()
+    assert (a == 0.5).all()
+
+
+def test_errors_for_unsupported_exchanges(ctx):
+    b = ctx.enqueue_create_host_buffer(4, dtype="bool")
+    with pytest.raises(anydev.UnsupportedError, match="dtype bool has no DLPack"):
+        numpy.from_dlpack(b)
+    # ... but a uint8 view of it works.
+    assert numpy.from_dlpack(b.create_sub_buffer(0, 4, dtype="uint8")).dtype == numpy.uint8
+    with pytest.raises(anydev.UnsupportedError, match="not row-major contiguous"):
+        anydev.from_dlpack(numpy.arange(12.0).reshape(3, 4).T)
+    with pytest.raises(anydev.UnsupportedError, match="not row-major contiguous"):
+        anydev.from_dlpack(numpy.arange(12.0)[::2])
+    h = ctx.enqueue_create_host_buffer(4, dtype="bfloat16")
+    with pytest.raises(BufferError, match="bfloat16"):
+        memoryview(h)
