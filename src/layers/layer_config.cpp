@@ -1,0 +1,178 @@
+#include "layers/layer_config.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "environment.h"
+#include "status.h"
+
+namespace anydev::core::layers {
+namespace {
+
+constexpr std::uint64_t kMaxCall = 1000000000ull;
+constexpr std::array<const char*, kFaultKinds> kKindNames = {"alloc", "copy", "fill", "event",
+                                                             "plugin"};
+
+std::string quoted(std::string_view text) { return cat("\"", text, "\""); }
+
+// 1..kMaxCall, decimal digits only.
+std::optional<std::uint64_t> parse_call(std::string_view text) {
+  if (text.empty() || text.size() > 10) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (value == 0 || value > kMaxCall) return std::nullopt;
+  return value;
+}
+
+bool has_space(std::string_view text) {
+  return text.find_first_of(" \t\r\n\v\f") != std::string_view::npos;
+}
+
+}  // namespace
+
+const char* fault_kind_name(FaultKind kind) noexcept {
+  return kKindNames[static_cast<std::size_t>(kind)];
+}
+
+bool FaultPlan::empty() const noexcept {
+  return std::all_of(calls.begin(), calls.end(), [](const auto& c) { return c.empty(); });
+}
+
+FaultParse parse_fault_list(std::string_view text) {
+  FaultParse result;
+  auto error = [&](std::size_t position, std::string_view entry, std::string_view why) {
+    result.plan = FaultPlan{};
+    result.error = cat(kEnvFault, "=", quoted(text), ": entry ", position,
+                       entry.empty() ? std::string() : " " + quoted(entry), " ", why);
+    return result;
+  };
+  if (text.empty()) {
+    result.error = cat(kEnvFault,
+                       " is set but empty: expected a comma-separated list such as \"copy:3\" "
+                       "or \"alloc:1,event:2\"");
+    return result;
+  }
+  std::size_t position = 1;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', begin);
+    const std::string_view entry = text.substr(
+        begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
+    if (entry.empty()) return error(position, entry, "is empty");
+    if (has_space(entry)) return error(position, entry, "contains whitespace");
+    const std::size_t colon = entry.find(':');
+    if (colon == std::string_view::npos) {
+      return error(position, entry, "has no call number: expected op:n, e.g. \"copy:3\"");
+    }
+    const std::string_view name = entry.substr(0, colon);
+    const auto kind = std::find(kKindNames.begin(), kKindNames.end(), name);
+    if (kind == kKindNames.end()) {
+      return error(position, entry,
+                   cat("names no known operation (", quoted(name),
+                       "): expected alloc, copy, fill, event or plugin"));
+    }
+    const std::string_view number = entry.substr(colon + 1);
+    const auto call = parse_call(number);
+    if (!call) {
+      return error(position, entry,
+                   cat("has a bad call number ", quoted(number),
+                       ": expected a decimal number from 1 to ", kMaxCall));
+    }
+    auto& calls = result.plan.calls[static_cast<std::size_t>(kind - kKindNames.begin())];
+    if (std::find(calls.begin(), calls.end(), *call) != calls.end()) {
+      return error(position, entry, "repeats an earlier entry");
+    }
+    calls.push_back(*call);
+    if (comma == std::string_view::npos) break;
+    begin = comma + 1;
+    ++position;
+  }
+  for (auto& calls : result.plan.calls) std::sort(calls.begin(), calls.end());
+  result.plan.text = std::string(text);
+  return result;
+}
+
+SyncParse parse_sync(std::string_view text) {
+  SyncParse result;
+  if (text == "1") {
+    result.on = true;
+  } else if (text != "0") {
+    result.error = cat(kEnvSync, "=", quoted(text), " is not 0 or 1");
+  }
+  return result;
+}
+
+ValidateParse parse_validate(std::string_view text) {
+  ValidateParse result;
+  if (text == "1") {
+    result.mode = ValidateMode::on;
+  } else if (text == "backtrace") {
+    result.mode = ValidateMode::backtrace;
+  } else if (text != "0") {
+    result.error = cat(kEnvValidate, "=", quoted(text), " is not 0, 1 or backtrace");
+  }
+  return result;
+}
+
+TraceParse parse_trace(std::string_view text) {
+  TraceParse result;
+  if (text.empty()) {
+    result.error = cat(kEnvTrace, " is set but empty: expected the path of the JSON file to write");
+  } else if (text.back() == '/') {
+    result.error = cat(kEnvTrace, "=", quoted(text), " names a folder: expected a file path");
+  } else if (text.find('\n') != std::string_view::npos) {
+    result.error = cat(kEnvTrace, "=", quoted(text), " contains a newline");
+  } else {
+    result.path = std::string(text);
+  }
+  return result;
+}
+
+const LayerSettings& layer_settings() {
+  static const LayerSettings settings = [] {
+    LayerSettings s;
+    auto add_error = [&](const std::string& message) {
+      if (!s.errors.empty()) s.errors += "; ";
+      s.errors += message;
+    };
+    if (const auto value = env(kEnvFault)) {
+      FaultParse parsed = parse_fault_list(*value);
+      if (parsed.ok()) {
+        s.fault = std::move(parsed.plan);
+      } else {
+        add_error(parsed.error);
+      }
+    }
+    if (const auto value = env(kEnvSync)) {
+      const SyncParse parsed = parse_sync(*value);
+      if (parsed.error.empty()) {
+        s.sync = parsed.on;
+      } else {
+        add_error(parsed.error);
+      }
+    }
+    if (const auto value = env(kEnvTrace)) {
+      TraceParse parsed = parse_trace(*value);
+      if (parsed.error.empty()) {
+        s.trace_path = std::move(parsed.path);
+      } else {
+        add_error(parsed.error);
+      }
+    }
+    if (const auto value = env(kEnvValidate)) {
+      const ValidateParse parsed = parse_validate(*value);
+      if (parsed.error.empty()) {
+        s.validate = parsed.mode;
+      } else {
+        add_error(parsed.error);
+      }
+    }
+    return s;
+  }();
+  return settings;
+}
+
+}  // namespace anydev::core::layers

@@ -1,0 +1,77 @@
+// The validation layer (ANYDEV_VALIDATE=1, or =backtrace to also keep each
+// handle's creation backtrace). Off: one predictable branch per C entry
+// point, nothing else. On, it adds:
+//
+//  - a live-handle set: every context, stream, event and buffer handle is
+//    registered when created and removed when its last reference goes, and
+//    every C entry point checks its handle arguments against it first, so a
+//    released handle or a pointer anydev never made is INVALID_STATE with a
+//    message naming the call, the argument's kind and the pointer -- never a
+//    crash (a freed handle whose memory was reused for a new handle of the
+//    same kind cannot be told apart);
+//  - a table layer (see layer_stack.h) that remembers every copy or fill
+//    that writes pinned host memory until an event recorded after it
+//    completes, so that anydev_buffer_check_host_access (called by
+//    HostBuffer::at() and operator[] when validation is on) reports host
+//    access to elements an enqueued operation is still writing; and that
+//    refuses a copy or fill on a stream of a device that cannot access the
+//    memory (another device without peer access);
+//  - a leak table at exit: every handle still live, with its description
+//    and, with =backtrace, the backtrace of its creation.
+//
+// Reports go through the logger at error level ("[anydev] [error]
+// validation: ...") and, for a failing call, into its last error.
+// Thread-safe: one mutex guards the handle set, another the pending writes.
+#ifndef ANYDEV_SRC_LAYERS_VALIDATION_H_
+#define ANYDEV_SRC_LAYERS_VALIDATION_H_
+
+#include <cstddef>
+
+#include "anydev/anydev.h"
+#include "anydev/backend.h"
+
+struct anydev_buffer_s;
+
+namespace anydev::core::layers {
+
+enum class HandleKind { context = 0, stream = 1, event = 2, buffer = 3 };
+
+// Whether ANYDEV_VALIDATE turned validation on (read once, then a load).
+bool validation_enabled() noexcept;
+
+// Handle bookkeeping; `handle` is the handle's address.
+void note_created(HandleKind kind, const void* handle);
+void note_destroyed(HandleKind kind, const void* handle);
+// ANYDEV_SUCCESS for a live handle of `kind`; else INVALID_STATE with the
+// report. `what` names the argument ("context", "buffer", ...).
+anydev_status_t check_live(const char* op, HandleKind kind, const void* handle, const char* what);
+
+// Base of the C handle structs (objects.h): registers the handle while it
+// lives when validation is on. Empty; no cost when validation is off.
+template <HandleKind Kind>
+struct TrackedHandle {
+  TrackedHandle() {
+    if (validation_enabled()) note_created(Kind, this);
+  }
+  ~TrackedHandle() {
+    if (validation_enabled()) note_destroyed(Kind, this);
+  }
+  TrackedHandle(const TrackedHandle&) = delete;
+  TrackedHandle& operator=(const TrackedHandle&) = delete;
+};
+
+// The table layer (pending host writes, device checks). nullptr when no slot
+// is left. Called under the registry lock.
+const anydev_backend_table_t* wrap_validation(const anydev_backend_table_t* inner);
+
+// Host access to `count` elements from element `offset` of a host buffer:
+// INVALID_STATE (reported) when an enqueued copy or fill still writes them.
+anydev_status_t check_host_access(const char* op, const anydev_buffer_s* buf, std::size_t offset,
+                                  std::size_t count);
+
+// Logs the leak table (every live handle) now; returns how many there are.
+std::size_t report_live_handles(const char* when);
+
+}  // namespace anydev::core::layers
+
+#endif  // ANYDEV_SRC_LAYERS_VALIDATION_H_
