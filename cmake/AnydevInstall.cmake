@@ -6,7 +6,7 @@
 #   lib/cmake/anydev/                  anydevConfig.cmake, anydevConfigVersion.cmake,
 #                                      anydevTargets*.cmake: find_package(anydev) -> anydev::anydev
 #   lib/pkgconfig/anydev.pc            pkg-config --cflags --libs anydev
-#   bin/anydev-info                    (tools/CMakeLists.txt)
+#   bin/anydev-info, bin/anydev-bench  (tools/CMakeLists.txt)
 
 include(CMakePackageConfigHelpers)
 

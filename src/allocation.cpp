@@ -1,8 +1,10 @@
 #include "allocation.h"
 
+#include "foreign_memory.h"
 #include "fork_guard.h"
 #include "logging.h"
 #include "objects.h"
+#include "pool/pooled_allocation.h"
 #include "status.h"
 #include "stream_ordered_release.h"
 
@@ -61,6 +63,11 @@ Allocation::Allocation(const Backend* backend_, int device_, anydev_bk_memory_ki
       fork_generation_(fork_generation()) {}
 
 Allocation::~Allocation() {
+  if (foreign_release) {
+    // In a forked child the producer's memory belongs to the parent: leave it.
+    if (fork_generation() == fork_generation_) release_foreign_memory(*this);
+    return;
+  }
   if (handle == nullptr) return;                      // zero-size buffers own no memory
   if (fork_generation() != fork_generation_) return;  // the parent's memory
   const anydev_backend_table_t* table = backend->table;
@@ -73,6 +80,7 @@ Allocation::~Allocation() {
       log_failure(backend, "stream_synchronize");
     }
   }
+  if (return_pool_block(*this)) return;  // cached for reuse (pool/caching_pool.h)
   if (kind == ANYDEV_BK_MEMORY_DEVICE && table->memory_free_async != nullptr) {
     if (table->memory_free_async(device, handle, owner.native) == ANYDEV_SUCCESS) return;
     log_failure(backend, "memory_free_async");

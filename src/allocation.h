@@ -14,7 +14,8 @@
 // last_stream, and the memory is freed after the owner stream's work:
 // through the backend's memory_free_async if it has one (device memory), else
 // by the reclaimer thread once an event recorded on the owner stream has
-// completed. The caller never blocks.
+// completed. The caller never blocks. Memory from a caching pool goes back
+// to its pool instead, tagged with such an event (pool/caching_pool.h).
 //
 // Thread safety: `mutex` guards last_stream and owner_stream; hold it from
 // the ordering decision until the operation is enqueued (use_allocations).
@@ -23,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -33,6 +35,7 @@ namespace anydev::core {
 
 struct Backend;
 struct Stream;
+class CachingPool;
 
 struct Allocation {
   Allocation(const Backend* backend, int device, anydev_bk_memory_kind_t kind, void* handle,
@@ -51,6 +54,19 @@ struct Allocation {
   std::mutex mutex;
   std::shared_ptr<Stream> owner_stream;  // guarded by mutex
   std::shared_ptr<Stream> last_stream;   // guarded by mutex
+
+  // Set for memory from a caching pool (pool/pooled_allocation.h): the
+  // destructor gives the block back to `pool` instead of freeing it.
+  // pool_bytes is the block size; pool_in_use is cleared (under mutex) when
+  // take_ptr hands the memory to the user.
+  CachingPool* pool = nullptr;
+  std::size_t pool_bytes = 0;
+  bool pool_in_use = false;
+
+  // Non-empty for memory the core does not own (foreign_memory.h): the
+  // destructor frees nothing and runs this once the last use has finished.
+  // Set before the allocation is shared; never changed afterwards.
+  std::function<void()> foreign_release;
 
  private:
   const std::uint64_t fork_generation_;

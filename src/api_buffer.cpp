@@ -6,6 +6,7 @@
 #include "buffer_access.h"
 #include "dtype.h"
 #include "format.h"
+#include "pool/pooled_allocation.h"
 #include "range_check.h"
 #include "taken_memory.h"
 
@@ -56,14 +57,12 @@ anydev_status_t anydev_buffer_create(anydev_context_t ctx, anydev_memory_kind_t 
   if (auto error = check_byte_count(op, count, traits->size, &bytes)) return report(error);
   return guarded(op, [&] {
     const ContextState& state = *ctx->state;
-    const anydev_backend_table_t* table = state.backend->table;
-    void* handle = nullptr;
-    void* address = nullptr;
+    const anydev_bk_memory_kind_t bk_kind =
+        kind == ANYDEV_MEMORY_HOST ? ANYDEV_BK_MEMORY_HOST : ANYDEV_BK_MEMORY_DEVICE;
+    PoolBlock block;  // from the caching pool of the device (pool/caching_pool.h)
     if (bytes > 0) {
       const anydev_status_t s =
-          kind == ANYDEV_MEMORY_HOST
-              ? table->host_alloc(state.device, bytes, &handle, &address)
-              : table->device_alloc(state.device, bytes, state.stream->native, &handle, &address);
+          pool_allocate(state.backend, state.device, bk_kind, state.stream, bytes, &block);
       if (s != ANYDEV_SUCCESS) {
         return fail(s, op, "allocating ", count, " ", traits->name, " elements (", bytes,
                     " bytes) of ", kind_name(kind), " memory on ",
@@ -71,9 +70,8 @@ anydev_status_t anydev_buffer_create(anydev_context_t ctx, anydev_memory_kind_t 
       }
     }
     auto allocation = std::make_shared<Allocation>(
-        state.backend, state.device,
-        kind == ANYDEV_MEMORY_HOST ? ANYDEV_BK_MEMORY_HOST : ANYDEV_BK_MEMORY_DEVICE, handle,
-        address, bytes, state.stream);
+        state.backend, state.device, bk_kind, block.handle, block.address, bytes, state.stream);
+    attach_pool_block(*allocation, block);
     // Device memory is ordered on the allocating stream.
     if (kind == ANYDEV_MEMORY_DEVICE) allocation->last_stream = state.stream;
     anydev_buffer_s like;

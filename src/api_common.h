@@ -22,8 +22,18 @@ namespace anydev::core {
   } while (0)
 
 // A handle created before fork() used in the child -> INVALID_STATE.
+// Validation layer (ANYDEV_VALIDATE): the handle must be live and of its
+// kind. Only consulted when validation is on.
+template <layers::HandleKind Kind>
+anydev_status_t check_live_handle(const char* op, const layers::TrackedHandle<Kind>* handle,
+                                  const char* what) {
+  if (!layers::validation_enabled()) return ANYDEV_SUCCESS;
+  return layers::check_live(op, Kind, handle, what);
+}
+
 template <class Handle>
 anydev_status_t check_fork(const char* op, const Handle* handle, const char* what) {
+  if (anydev_status_t s = check_live_handle(op, handle, what); s != ANYDEV_SUCCESS) return s;
   if (handle->fork_generation != fork_generation()) {
     return fail(ANYDEV_ERROR_INVALID_STATE, op, "the ", what,
                 " was created before fork(); a forked child must create its own contexts, "
@@ -50,6 +60,7 @@ anydev_status_t guarded(const char* op, Body&& body) noexcept {
 template <class Handle>
 anydev_status_t retain_handle(const char* op, Handle* handle) {
   ANYDEV_REQUIRE_ARG(op, handle);
+  if (anydev_status_t s = check_live_handle(op, handle, "handle"); s != ANYDEV_SUCCESS) return s;
   handle->refs.fetch_add(1, std::memory_order_relaxed);
   return ANYDEV_SUCCESS;
 }
@@ -58,6 +69,7 @@ anydev_status_t retain_handle(const char* op, Handle* handle) {
 template <class Handle, class OnLast>
 anydev_status_t release_handle(const char* op, Handle* handle, OnLast&& on_last) {
   ANYDEV_REQUIRE_ARG(op, handle);
+  if (anydev_status_t s = check_live_handle(op, handle, "handle"); s != ANYDEV_SUCCESS) return s;
   if (handle->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     on_last(handle);
     delete handle;

@@ -106,6 +106,14 @@ anydev_status_t anydev_context_device_name(anydev_context_t ctx, const char** ou
   return ANYDEV_SUCCESS;
 }
 
+anydev_status_t anydev_context_device_description(anydev_context_t ctx, const char** out) {
+  static constexpr const char* op = "anydev_context_device_description";
+  ANYDEV_CHECK_CONTEXT(op, ctx);
+  ANYDEV_REQUIRE_ARG(op, out);
+  *out = ctx->state->backend->devices[ctx->state->device].description.c_str();
+  return ANYDEV_SUCCESS;
+}
+
 anydev_status_t anydev_context_device_id(anydev_context_t ctx, int* out) {
   static constexpr const char* op = "anydev_context_device_id";
   ANYDEV_CHECK_CONTEXT(op, ctx);

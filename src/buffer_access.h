@@ -16,8 +16,12 @@ struct BufferView {
   std::shared_ptr<Allocation> allocation;
   const anydev_buffer_s* handle = nullptr;
 
-  // The backend reference to this view's first byte.
+  // The backend reference to this view's first byte. Foreign host memory
+  // (foreign_memory.h) is USER_HOST: a plain pointer to every backend.
   anydev_bk_memory_ref_t ref() const {
+    if (allocation->kind == ANYDEV_BK_MEMORY_USER_HOST) {
+      return {allocation->handle, handle->offset_bytes, ANYDEV_BK_MEMORY_USER_HOST, -1};
+    }
     return {allocation->handle, handle->offset_bytes,
             handle->kind == ANYDEV_MEMORY_HOST ? ANYDEV_BK_MEMORY_HOST : ANYDEV_BK_MEMORY_DEVICE,
             allocation->device};

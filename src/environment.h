@@ -12,6 +12,7 @@ namespace anydev::core {
 inline constexpr const char* kEnvBackend = "ANYDEV_BACKEND";
 inline constexpr const char* kEnvPluginPath = "ANYDEV_PLUGIN_PATH";
 inline constexpr const char* kEnvLogLevel = "ANYDEV_LOG_LEVEL";
+inline constexpr const char* kEnvPool = "ANYDEV_POOL";  // pool/pool_registry.h
 
 // The variable's value, or nullopt when unset.
 std::optional<std::string> env(const char* name);

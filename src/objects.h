@@ -25,6 +25,7 @@
 #include "allocation.h"
 #include "anydev/anydev.h"
 #include "anydev/backend.h"
+#include "layers/validation.h"
 #include "registry.h"
 
 namespace anydev::core {
@@ -52,20 +53,25 @@ struct ContextState {
 
 }  // namespace anydev::core
 
-// Reference counts start at 1 (the creator's reference).
-struct anydev_context_s {
+// Reference counts start at 1 (the creator's reference). The empty base
+// registers the handle with the validation layer while it lives, when
+// ANYDEV_VALIDATE is on (layers/validation.h).
+struct anydev_context_s
+    : anydev::core::layers::TrackedHandle<anydev::core::layers::HandleKind::context> {
   std::atomic<std::int64_t> refs{1};
   std::uint64_t fork_generation;
   std::shared_ptr<const anydev::core::ContextState> state;
 };
 
-struct anydev_stream_s {
+struct anydev_stream_s
+    : anydev::core::layers::TrackedHandle<anydev::core::layers::HandleKind::stream> {
   std::atomic<std::int64_t> refs{1};
   std::uint64_t fork_generation;
   std::shared_ptr<anydev::core::Stream> stream;
 };
 
-struct anydev_event_s {
+struct anydev_event_s
+    : anydev::core::layers::TrackedHandle<anydev::core::layers::HandleKind::event> {
   std::atomic<std::int64_t> refs{1};
   std::uint64_t fork_generation;
   const anydev::core::Backend* backend;
@@ -73,7 +79,8 @@ struct anydev_event_s {
   anydev_bk_event_t native;
 };
 
-struct anydev_buffer_s {
+struct anydev_buffer_s
+    : anydev::core::layers::TrackedHandle<anydev::core::layers::HandleKind::buffer> {
   std::atomic<std::int64_t> refs{1};
   std::uint64_t fork_generation;
   anydev_memory_kind_t kind;

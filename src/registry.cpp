@@ -11,6 +11,7 @@
 
 #include "builtin_backends.h"
 #include "environment.h"
+#include "layers/layer_stack.h"
 #include "logging.h"
 #include "plugin_loader.h"
 #include "selection.h"
@@ -184,6 +185,12 @@ void Registry::probe_locked(Backend& backend) {
     }
     table = load.table;
   }
+  // A malformed ANYDEV_FAULT/SYNC/TRACE/VALIDATE, or an injected plugin fault.
+  if (std::string why = layers::probe_failure(backend.name); !why.empty()) {
+    backend.reason = why;
+    log(ANYDEV_LOG_WARN, cat("backend ", backend.name, " unavailable: ", why));
+    return;
+  }
   clear_last_error();
   const char* vendor_library = nullptr;
   const anydev_status_t init = table->initialize(core_services(), &vendor_library);
@@ -223,6 +230,14 @@ void Registry::probe_locked(Backend& backend) {
         {props.name, props.description, props.total_memory, props.is_host_processor != 0});
   }
   clear_last_error();
+  // The layers the environment asks for (none: the table itself).
+  std::string layer_error;
+  table = layers::wrap_backend(table, &layer_error);
+  if (table == nullptr) {
+    backend.reason = layer_error;
+    backend.devices.clear();
+    return;
+  }
   backend.table = table;
   backend.available = true;
   log(ANYDEV_LOG_INFO, cat("backend ", backend.name, " available with ", count, " device(s)"));

@@ -21,8 +21,9 @@ struct Item {
   int device;
   anydev_bk_event_t event;  // null for a stream
   anydev_bk_memory_kind_t kind;
-  void* handle;               // memory handle
-  anydev_bk_stream_t stream;  // stream to destroy (null for memory)
+  void* handle;                         // memory handle
+  anydev_bk_stream_t stream;            // stream to destroy (null for memory)
+  std::function<void()> callback = {};  // run instead of memory_free when set
 };
 
 void report(const Backend* backend, const char* what, anydev_status_t status) {
@@ -38,6 +39,11 @@ void run(const Item& item) {
     return;
   }
   report(item.backend, "event_synchronize", table->event_synchronize(item.event));
+  if (item.callback) {
+    item.callback();
+    report(item.backend, "event_destroy", table->event_destroy(item.event));
+    return;
+  }
   report(item.backend, "memory_free", table->memory_free(item.device, item.kind, item.handle));
   report(item.backend, "event_destroy", table->event_destroy(item.event));
 }
@@ -133,6 +139,12 @@ class Reclaimer {
 void release_after_event(const Backend* backend, int device, anydev_bk_event_t event,
                          anydev_bk_memory_kind_t kind, void* handle) {
   Reclaimer::instance().push({backend, device, event, kind, handle, nullptr});
+}
+
+void run_after_event(const Backend* backend, anydev_bk_event_t event,
+                     std::function<void()> callback) {
+  Reclaimer::instance().push(
+      {backend, -1, event, ANYDEV_BK_MEMORY_HOST, nullptr, nullptr, std::move(callback)});
 }
 
 void release_stream(const Backend* backend, anydev_bk_stream_t stream) {

@@ -10,6 +10,8 @@
 #ifndef ANYDEV_SRC_STREAM_ORDERED_RELEASE_H_
 #define ANYDEV_SRC_STREAM_ORDERED_RELEASE_H_
 
+#include <functional>
+
 #include "anydev/backend.h"
 
 namespace anydev::core {
@@ -20,6 +22,12 @@ struct Backend;
 // destroys the event. Takes ownership of the event.
 void release_after_event(const Backend* backend, int device, anydev_bk_event_t event,
                          anydev_bk_memory_kind_t kind, void* handle);
+
+// Runs `callback` (on the reclaimer thread) after `event` completes, then
+// destroys the event. Takes ownership of the event. For memory the core does
+// not own (foreign_memory.h).
+void run_after_event(const Backend* backend, anydev_bk_event_t event,
+                     std::function<void()> callback);
 
 // Destroys a backend stream off the caller's thread.
 void release_stream(const Backend* backend, anydev_bk_stream_t stream);

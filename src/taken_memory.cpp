@@ -4,6 +4,8 @@
 #include <mutex>
 #include <tuple>
 
+#include "pool/pooled_allocation.h"
+
 namespace anydev::core {
 namespace {
 
@@ -22,6 +24,7 @@ Table& table() {
 }  // namespace
 
 void remember_taken(void* address, std::shared_ptr<Allocation> allocation) {
+  forget_pool_in_use(*allocation);  // the user's memory now, not the pool's
   Table& t = table();
   std::lock_guard lock(t.mutex);
   const Key key{allocation->backend, allocation->device, address};

@@ -17,9 +17,25 @@
  *    only the fields that fit, so the ABI can grow.
  *  - Sizes of buffers are counted in elements of the buffer's dtype; byte
  *    counts say so in their names.
- *  - Thread safety: every function may be called from any thread. Calls that
- *    enqueue on the same stream from several threads are serialized in some
- *    order. A handle may be released on any thread.
+ *  - Thread safety: every function may be called from any thread, at the
+ *    same time as any other, also on the same handle. Calls that enqueue on
+ *    the same stream from several threads are serialized in some order. A
+ *    handle may be released on any thread. What is NOT synchronized, and so
+ *    is the caller's to order:
+ *      - using a handle while another thread drops its last reference (hold
+ *        your own reference: *_retain);
+ *      - host memory an enqueued operation reads or writes (the `src` of
+ *        anydev_enqueue_copy_from_host, the `dst` of _copy_to_host, a host
+ *        buffer's elements during a copy or fill) until the stream or an
+ *        event recorded after the operation is synchronized
+ *        (ANYDEV_VALIDATE=1 reports host-buffer element access from C++);
+ *      - anydev_last_error_message: per thread, valid until that thread's
+ *        next anydev call;
+ *      - anydev_buffer_take_ptr: needs the only reference, so it fails with
+ *        INVALID_STATE while another thread holds or takes one;
+ *      - anydev_buffer_format of a host buffer reads its memory as is (a
+ *        concurrent copy or fill into it is a data race).
+ *    Per-call notes below say "Thread safety:" where a call differs.
  *  - Fork: a handle created before fork() gives ANYDEV_ERROR_INVALID_STATE in
  *    the child.
  */
@@ -167,10 +183,17 @@ ANYDEV_API anydev_status_t anydev_context_release(anydev_context_t ctx);
 ANYDEV_API anydev_status_t anydev_context_api(anydev_context_t ctx, const char** out);
 ANYDEV_API anydev_status_t anydev_context_device_name(anydev_context_t ctx, const char** out);
 ANYDEV_API anydev_status_t anydev_context_device_id(anydev_context_t ctx, int* out);
+/* Free text the backend gives about the device ("" when none): driver and
+ * runtime versions, compute capability, PCI bus id, ... `*out` stays valid
+ * while ctx lives. */
+ANYDEV_API anydev_status_t anydev_context_device_description(anydev_context_t ctx,
+                                                             const char** out);
 ANYDEV_API anydev_status_t anydev_context_memory_info(anydev_context_t ctx,
                                                       anydev_memory_info_t* out);
 /* Waits for everything enqueued on the context's stream; returns the first
- * asynchronous error since the previous synchronize. */
+ * asynchronous error since the previous synchronize. Thread safety: when
+ * several threads synchronize the same stream, the error goes to one of
+ * them. */
 ANYDEV_API anydev_status_t anydev_context_synchronize(anydev_context_t ctx);
 /* The context's stream (a new reference). */
 ANYDEV_API anydev_status_t anydev_context_stream(anydev_context_t ctx, anydev_stream_t* out);
@@ -188,7 +211,8 @@ ANYDEV_API anydev_status_t anydev_context_can_access(anydev_context_t ctx, anyde
 ANYDEV_API anydev_status_t anydev_context_enable_peer_access(anydev_context_t ctx,
                                                              anydev_context_t peer);
 /* Frees memory obtained with anydev_buffer_take_ptr, ordered on ctx's
- * stream (after the work already enqueued there). */
+ * stream (after the work already enqueued there). Thread safety: a pointer
+ * is freed once; a second free (on any thread) is INVALID_ARGUMENT. */
 ANYDEV_API anydev_status_t anydev_context_free(anydev_context_t ctx, void* taken);
 /* A native handle of the context (ANYDEV_NATIVE_DEVICE or _CONTEXT). */
 ANYDEV_API anydev_status_t anydev_context_native_handle(anydev_context_t ctx,
@@ -284,6 +308,45 @@ ANYDEV_API anydev_status_t anydev_buffer_format(anydev_buffer_t buf, char* out, 
                                                 size_t* needed);
 /* A native handle of the buffer's memory (ANYDEV_NATIVE_MEMORY). */
 ANYDEV_API anydev_status_t anydev_buffer_native_handle(anydev_buffer_t buf, void** out);
+
+/* ---- caching pools (docs/memory-pools.md) ------------------------------- */
+
+/* Statistics of one pool. Sizes are block sizes (requests rounded up to a
+ * size class). allocation_count == cache_hits + cache_misses. The caller
+ * sets struct_size. */
+typedef struct anydev_pool_stats_t {
+  size_t struct_size;
+  size_t bytes_in_use;      /* held by buffers (memory taken with take_ptr is not) */
+  size_t bytes_cached;      /* released blocks kept for reuse */
+  size_t peak_bytes_in_use; /* highest bytes_in_use since the pool was made */
+  uint64_t allocation_count;
+  uint64_t cache_hits;   /* allocations served from the cache */
+  uint64_t cache_misses; /* allocations that reached the backend */
+} anydev_pool_stats_t;
+
+/* The pool of ctx's device and backend for that kind. */
+ANYDEV_API anydev_status_t anydev_context_pool_stats(anydev_context_t ctx,
+                                                     anydev_memory_kind_t kind,
+                                                     anydev_pool_stats_t* out);
+/* Frees every cached block of ctx's device (both kinds) that no stream still
+ * uses; blocks whose stream work is still pending are freed by a core thread
+ * as soon as it is done. Never blocks. bytes_cached is 0 afterwards. */
+ANYDEV_API anydev_status_t anydev_context_release_cached_memory(anydev_context_t ctx);
+/* 1 when the pools cache, 0 when ANYDEV_POOL=0. */
+ANYDEV_API int anydev_pool_enabled(void);
+
+/* ---- validation layer (ANYDEV_VALIDATE, docs/reliability.md) ------------ */
+
+/* 1 when ANYDEV_VALIDATE turned the validation layer on, else 0. Cheap (one
+ * load after the first call); thread-safe. */
+ANYDEV_API int anydev_validation_enabled(void);
+/* Validation layer: host access to `count` elements from element `offset`
+ * of a host buffer. INVALID_STATE (also logged at error level) when an
+ * enqueued copy or fill still writes any of them; OUT_OF_RANGE when they lie
+ * outside the buffer. Always ANYDEV_SUCCESS when validation is off.
+ * HostBuffer::at() and operator[] call it when validation is on. Thread-safe. */
+ANYDEV_API anydev_status_t anydev_buffer_check_host_access(anydev_buffer_t buf, size_t offset,
+                                                           size_t count);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -102,6 +102,17 @@ inline void check(anydev_status_t status) {
   throw Error(static_cast<Status>(status), std::move(message));
 }
 
+// Whether the validation layer is on (ANYDEV_VALIDATE), asked once.
+inline bool validation_on() noexcept {
+  static const bool on = anydev_validation_enabled() != 0;
+  return on;
+}
+// The same, read when the program starts: a plain constant the compiler can
+// hoist out of element loops, so that operator[] stays as fast as a pointer
+// access when validation is off (code that runs before this initializer sees
+// false).
+inline const bool validation_on_at_start = anydev_validation_enabled() != 0;
+
 [[noreturn]] inline void throw_empty(const char* type, const char* method, const char* what) {
   throw Error(Status::invalid_state, std::string(type) + "::" + method + ": the " + what +
                                          " is empty (default-constructed or moved-from)");
@@ -352,6 +363,28 @@ struct MemoryInfo {
   std::size_t total;
 };
 
+// Where a buffer's memory is: pinned host memory (HostBuffer) or device
+// memory (DeviceBuffer).
+enum class MemoryKind {
+  host = ANYDEV_MEMORY_HOST,
+  device = ANYDEV_MEMORY_DEVICE,
+};
+
+// Statistics of one caching pool (docs/memory-pools.md). Sizes are block
+// sizes (requests rounded up to a size class); allocation_count ==
+// cache_hits + cache_misses.
+struct PoolStats {
+  std::size_t bytes_in_use;
+  std::size_t bytes_cached;
+  std::size_t peak_bytes_in_use;
+  std::uint64_t allocation_count;
+  std::uint64_t cache_hits;
+  std::uint64_t cache_misses;
+};
+
+// False when ANYDEV_POOL=0 turned the caching pools off.
+inline bool pool_enabled() noexcept { return anydev_pool_enabled() != 0; }
+
 // One known backend, as anydev-info lists it: `reason` says why it is
 // unavailable (empty when available); `library` names the plugin and vendor
 // library tried (empty for cpu).
@@ -544,6 +577,16 @@ class DeviceContext {
     return result;
   }
 
+  // A context on device `device` of `api` whose stream is an existing native
+  // stream (CUstream, cl_command_queue, ...), e.g. a PyTorch CUDA stream; the
+  // native stream is not owned and must outlive the context's work.
+  static DeviceContext wrap_native_stream(std::string_view api, int device, void* native_stream) {
+    anydev_context_t out = nullptr;
+    detail::check(anydev_context_wrap_native_stream(detail::OptionalCString(api).get(), device,
+                                                    native_stream, &out));
+    return adopt(out);
+  }
+
   // "cpu", "cuda", "hip", "level_zero", "opencl".
   std::string api() const {
     const char* out = nullptr;
@@ -554,6 +597,13 @@ class DeviceContext {
   std::string name() const {
     const char* out = nullptr;
     detail::check(anydev_context_device_name(get("name"), &out));
+    return detail::to_std_string(out);
+  }
+  // Free text from the backend about the device ("" when none): driver and
+  // runtime versions, compute capability, PCI bus id, ...
+  std::string description() const {
+    const char* out = nullptr;
+    detail::check(anydev_context_device_description(get("description"), &out));
     return detail::to_std_string(out);
   }
   // The device's index within its backend.
@@ -567,6 +617,21 @@ class DeviceContext {
     info.struct_size = sizeof(info);
     detail::check(anydev_context_memory_info(get("memory_info"), &info));
     return MemoryInfo{info.free_bytes, info.total_bytes};
+  }
+  // The caching pool of this device for `kind` (shared by every context on
+  // the device).
+  PoolStats pool_stats(MemoryKind kind) const {
+    anydev_pool_stats_t stats{};
+    stats.struct_size = sizeof(stats);
+    detail::check(anydev_context_pool_stats(get("pool_stats"),
+                                            static_cast<anydev_memory_kind_t>(kind), &stats));
+    return PoolStats{stats.bytes_in_use,     stats.bytes_cached, stats.peak_bytes_in_use,
+                     stats.allocation_count, stats.cache_hits,   stats.cache_misses};
+  }
+  // Frees the device's cached blocks (both kinds) without waiting: blocks a
+  // stream still uses are freed by a core thread once that work is done.
+  void release_cached_memory() const {
+    detail::check(anydev_context_release_cached_memory(get("release_cached_memory")));
   }
 
   // Pinned host memory of `size` elements, usable at once.
@@ -932,12 +997,23 @@ class HostBuffer : public detail::BufferBase<HostBuffer<T>, T> {
   // Empty: every operation throws Error(invalid_state).
   HostBuffer() noexcept = default;
 
-  // Unchecked element access.
-  T& operator[](std::size_t i) const noexcept { return this->unsafe_ptr()[i]; }
-  // Checked element access: Error(out_of_range) naming i and size().
+  // Unchecked element access. With ANYDEV_VALIDATE on, access to an element
+  // an enqueued copy or fill still writes is reported (logged).
+  T& operator[](std::size_t i) const noexcept {
+    if (detail::validation_on_at_start) {
+      static_cast<void>(anydev_buffer_check_host_access(this->handle(), i, 1));
+    }
+    return this->unsafe_ptr()[i];
+  }
+  // Checked element access: Error(out_of_range) naming i and size(). With
+  // ANYDEV_VALIDATE on, also Error(invalid_state) when an enqueued copy or
+  // fill still writes the element (synchronize first).
   T& at(std::size_t i) const {
     this->get("at");
     if (i >= this->size()) this->throw_out_of_range("at", i);
+    if (detail::validation_on()) {
+      detail::check(anydev_buffer_check_host_access(this->handle(), i, 1));
+    }
     return this->unsafe_ptr()[i];
   }
   // The elements; valid while a handle to the buffer lives.

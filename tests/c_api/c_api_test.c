@@ -160,6 +160,12 @@ static void test_context(void) {
   CHECK(api != NULL && strcmp(api, "cpu") == 0);
   CHECK_STATUS(anydev_context_device_name(ctx, &name), ANYDEV_SUCCESS);
   CHECK(contains(name, "cpu"));
+  const char* description = NULL;
+  CHECK_STATUS(anydev_context_device_description(ctx, &description), ANYDEV_SUCCESS);
+  CHECK(contains(description, "logical cores"));
+  CHECK_STATUS(anydev_context_device_description(ctx, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_device_description(NULL, &description),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
   CHECK_STATUS(anydev_context_device_id(ctx, &id), ANYDEV_SUCCESS);
   CHECK(id == 0);
   anydev_memory_info_t memory;

@@ -26,6 +26,17 @@ TEST_P(ContextTest, NamesItsBackendAndDevice) {
   }
 }
 
+TEST_P(ContextTest, DescribesItsDevice) {
+  // Every backend says something about its device for anydev-info; CUDA's
+  // description names the compute capability and the PCI bus id.
+  const std::string description = ctx().description();
+  EXPECT_FALSE(description.empty());
+  if (api() == "cuda") {
+    EXPECT_NE(description.find("compute capability "), std::string::npos) << description;
+    EXPECT_NE(description.find("PCI bus id "), std::string::npos) << description;
+  }
+}
+
 TEST_P(ContextTest, MemoryInfo) {
   const anydev::MemoryInfo info = ctx().memory_info();
   EXPECT_GT(info.total, 0u);

@@ -12,14 +12,26 @@ std::string json_error(const CallError& error) {
 
 const char* json_bool(bool value) { return value ? "true" : "false"; }
 
+void write_pool_stats(std::ostream& out, const PoolStatsReport& p) {
+  out << "{\"bytes_in_use\": " << p.bytes_in_use << ", \"bytes_cached\": " << p.bytes_cached
+      << ", \"peak_bytes_in_use\": " << p.peak_bytes_in_use
+      << ", \"allocation_count\": " << p.allocation_count << ", \"cache_hits\": " << p.cache_hits
+      << ", \"cache_misses\": " << p.cache_misses << "}";
+}
+
 void write_device(std::ostream& out, const DeviceReport& d) {
   out << "{\"index\": " << d.index;
   if (d.error) {
     out << ", \"error\": " << json_error(*d.error) << "}";
     return;
   }
-  out << ", \"name\": " << json_quote(d.name) << ", \"memory_free_bytes\": " << d.memory_free
-      << ", \"memory_total_bytes\": " << d.memory_total << "}";
+  out << ", \"name\": " << json_quote(d.name) << ", \"description\": " << json_quote(d.description)
+      << ", \"memory_free_bytes\": " << d.memory_free
+      << ", \"memory_total_bytes\": " << d.memory_total << ", \"pool\": {\"host\": ";
+  write_pool_stats(out, d.host_pool);
+  out << ", \"device\": ";
+  write_pool_stats(out, d.device_pool);
+  out << "}}";
 }
 
 void write_backend(std::ostream& out, const BackendReport& b) {
@@ -107,7 +119,8 @@ void write_json_report(std::ostream& out, const SystemReport& report) {
     out << (i == 0 ? "\n    " : ",\n    ") << json_quote(v.name) << ": "
         << (v.value ? json_quote(*v.value) : "null");
   }
-  out << "\n  },\n  \"default_selection\": ";
+  out << "\n  },\n  \"pools_enabled\": " << json_bool(report.pools_enabled);
+  out << ",\n  \"default_selection\": ";
   write_selection(out, report.selection);
   out << "\n}\n";
 }

@@ -21,12 +21,20 @@ constexpr EnvVarSpec kEnvironment[] = {
     {"ANYDEV_BACKEND", "preference list, e.g. cuda:1,cpu (unset: cuda,hip,level_zero,opencl,cpu)"},
     {"ANYDEV_PLUGIN_PATH", "extra plugin folders, ':'-separated (unset: none)"},
     {"ANYDEV_LOG_LEVEL", "trace|debug|info|warn|error|critical|off (unset: warn)"},
+    {"ANYDEV_POOL", "caching pools for host and device buffers: 0|1 (unset: 1)"},
     {"ANYDEV_CPU_MLOCK", "cpu backend pins host buffers with mlock: 0|1 (unset: 1)"},
+    {"ANYDEV_CPU_THREADS",
+     "cpu backend splits large copies/fills over this many threads (unset: the CPUs, 1 below 4)"},
     {"ANYDEV_CUDA_LIBRARY", "CUDA driver library to open (unset: libcuda.so.1)"},
     {"ANYDEV_CUDA_MEMORY_POOLS", "cuda backend uses stream-ordered memory pools: 0|1 (unset: 1)"},
     {"ANYDEV_OPENCL_LIBRARY", "OpenCL ICD loader to open (unset: libOpenCL.so.1)"},
     {"ANYDEV_HIP_LIBRARY", "HIP runtime library to open (unset: libamdhip64.so)"},
     {"ANYDEV_LEVEL_ZERO_LIBRARY", "Level Zero loader to open (unset: libze_loader.so.1)"},
+    {"ANYDEV_VALIDATE", "validation layer: 0|1|backtrace (unset: 0)"},
+    {"ANYDEV_SYNC", "every enqueue waits for its stream: 0|1 (unset: 0)"},
+    {"ANYDEV_FAULT",
+     "fault injection, op:n[,op:n...], op alloc|copy|fill|event|plugin (unset: none)"},
+    {"ANYDEV_TRACE", "Chrome trace / Perfetto JSON file to write (unset: none)"},
 };
 
 CallError last_error(anydev_status_t status) {
@@ -64,6 +72,13 @@ DeviceReport probe_device(const std::string& api, int index) {
     return device;
   }
   device.name = name != nullptr ? name : "";
+  const char* description = nullptr;
+  if (anydev_status_t s = anydev_context_device_description(ctx.get(), &description);
+      s != ANYDEV_SUCCESS) {
+    device.error = last_error(s);
+    return device;
+  }
+  device.description = description != nullptr ? description : "";
   anydev_memory_info_t memory{};
   memory.struct_size = sizeof(memory);
   if (anydev_status_t s = anydev_context_memory_info(ctx.get(), &memory); s != ANYDEV_SUCCESS) {
@@ -72,6 +87,18 @@ DeviceReport probe_device(const std::string& api, int index) {
   }
   device.memory_free = memory.free_bytes;
   device.memory_total = memory.total_bytes;
+  for (const anydev_memory_kind_t kind : {ANYDEV_MEMORY_HOST, ANYDEV_MEMORY_DEVICE}) {
+    anydev_pool_stats_t stats{};
+    stats.struct_size = sizeof(stats);
+    if (anydev_status_t s = anydev_context_pool_stats(ctx.get(), kind, &stats);
+        s != ANYDEV_SUCCESS) {
+      device.error = last_error(s);
+      return device;
+    }
+    PoolStatsReport& pool = kind == ANYDEV_MEMORY_HOST ? device.host_pool : device.device_pool;
+    pool = PoolStatsReport{stats.bytes_in_use,     stats.bytes_cached, stats.peak_bytes_in_use,
+                           stats.allocation_count, stats.cache_hits,   stats.cache_misses};
+  }
   return device;
 }
 
@@ -174,6 +201,7 @@ SystemReport collect_system_report() {
   const char* plugin_path = anydev_plugin_path();
   report.plugin_folders = scan_plugin_path(plugin_path != nullptr ? plugin_path : "");
   report.selection = collect_selection();
+  report.pools_enabled = anydev_pool_enabled() != 0;
   return report;
 }
 

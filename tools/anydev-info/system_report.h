@@ -10,6 +10,7 @@
 #define ANYDEV_TOOLS_ANYDEV_INFO_SYSTEM_REPORT_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,13 +23,26 @@ struct CallError {
   std::string message;
 };
 
+// The statistics of one caching pool (anydev_context_pool_stats).
+struct PoolStatsReport {
+  std::size_t bytes_in_use = 0;
+  std::size_t bytes_cached = 0;
+  std::size_t peak_bytes_in_use = 0;
+  std::uint64_t allocation_count = 0;
+  std::uint64_t cache_hits = 0;
+  std::uint64_t cache_misses = 0;
+};
+
 // One device of an available backend, probed by creating a context on it.
 struct DeviceReport {
   int index = 0;
   std::string name;
+  std::string description;  // backend's free text: versions, compute capability, bus id
   std::size_t memory_free = 0;
   std::size_t memory_total = 0;
   std::optional<CallError> error;  // set when the context could not be created or queried
+  PoolStatsReport host_pool;       // this process's pools of the device (docs/memory-pools.md)
+  PoolStatsReport device_pool;
 };
 
 // One known backend, available or not (anydev_backend_info).
@@ -70,6 +84,7 @@ struct SystemReport {
   std::vector<PluginFolderReport> plugin_folders;
   std::vector<EnvVarReport> environment;
   SelectionReport selection;
+  bool pools_enabled = true;  // anydev_pool_enabled(): ANYDEV_POOL is not 0
 };
 
 // anydev_version_string(), e.g. "0.1.0".

@@ -71,6 +71,17 @@ void write_devices(std::ostream& out, const SystemReport& report) {
     return;
   }
   table.write(out);
+  // The backends' free text (versions, compute capability, bus id), one
+  // device a line, so that the table above stays narrow.
+  bool any_description = false;
+  for (const BackendReport& b : report.backends) {
+    for (const DeviceReport& d : b.devices) {
+      if (d.error || d.description.empty()) continue;
+      if (!any_description) out << '\n';
+      any_description = true;
+      out << "  " << b.name << ':' << d.index << "  " << d.description << '\n';
+    }
+  }
   out << '\n';
 }
 
@@ -140,6 +151,8 @@ void write_text_report(std::ostream& out, const SystemReport& report) {
   write_devices(out, report);
   write_plugin_folders(out, report);
   write_environment(out, report);
+  out << "Memory pools: " << (report.pools_enabled ? "on" : "off (ANYDEV_POOL=0)")
+      << " (statistics per device: anydev-info --json)\n\n";
   write_selection(out, report);
 }
 
