@@ -59,6 +59,11 @@ anydev_status_t element_count(const char* op, const char* what, int ndim, const 
     return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, what, " ", shape_text(ndim, shape),
                 " has more elements than a size_t can count");
   }
+  // DLPack counts in int64: a buffer must stay exportable as a 1-D tensor.
+  if (count > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
+    return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, what, " ", shape_text(ndim, shape), " has ", count,
+                " elements, more than DLPack's int64 extents can count");
+  }
   *out = count;
   return ANYDEV_SUCCESS;
 }
@@ -257,6 +262,12 @@ anydev_status_t anydev_buffer_from_dlpack(anydev_context_t ctx, DLManagedTensor*
   if (t.byte_offset > std::numeric_limits<std::size_t>::max() - bytes) {
     return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, "the tensor's byte_offset ", t.byte_offset, " + ",
                 bytes, " bytes overflow");
+  }
+  // The memory [data + byte_offset, + bytes) must be a range of addresses:
+  // a sum past the end of the address space would wrap around.
+  if (bytes > 0 && t.byte_offset + bytes > std::numeric_limits<std::uintptr_t>::max() - base) {
+    return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, "the tensor's data ", t.data, " + byte_offset ",
+                t.byte_offset, " + ", bytes, " bytes runs past the end of the address space");
   }
   std::shared_ptr<const ContextState> context;
   if (source->backend != nullptr) {

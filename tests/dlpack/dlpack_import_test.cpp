@@ -182,6 +182,14 @@ TEST(DlpackImport, UnsupportedTensorsAreRejectedAndNotDeleted) {
        ANYDEV_ERROR_UNSUPPORTED, "shape [3, 4], strides [1, 3]"},
       {"misaligned", [](Producer& p) { p.managed.dl_tensor.byte_offset = 2; },
        ANYDEV_ERROR_INVALID_ARGUMENT, "+ byte_offset 2 is not aligned to 4 bytes"},
+      {"offset wraps the address space",  // found by the fuzzer (fuzz/regressions/)
+       [](Producer& p) {
+         // data + byte_offset is 16 bytes before the end of the address space
+         // (aligned, and data + byte_offset itself fits): 32 bytes wrap.
+         const auto data = reinterpret_cast<std::uintptr_t>(p.managed.dl_tensor.data);
+         p.managed.dl_tensor.byte_offset = (~std::uintptr_t{0} - 15) - data;
+       },
+       ANYDEV_ERROR_OUT_OF_RANGE, "runs past the end of the address space"},
       {"null data", [](Producer& p) { p.managed.dl_tensor.data = nullptr; },
        ANYDEV_ERROR_INVALID_ARGUMENT, "data is NULL but it holds 8 elements"},
       {"negative extent", [](Producer& p) { p.shape[0] = -8; }, ANYDEV_ERROR_INVALID_ARGUMENT,
