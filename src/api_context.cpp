@@ -264,7 +264,11 @@ anydev_status_t anydev_context_enable_peer_access(anydev_context_t ctx, anydev_c
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "a device is not its own peer (",
                 describe_device(a.backend, a.device), ")");
   }
-  return a.backend->table->enable_peer_access(a.device, b.device);
+  const anydev_status_t s = a.backend->table->enable_peer_access(a.device, b.device);
+  if (s == ANYDEV_SUCCESS && layers::validation_enabled()) {
+    layers::note_peer_enabled(a.backend, a.device, b.device);
+  }
+  return s;
 }
 
 anydev_status_t anydev_context_free(anydev_context_t ctx, void* taken) {

@@ -159,6 +159,17 @@ anydev_status_t anydev_enqueue_fill(anydev_context_t ctx, anydev_buffer_t buf, c
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the view starts at byte ", buf->offset_bytes,
                 ", not aligned for a ", pattern_size, "-byte pattern");
   }
+  // A fill writes device memory from the stream's device: another device's
+  // memory needs peer access (copies do not; the backend's peer copy moves
+  // them). Checked by the validation layer only.
+  if (layers::validation_enabled() && buf->kind == ANYDEV_MEMORY_DEVICE) {
+    if (anydev_status_t st =
+            layers::check_peer_write(op, stream->backend, stream->backend->name.c_str(),
+                                     stream->device, b.allocation->device);
+        st != ANYDEV_SUCCESS) {
+      return st;
+    }
+  }
   if (bytes == 0) return ANYDEV_SUCCESS;
   return guarded(op, [&] {
     Allocation* const one[] = {b.allocation.get()};

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -293,6 +295,43 @@ void note_created(HandleKind kind, const void* handle) {
 }
 
 void note_destroyed(HandleKind, const void* handle) { HandleSet::instance().destroyed(handle); }
+
+namespace {
+
+// The (backend, device, peer) pairs with peer access enabled. Never
+// destroyed; guarded by its mutex.
+struct EnabledPeers {
+  std::mutex mutex;
+  std::set<std::tuple<const void*, int, int>> pairs;
+
+  static EnabledPeers& instance() {
+    static auto* peers = new EnabledPeers();
+    return *peers;
+  }
+};
+
+}  // namespace
+
+void note_peer_enabled(const void* backend, int device, int peer) {
+  EnabledPeers& peers = EnabledPeers::instance();
+  std::lock_guard lock(peers.mutex);
+  peers.pairs.emplace(backend, device, peer);
+}
+
+anydev_status_t check_peer_write(const char* op, const void* backend, const char* backend_name,
+                                 int stream_device, int memory_device) {
+  if (stream_device == memory_device) return ANYDEV_SUCCESS;
+  {
+    EnabledPeers& peers = EnabledPeers::instance();
+    std::lock_guard lock(peers.mutex);
+    if (peers.pairs.count({backend, stream_device, memory_device}) != 0) return ANYDEV_SUCCESS;
+  }
+  return report(
+      ANYDEV_ERROR_INVALID_ARGUMENT,
+      cat(op, ": a stream of ", backend_name, ":", stream_device, " would write device memory of ",
+          backend_name, ":", memory_device, " without peer access (call enable_peer_access(",
+          backend_name, ":", stream_device, " -> ", backend_name, ":", memory_device, ") first)"));
+}
 
 anydev_status_t check_live(const char* op, HandleKind kind, const void* handle, const char* what) {
   if (handle == nullptr) return ANYDEV_SUCCESS;  // the NULL check reports it

@@ -46,6 +46,15 @@ void note_destroyed(HandleKind kind, const void* handle);
 // report. `what` names the argument ("context", "buffer", ...).
 anydev_status_t check_live(const char* op, HandleKind kind, const void* handle, const char* what);
 
+// Peer access enabled through anydev_context_enable_peer_access, recorded
+// only while validation is on: streams of `device` may use `peer`'s memory.
+void note_peer_enabled(const void* backend, int device, int peer);
+// ANYDEV_SUCCESS when a stream of `stream_device` may write device memory of
+// `memory_device` (the same device, or peer access enabled); else
+// INVALID_ARGUMENT with the report naming `op` and both devices.
+anydev_status_t check_peer_write(const char* op, const void* backend, const char* backend_name,
+                                 int stream_device, int memory_device);
+
 // Base of the C handle structs (objects.h): registers the handle while it
 // lives when validation is on. Empty; no cost when validation is off.
 template <HandleKind Kind>

@@ -127,4 +127,41 @@ TEST(Validation, HostAccessDuringACopyIntoTheBufferIsReported) {
   EXPECT_EQ(host.at(kCount - 1), last);  // synchronized: no report, the last fill's value
 }
 
+// A fill writes device memory from its stream's device: another device's
+// memory needs peer access first. Run by the ctest entry
+// layers.validate.peer_cuda_emulator (two emulated CUDA devices).
+TEST(ValidationPeer, FillOfAnotherDevicesMemoryNeedsPeerAccess) {
+  REQUIRE_VALIDATION();
+  if (DeviceContext::number_of_devices("cuda") < 2) {
+    GTEST_SKIP() << "needs two cuda devices (the ctest entry uses the CUDA emulator)";
+  }
+  const DeviceContext d0(0, "cuda");
+  const DeviceContext d1(1, "cuda");
+  const DeviceBuffer<std::uint32_t> on_d1 = d1.enqueue_create_buffer<std::uint32_t>(64);
+  try {
+    d0.enqueue_memset(on_d1, 7u);
+    ADD_FAILURE() << "a fill of cuda:1 memory on a cuda:0 stream without peer access was accepted";
+  } catch (const anydev::Error& e) {
+    EXPECT_EQ(e.status(), Status::invalid_argument);
+    EXPECT_EQ(std::string(e.what()),
+              "anydev_enqueue_fill: a stream of cuda:0 would write device memory of cuda:1 "
+              "without peer access (call enable_peer_access(cuda:0 -> cuda:1) first) "
+              "[ANYDEV_VALIDATE]");
+  }
+  // A copy between the devices needs no peer access; a fill after
+  // enable_peer_access is accepted and writes the bytes.
+  const DeviceBuffer<std::uint32_t> on_d0 = d0.enqueue_create_buffer<std::uint32_t>(64);
+  on_d0.enqueue_fill(3u);
+  on_d1.enqueue_copy_from(on_d0);
+  d1.synchronize();
+  if (!d0.can_access(d1)) GTEST_SKIP() << "cuda:0 cannot access cuda:1 on this machine";
+  d0.enable_peer_access(d1);
+  d0.enqueue_memset(on_d1, 7u);
+  d0.synchronize();
+  HostBuffer<std::uint32_t> host = d1.enqueue_create_host_buffer<std::uint32_t>(64);
+  on_d1.enqueue_copy_to(host);
+  d1.synchronize();
+  for (std::size_t i = 0; i < 64; ++i) ASSERT_EQ(host[i], 7u) << "element " << i;
+}
+
 }  // namespace

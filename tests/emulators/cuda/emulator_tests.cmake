@@ -28,6 +28,14 @@ if(GTest_FOUND)
       set_tests_properties(cuda-backend-${variant} PROPERTIES
         ENVIRONMENT "${environment}" FAIL_REGULAR_EXPRESSION "anydev-cuda-emulator:")
     endforeach()
+    # The validation layer's peer-access check needs two devices of one backend.
+    if(TARGET anydev-validation-tests)
+      add_test(NAME layers.validate.peer_cuda_emulator
+        COMMAND anydev-validation-tests --gtest_filter=ValidationPeer.*)
+      set_tests_properties(layers.validate.peer_cuda_emulator PROPERTIES
+        ENVIRONMENT "ANYDEV_VALIDATE=1;ANYDEV_BACKEND=cuda;ANYDEV_CUDA_EMULATOR_DEVICES=2;ANYDEV_CUDA_LIBRARY=$<TARGET_FILE:anydev-cuda-emulator>"
+        FAIL_REGULAR_EXPRESSION "\\[  SKIPPED \\]" TIMEOUT 60)
+    endif()
   endif()
 endif()
 
