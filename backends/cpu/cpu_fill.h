@@ -5,9 +5,8 @@
 // 16-byte patterns of two equal words) to rep stos, memset's own fast-string
 // stores. Other 16-byte patterns: aligned 32-byte (AVX2, chosen at run time)
 // or 16-byte vector stores of a 64-byte block holding the pattern at the
-// right phase; rep movsb from a cache-hot block of it for larger bodies; and
-// streaming (non-temporal) stores for fills larger than the last-level cache,
-// where reading the lines first would only waste bandwidth.
+// right phase, and streaming (non-temporal) stores for fills larger than the
+// last-level cache, where reading the lines first would only waste bandwidth.
 //
 // Pure functions of their arguments: thread-safe; the caller owns the memory.
 #ifndef ANYDEV_BACKENDS_CPU_CPU_FILL_H_

@@ -17,11 +17,11 @@
 
 namespace anydev::cpu {
 
-// Below this many online CPUs the default is not to split: on a 2-core AMD
-// EPYC VM one thread already reaches the memory system's limit (memcpy and
-// memset on 1 and 2 threads measured equal within noise, 1-256 MiB), so a
-// split would only add a helper's wake-up and compete with the caller.
-inline constexpr unsigned kMinCpusToSplit = 4;
+// Below this many online CPUs the default is not to split. Two are enough:
+// on a 2-core AMD EPYC VM, memcpy split over both cores moves 1.1-1.3x the
+// bytes of one thread from 4 MiB up, and memset from 16 MiB up (paired
+// measurements, bench/cpu_bench.cpp).
+inline constexpr unsigned kMinCpusToSplit = 2;
 
 // The number of threads a split uses (caller included): ANYDEV_CPU_THREADS
 // when set at initialize, else the online CPUs (1 below kMinCpusToSplit).
@@ -31,9 +31,11 @@ unsigned split_threads();
 
 // The smallest copy or fill worth splitting: below it a helper's wake-up
 // costs more than it saves (measured on a 2-core AMD EPYC; see
-// docs/performance.md).
+// docs/performance.md). Fills start later than copies: one core writes a
+// destination that stays in the last-level cache faster than two do once the
+// hand-off is paid (4 MiB: 58 GB/s on one core, 35 GB/s split).
 inline constexpr std::size_t kSplitCopyBytes = std::size_t{4} << 20;
-inline constexpr std::size_t kSplitFillBytes = std::size_t{4} << 20;
+inline constexpr std::size_t kSplitFillBytes = std::size_t{16} << 20;
 
 // Calls work(offset, length, context) over [0, bytes) in one contiguous
 // chunk per thread, each starting at a multiple of 4096 bytes (so a fill's

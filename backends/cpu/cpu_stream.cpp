@@ -108,13 +108,39 @@ std::uint64_t StreamState::enqueue(Task task) {
       // Work enqueued (or a stop requested) meanwhile by other threads.
       wake = worker_waiting_ && (!queue_.empty() || stopping_);
     } else {
+      const bool defer = idle && defer_wakes_ && may_run_on_caller(task);
       queue_.push_back(std::move(task));
       seq = ++submitted_;
-      wake = worker_waiting_;
+      // Work behind a deferred task: the worker is needed now.
+      const bool had_pending = clear_pending_wake_locked();
+      if (defer && worker_waiting_) {
+        wake_pending_.store(true, std::memory_order_relaxed);
+        pending_since_ = std::chrono::steady_clock::now();
+      } else {
+        wake = worker_waiting_;
+        if (wake && !had_pending) woken_for_ = seq;
+      }
     }
   }
   if (wake) work_cv_.notify_one();
   return seq;
+}
+
+bool StreamState::clear_pending_wake_locked() {
+  if (!wake_pending_.load(std::memory_order_relaxed)) return false;
+  wake_pending_.store(false, std::memory_order_relaxed);
+  return true;
+}
+
+void StreamState::wake_deferred(bool polled) {
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> hold(mutex_);
+    if (!clear_pending_wake_locked()) return;
+    if (polled) defer_wakes_ = false;
+    wake = worker_waiting_;
+  }
+  if (wake) work_cv_.notify_one();
 }
 
 std::uint64_t StreamState::submitted() const {
@@ -122,11 +148,17 @@ std::uint64_t StreamState::submitted() const {
   return submitted_;
 }
 
+bool StreamState::defers_wakes() const {
+  std::lock_guard<std::mutex> hold(mutex_);
+  return defer_wakes_;
+}
+
 void StreamState::wait_until_complete(std::uint64_t seq) {
-  if (spin_until([&] { return is_complete(seq); }, kWaitSpin)) return;
+  if (wake_pending_.load(std::memory_order_relaxed)) wake_deferred(/*polled=*/false);
+  if (spin_until([&] { return reached(seq); }, kWaitSpin)) return;
   std::unique_lock<std::mutex> lock(mutex_);
   ++done_waiters_;
-  done_cv_.wait(lock, [&] { return is_complete(seq); });
+  done_cv_.wait(lock, [&] { return reached(seq); });
   --done_waiters_;
 }
 
@@ -149,23 +181,34 @@ std::optional<TaskFailure> StreamState::synchronize() {
   // saves the hand-off and keeps the data in this core's caches. In order:
   // only the queue's front, only while nothing else runs.
   bool ran_here = false;
-  while (!is_complete(target) && !inline_running_ && !queue_.empty() &&
+  while (completed_.load(std::memory_order_relaxed) < target && !inline_running_ &&
+         !queue_.empty() &&
          completed_.load(std::memory_order_relaxed) + queue_.size() == submitted_ &&
          may_run_on_caller(queue_.front())) {
+    // Learning for the deferred wake-up (see cpu_stream.h).
+    const std::uint64_t front = completed_.load(std::memory_order_relaxed) + 1;
+    if (clear_pending_wake_locked()) {
+      if (std::chrono::steady_clock::now() - pending_since_ > kDeferLimit) defer_wakes_ = false;
+    } else if (front == woken_for_) {
+      defer_wakes_ = true;  // the worker was woken for this task and never got to it
+    }
     run_on_caller_locked(lock);
     ran_here = true;
   }
-  if (ran_here && worker_waiting_ && (!queue_.empty() || stopping_)) work_cv_.notify_one();
-  if (!is_complete(target)) {
+  const bool had_pending = clear_pending_wake_locked();
+  if ((had_pending || ran_here) && worker_waiting_ && (!queue_.empty() || stopping_)) {
+    work_cv_.notify_one();
+  }
+  if (!reached(target)) {
     // Spin first: the futex sleep and wake-up would cost more than a short
     // task itself.
     lock.unlock();
-    spin_until([&] { return is_complete(target); }, kWaitSpin);
+    spin_until([&] { return reached(target); }, kWaitSpin);
     lock.lock();
   }
-  if (!is_complete(target)) {
+  if (!reached(target)) {
     ++done_waiters_;
-    done_cv_.wait(lock, [&] { return is_complete(target); });
+    done_cv_.wait(lock, [&] { return reached(target); });
     --done_waiters_;
   }
   return std::exchange(first_failure_, std::nullopt);
@@ -194,6 +237,7 @@ void StreamState::run_worker() {
     }
     Task task = std::move(queue_.front());
     queue_.pop_front();
+    clear_pending_wake_locked();  // woken some other way: nothing left to defer
     lock.unlock();
     std::optional<TaskFailure> failure = run_task_catching(task);
     task = Task{};  // drops a WaitTask's reference before the lock is retaken
@@ -207,6 +251,7 @@ void StreamState::stop() {
   {
     std::lock_guard<std::mutex> hold(mutex_);
     stopping_ = true;
+    clear_pending_wake_locked();
     wake = worker_waiting_;
   }
   if (wake) work_cv_.notify_one();

@@ -22,6 +22,17 @@
 // front first, while the worker is not running a task (typically it has not
 // woken up yet), since the caller would only wait; the same flag keeps the
 // worker out. Waits and host functions are left to the worker.
+//
+// Deferred wake-up: waking a sleeping worker costs the enqueuing thread
+// 10-20 us on a virtual machine, wasted when synchronize() then runs the task
+// itself. A stream learns which case it is in: after a wake-up that turned
+// out wasted, a copy or fill enqueued on an idle stream leaves the worker
+// asleep (wake_pending_); whatever needs the task done wakes it: another
+// enqueue, an event query or wait, a wait by another stream, stop(), or
+// synchronize() (which runs it). When a synchronize() finds a deferred task
+// that has waited longer than kDeferLimit (the caller did other work first,
+// so the deferral cost overlap), or an event query polls one, the stream
+// goes back to waking at once.
 #ifndef ANYDEV_BACKENDS_CPU_CPU_STREAM_H_
 #define ANYDEV_BACKENDS_CPU_CPU_STREAM_H_
 
@@ -46,6 +57,9 @@ namespace anydev::cpu {
 // spins up to kWaitSpin, yielding the CPU after kSpinBeforeYield.
 inline constexpr std::chrono::microseconds kWaitSpin{200};
 inline constexpr std::chrono::microseconds kSpinBeforeYield{5};
+// How long a deferred wake-up may leave a task waiting before the stream
+// stops deferring: about what the wake-up itself would have cost.
+inline constexpr std::chrono::microseconds kDeferLimit{20};
 
 // Gives `thread` the SCHED_BATCH policy (see cpu_stream.cpp); used for the
 // stream workers and the split helpers.
@@ -63,9 +77,11 @@ class StreamState {
   // The number of tasks enqueued so far: what an event recorded now captures.
   std::uint64_t submitted() const;
 
-  // Lock-free.
-  bool is_complete(std::uint64_t seq) const {
-    return completed_.load(std::memory_order_acquire) >= seq;
+  // Lock-free unless a deferred wake-up is pending, which it then issues.
+  bool is_complete(std::uint64_t seq) {
+    if (reached(seq)) return true;
+    if (wake_pending_.load(std::memory_order_relaxed)) wake_deferred(/*polled=*/true);
+    return reached(seq);
   }
 
   // Blocks until task `seq` has completed.
@@ -76,13 +92,28 @@ class StreamState {
   std::optional<TaskFailure> synchronize();
   std::optional<TaskFailure> take_failure();
 
+  // Whether the stream currently defers wake-ups, and whether one is
+  // pending (for tests and diagnostics; the answer may be stale at once).
+  bool defers_wakes() const;
+  bool wake_pending() const { return wake_pending_.load(std::memory_order_relaxed); }
+
   // Worker side: runs tasks in order until stop() has been called and the
   // queue is empty.
   void run_worker();
   void stop();
 
  private:
+  // True when task `seq` has completed; never wakes the worker, so it may be
+  // called with mutex_ held.
+  bool reached(std::uint64_t seq) const {
+    return completed_.load(std::memory_order_acquire) >= seq;
+  }
   void finish_task_locked(std::optional<TaskFailure> failure);
+  // Issues a deferred wake-up, if one is pending; `polled`: asked for by an
+  // event query (the caller wants the work to run without it).
+  void wake_deferred(bool polled);
+  // Clears a pending deferred wake-up; true when one was pending. Lock held.
+  bool clear_pending_wake_locked();
   // Pops the queue's front and runs it on the calling thread (lock held on
   // entry and on return, released while the task runs).
   void run_on_caller_locked(std::unique_lock<std::mutex>& lock);
@@ -97,6 +128,12 @@ class StreamState {
   bool worker_waiting_ = false;
   bool inline_running_ = false;  // an enqueuing thread is running a task
   bool stopping_ = false;
+  // Deferred wake-up (see above), guarded by mutex_ except that the flag is
+  // read without it by is_complete.
+  std::atomic<bool> wake_pending_{false};
+  std::chrono::steady_clock::time_point pending_since_{};
+  bool defer_wakes_ = false;     // learned: wake-ups on this stream are being wasted
+  std::uint64_t woken_for_ = 0;  // the task whose enqueue last woke the worker
   std::optional<TaskFailure> first_failure_;
 };
 

@@ -1,6 +1,6 @@
 // The cpu backend's fill and copy kernels: exact bits for every pattern size,
 // destination alignment, length and store strategy (vector, rep stos,
-// rep movsb, streaming), and the split of large copies and fills across
+// streaming), and the split of large copies and fills across
 // threads.
 #include "cpu_fill.h"
 

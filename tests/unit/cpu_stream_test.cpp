@@ -1,0 +1,162 @@
+// The cpu stream's deferred wake-up (cpu_stream.h): once a stream has learned
+// that its caller synchronizes at once, a copy or fill enqueued on the idle
+// stream leaves the worker asleep. Whatever needs that task done must still
+// get it done: an event query, an event wait, another stream's wait, more
+// work on the stream, the stream's destruction and synchronize(). And a
+// caller that does other work before synchronizing turns the deferral off.
+#include "cpu_stream.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "cpu_task.h"
+
+namespace anydev::cpu {
+namespace {
+
+// Larger than kInlineBytes, so the fill is queued for the worker.
+constexpr std::size_t kBytes = kInlineBytes * 2;
+
+FillTask fill_of(std::vector<unsigned char>& memory, unsigned char value) {
+  FillTask task;
+  task.dst = memory.data();
+  task.bytes = memory.size();
+  task.pattern[0] = value;
+  task.pattern_size = 1;
+  return task;
+}
+
+bool all_equal(const std::vector<unsigned char>& memory, unsigned char value) {
+  for (unsigned char b : memory) {
+    if (b != value) return false;
+  }
+  return true;
+}
+
+// Makes `state` learn to defer: enqueue + synchronize until a wake-up has
+// been wasted (the worker was woken, synchronize() ran the task first).
+// False when the worker won every race, which a test then reports as skipped.
+bool learn_to_defer(StreamState& state, std::vector<unsigned char>& memory) {
+  for (int i = 0; i < 500 && !state.defers_wakes(); ++i) {
+    state.enqueue(fill_of(memory, static_cast<unsigned char>(i)));
+    EXPECT_FALSE(state.synchronize().has_value());
+    // Let the worker fall asleep again, so the next enqueue must wake it.
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+  }
+  return state.defers_wakes();
+}
+
+// Enqueues a deferred fill of `value`; its sequence number.
+std::uint64_t enqueue_deferred(StreamState& state, std::vector<unsigned char>& memory,
+                               unsigned char value) {
+  std::this_thread::sleep_for(std::chrono::microseconds(300));  // the worker is asleep
+  const std::uint64_t seq = state.enqueue(fill_of(memory, value));
+  EXPECT_TRUE(state.wake_pending()) << "the fill was not deferred";
+  return seq;
+}
+
+#define LEARN_OR_SKIP(state, memory)                                                     \
+  if (!learn_to_defer(state, memory)) {                                                  \
+    GTEST_SKIP() << "the worker started every task before synchronize() could: no "      \
+                    "wake-up was wasted, so this stream never defers (nothing to test)"; \
+  }
+
+TEST(CpuStreamDeferredWake, SynchronizeRightAfterEnqueueLearnsToDefer) {
+  Stream stream;
+  std::vector<unsigned char> memory(kBytes);
+  LEARN_OR_SKIP(stream.state(), memory);
+  enqueue_deferred(stream.state(), memory, 0xA1);
+  EXPECT_FALSE(stream.state().synchronize().has_value());
+  EXPECT_TRUE(all_equal(memory, 0xA1));
+  EXPECT_FALSE(stream.state().wake_pending());
+  EXPECT_TRUE(stream.state().defers_wakes()) << "synchronize came at once: keep deferring";
+}
+
+TEST(CpuStreamDeferredWake, AnEventQueryGetsTheTaskDoneAndStopsDeferring) {
+  Stream stream;
+  std::vector<unsigned char> memory(kBytes);
+  LEARN_OR_SKIP(stream.state(), memory);
+  const std::uint64_t seq = enqueue_deferred(stream.state(), memory, 0xB2);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!stream.state().is_complete(seq)) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "a polled deferred fill never ran";
+    std::this_thread::yield();
+  }
+  EXPECT_TRUE(all_equal(memory, 0xB2));
+  EXPECT_FALSE(stream.state().defers_wakes()) << "a caller that polls wants the work to run alone";
+}
+
+TEST(CpuStreamDeferredWake, AnEventWaitGetsTheTaskDone) {
+  Stream stream;
+  std::vector<unsigned char> memory(kBytes);
+  LEARN_OR_SKIP(stream.state(), memory);
+  const std::uint64_t seq = enqueue_deferred(stream.state(), memory, 0xC3);
+  stream.state().wait_until_complete(seq);
+  EXPECT_TRUE(all_equal(memory, 0xC3));
+}
+
+TEST(CpuStreamDeferredWake, AnotherStreamsWaitGetsTheTaskDone) {
+  Stream producer, consumer;
+  std::vector<unsigned char> memory(kBytes), copy(kBytes, 0);
+  LEARN_OR_SKIP(producer.state(), memory);
+  const std::uint64_t seq = enqueue_deferred(producer.state(), memory, 0xD4);
+  consumer.state().enqueue(WaitTask{producer.shared_state(), seq});
+  consumer.state().enqueue(CopyTask{copy.data(), memory.data(), kBytes});
+  EXPECT_FALSE(consumer.state().synchronize().has_value());
+  EXPECT_TRUE(all_equal(copy, 0xD4)) << "the consumer read the memory before the fill ran";
+}
+
+TEST(CpuStreamDeferredWake, MoreWorkOnTheStreamWakesTheWorker) {
+  Stream stream;
+  std::vector<unsigned char> memory(kBytes);
+  LEARN_OR_SKIP(stream.state(), memory);
+  enqueue_deferred(stream.state(), memory, 0xE5);
+  bool ran = false;
+  const std::uint64_t seq =
+      stream.state().enqueue(HostFunctionTask{[](void* user) -> std::optional<TaskFailure> {
+                                                *static_cast<bool*>(user) = true;
+                                                return std::nullopt;
+                                              },
+                                              &ran});
+  EXPECT_FALSE(stream.state().wake_pending());
+  // Wait without synchronize(), which would run the fill itself.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!stream.state().is_complete(seq)) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the worker was never woken";
+    std::this_thread::yield();
+  }
+  EXPECT_TRUE(ran);
+  EXPECT_TRUE(all_equal(memory, 0xE5));
+}
+
+TEST(CpuStreamDeferredWake, DestroyingTheStreamRunsTheTask) {
+  std::vector<unsigned char> memory(kBytes);
+  {
+    Stream stream;
+    if (!learn_to_defer(stream.state(), memory)) {
+      GTEST_SKIP() << "the worker started every task before synchronize() could";
+    }
+    enqueue_deferred(stream.state(), memory, 0xF6);
+  }
+  EXPECT_TRUE(all_equal(memory, 0xF6));
+}
+
+TEST(CpuStreamDeferredWake, ALateSynchronizeStopsDeferring) {
+  Stream stream;
+  std::vector<unsigned char> memory(kBytes);
+  LEARN_OR_SKIP(stream.state(), memory);
+  enqueue_deferred(stream.state(), memory, 0x17);
+  std::this_thread::sleep_for(kDeferLimit * 20);  // the caller's own work
+  EXPECT_FALSE(stream.state().synchronize().has_value());
+  EXPECT_TRUE(all_equal(memory, 0x17));
+  EXPECT_FALSE(stream.state().defers_wakes()) << "the deferral cost this caller its overlap";
+}
+
+}  // namespace
+}  // namespace anydev::cpu
