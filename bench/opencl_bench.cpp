@@ -11,10 +11,12 @@
 // at 1, 16, 64 and 256 MiB. Every iteration enqueues one operation and waits
 // for it (anydev: synchronize(); raw: clFinish). The raw side has its own
 // cl_context and in-order queue on the cl_device_id of anydev's device.
-// Benchmark names read opencl/<operation>/<size>MiB/<anydev|raw|paired>:
+// Benchmark names read opencl/<operation>/<size>MiB/<anydev|raw|paired|paired_own>:
 // anydev and raw measure one side each; paired alternates the two sides
 // operation by operation and reports the median per-pair ratio (see
-// run_paired). bench/run-opencl.sh turns a run into a table of anydev/raw
+// run_paired), the raw side issuing its calls on anydev's own buffers
+// (make_shared_pair); paired_own does the same with the raw side's own
+// context and buffers. bench/run-opencl.sh turns a run into a table of anydev/raw
 // ratios.
 //
 // Round trips (a 4-byte host->device copy and its wait) run as
@@ -225,6 +227,97 @@ Case make_anydev(Op op, std::size_t bytes) {
   };
 }
 
+// A raw queue in anydev's own cl_context on the same device, for the raw side
+// of the paired benchmarks; created once in main.
+cl_command_queue g_shared_queue = nullptr;
+
+// Raw OpenCL calls on anydev's own buffers: the anydev case `any` and a raw
+// case that issues the same OpenCL command on the same cl_mem objects and
+// mapped host pointers (through g_shared_queue, then clFinish). The two then
+// differ only in the code that issues the command, which is what the ratio
+// is meant to measure; with separate allocations, where each side's memory
+// happens to lie moved ratios at DRAM-bound sizes by up to +-20% from one run
+// to the next (the raw side's own-context figures are reported beside).
+struct SharedPair {
+  Case raw;
+  Case any;
+};
+
+void* buffer_handle(anydev_buffer_t buffer) {
+  void* out = nullptr;
+  anydev::detail::check(anydev_buffer_native_handle(buffer, &out));
+  return out;
+}
+
+template <class T>
+SharedPair make_shared_fill(std::size_t bytes) {
+  const anydev::DeviceContext& ctx = *g_context;
+  auto buffer = ctx.enqueue_create_buffer<T>(bytes / sizeof(T));
+  buffer.enqueue_fill(T{});
+  ctx.synchronize();
+  T value;
+  std::memcpy(&value, kPattern, sizeof(T));
+  auto mem = static_cast<cl_mem>(buffer_handle(buffer.handle()));
+  Case raw = [buffer, mem, bytes] {
+    check_cl(clEnqueueFillBuffer(g_shared_queue, mem, kPattern, sizeof(T), 0, bytes, 0, nullptr,
+                                 nullptr),
+             "clEnqueueFillBuffer");
+    check_cl(clFinish(g_shared_queue), "clFinish");
+  };
+  Case any = [ctx, buffer, value] {
+    buffer.enqueue_fill(value);
+    ctx.synchronize();
+  };
+  return {std::move(raw), std::move(any)};
+}
+
+SharedPair make_shared_pair(Op op, std::size_t bytes) {
+  switch (op) {
+    case Op::kFill1:
+      return make_shared_fill<std::uint8_t>(bytes);
+    case Op::kFill4:
+      return make_shared_fill<std::uint32_t>(bytes);
+    case Op::kFill8:
+      return make_shared_fill<std::uint64_t>(bytes);
+    case Op::kFill16:
+      return make_shared_fill<std::complex<double>>(bytes);
+    default:
+      break;
+  }
+  const anydev::DeviceContext& ctx = *g_context;
+  auto device = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
+  auto other = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
+  auto host = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
+  device.enqueue_fill(0);
+  other.enqueue_fill(0);
+  host.enqueue_fill(0x11);
+  ctx.synchronize();
+  auto mem = static_cast<cl_mem>(buffer_handle(device.handle()));
+  auto other_mem = static_cast<cl_mem>(buffer_handle(other.handle()));
+  void* mapped = host.unsafe_ptr();
+  Case raw = [op, bytes, device, other, host, mem, other_mem, mapped] {
+    cl_int err = CL_SUCCESS;
+    if (op == Op::kHostToDevice) {
+      err = clEnqueueWriteBuffer(g_shared_queue, mem, CL_FALSE, 0, bytes, mapped, 0, nullptr,
+                                 nullptr);
+    } else if (op == Op::kDeviceToHost) {
+      err =
+          clEnqueueReadBuffer(g_shared_queue, mem, CL_FALSE, 0, bytes, mapped, 0, nullptr, nullptr);
+    } else {
+      err = clEnqueueCopyBuffer(g_shared_queue, other_mem, mem, 0, 0, bytes, 0, nullptr, nullptr);
+    }
+    check_cl(err, "enqueue");
+    check_cl(clFinish(g_shared_queue), "clFinish");
+  };
+  Case any = [op, ctx, device, other, host] {
+    if (op == Op::kHostToDevice) ctx.enqueue_copy(device, host);
+    if (op == Op::kDeviceToHost) ctx.enqueue_copy(host, device);
+    if (op == Op::kDeviceToDevice) ctx.enqueue_copy(device, other);
+    ctx.synchronize();
+  };
+  return {std::move(raw), std::move(any)};
+}
+
 // One side alone: Google Benchmark's real time per operation.
 void run_side(benchmark::State& state, Case (*make)(Op, std::size_t), Op op, std::size_t bytes) {
   try {
@@ -247,12 +340,20 @@ double median(std::vector<double> values) {
 // hit both alike, so the median of the per-pair time ratios is the fairest
 // figure on a shared machine. Counters: ratio (anydev bandwidth / raw
 // bandwidth), raw_bytes_per_second and anydev_bytes_per_second (from the
-// median times).
-void run_paired(benchmark::State& state, Op op, std::size_t bytes) {
+// median times). `shared`: the raw side works on anydev's buffers
+// (make_shared_pair); else on its own context and buffers.
+void run_paired(benchmark::State& state, Op op, std::size_t bytes, bool shared) {
   using Clock = std::chrono::steady_clock;
   try {
-    Case raw = make_raw(op, bytes);
-    Case any = make_anydev(op, bytes);
+    Case raw, any;
+    if (shared) {
+      SharedPair pair = make_shared_pair(op, bytes);
+      raw = std::move(pair.raw);
+      any = std::move(pair.any);
+    } else {
+      raw = make_raw(op, bytes);
+      any = make_anydev(op, bytes);
+    }
     std::vector<double> raw_s, any_s, ratios;
     bool raw_first = true;
     for (auto _ : state) {
@@ -385,6 +486,10 @@ int main(int argc, char** argv) {
     g_context.emplace(index, "opencl");
     auto device = static_cast<cl_device_id>(g_context->native_handle(ANYDEV_NATIVE_DEVICE));
     g_raw.emplace(device);
+    cl_int err = CL_SUCCESS;
+    g_shared_queue = clCreateCommandQueue(
+        static_cast<cl_context>(g_context->native_handle(ANYDEV_NATIVE_CONTEXT)), device, 0, &err);
+    check_cl(err, "clCreateCommandQueue (in anydev's cl_context)");
   } catch (const anydev::Error& e) {
     std::fprintf(stderr, "anydev-opencl-bench: opencl device %d unavailable: %s\n", index,
                  e.what());
@@ -412,10 +517,13 @@ int main(int argc, char** argv) {
           [op, bytes](benchmark::State& s) { run_side(s, make_anydev, op, bytes); })
           ->UseRealTime()
           ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark((base + "paired").c_str(),
-                                   [op, bytes](benchmark::State& s) { run_paired(s, op, bytes); })
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
+      for (const bool shared : {true, false}) {
+        benchmark::RegisterBenchmark(
+            (base + (shared ? "paired" : "paired_own")).c_str(),
+            [op, bytes, shared](benchmark::State& s) { run_paired(s, op, bytes, shared); })
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+      }
     }
   }
   benchmark::RunSpecifiedBenchmarks();

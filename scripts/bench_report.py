@@ -20,39 +20,26 @@ NOTES = """
 
 - **How the cpu backend gets there.** A copy or fill of at most 1 MiB enqueued
   on an idle stream runs at once on the enqueuing thread; `synchronize()` runs
-  queued copies and fills itself when the worker has not started them; the
-  stream workers run under `SCHED_BATCH`, so waking one never preempts the
-  enqueuing thread (without it the scheduler ran the freshly woken worker on
-  the caller's own core, and a 4 MiB fill's enqueue took the fill's whole
-  time). Waiters spin up to 200 µs (yielding after 5 µs) before sleeping.
-  Fills use `rep stosb/w/l/q` for byte, 2, 4 and 8-byte patterns (the same
-  fast-string stores as `memset`); 16-byte patterns use 32-byte AVX2 stores
-  below 256 KiB, `rep movsb` from a cache-hot 64 KiB block up to the
-  last-level cache's size, and streaming stores beyond it. Every pattern's exact bits are
-  checked by `tests/unit/cpu_fill_test.cpp` at every alignment.
-- **Where the copy and fill targets are missed, and why.** At 1 MiB (run
-  inline on the enqueuing thread) and from 16 MiB the cpu backend is within
-  a few percent of the best baseline in quiet moments. Between 1 and 16 MiB
-  the operation goes to the stream's worker, and waking it (a futex wake) costs
-  the enqueuing thread 10-25 µs on this virtual machine when the worker's core
-  has gone idle, as it has between the paired sides: at 4 MiB (~80 µs) that
-  alone is ~15%. `synchronize()` then runs the task itself, so the copy proper
-  costs what `memcpy` does (a tight loop of 4 MiB enqueue + synchronize beside
-  `memcpy` measured 0.97). A way to close the gap, not done yet: defer the
-  wake-up while a `synchronize()` is likely to follow, without losing the
-  overlap of work and copy that an early wake-up gives.
-- **Splitting across cores.** Copies and fills of 4 MiB and more can be split
-  across threads (`ANYDEV_CPU_THREADS`). On this 2-core virtual machine one
-  thread already reaches the memory system's limit: `memcpy` and `memset` on
-  one and on both cores measure the same within noise (the two baseline
-  columns above), so by default the backend splits only on machines with 4
-  CPUs or more.
-- **16-byte fills.** x86 has no fast-string instruction for a 16-byte word.
-  Ordinary vector stores must first read every cache line they write
-  (read-for-ownership), which `memset`'s `rep stosb` avoids; `rep movsb` from
-  a hot block comes closest (about 0.85x `memset` when the destination is not
-  in the core's own cache) but stays below it, so 16-byte fills are where the
-  fill target is missed.
+  queued copies and fills itself when the worker has not started them; a
+  stream whose caller synchronizes straight after enqueuing stops waking its
+  worker for the next copy or fill on the idle stream (waking it costs the
+  enqueuing thread 10-25 µs on this virtual machine, ~15% of a 4 MiB fill),
+  and wakes it again as soon as the caller does other work first
+  (docs/backends.md). Copies of 4 MiB and more and fills of 16 MiB and more
+  are split over both cores: two threads move 1.1-1.3x the bytes of one at
+  those sizes here, while a fill that stays in the last-level cache is faster
+  on one core. The stream workers run under `SCHED_BATCH`, so waking one
+  never preempts the enqueuing thread. Fills use `rep stos` for byte, 2, 4
+  and 8-byte patterns (the fast-string stores of `memset`); 16-byte patterns
+  use 32-byte AVX2 stores, and streaming stores beyond the last-level cache,
+  which skip reading each line before writing it (at 16-256 MiB as fast as
+  `memset` or faster in a microbenchmark). Every pattern's exact bits are checked by
+  `tests/unit/cpu_fill_test.cpp` at every alignment.
+- **1 MiB.** Run inline, an anydev fill costs what `memset` does in a tight
+  loop (13.3-14.2 µs against 13.8-14.8 µs); alternated with the baselines it
+  measures 3-5% slower, also beside `memset` on the very same buffer, so it is
+  not where the memory lies. Why is not established: `perf` puts 94% of that
+  loop inside glibc's `memset` and under 2% in anydev's own code.
 - **Noise.** The machine is shared with other builds; the load average is
   printed above. A burst of load during one side of a separate measurement
   moves its ratio by tens of percent, hence the paired ratios. Figures at 64
@@ -62,11 +49,12 @@ NOTES = """
   fresh memory every time.
 - **OpenCL on PoCL.** anydev's opencl backend issues the same OpenCL calls as
   the raw baseline (`clEnqueueWriteBuffer`/`ReadBuffer`/`CopyBuffer`/
-  `FillBuffer`); the ratio measures anydev's own overhead per operation, which
-  is a few microseconds against operations of 50 µs and more, so ratios below
-  0.95 at 64-256 MiB (DRAM-bound, PoCL's own worker threads competing with
-  the rest of the machine) come from run-to-run variation more than from
-  anydev; they differ from one run of this script to the next. The
+  `FillBuffer`), asking for an event per command (to report its errors), so
+  its own cost per operation is a few microseconds against operations of
+  50 µs and more. On the same buffers the paired ratios stay within a few
+  percent of 1.0 in every run; against the raw side's own buffers they move
+  from run to run (where each allocation lies, and at 16 MiB the two sides'
+  32 MiB each evicting the other's from the last-level cache). The
   round trip through PoCL costs tens of µs in both (PoCL's command queue and
   event machinery), against well under a microsecond for the cpu backend.
 """
@@ -174,7 +162,18 @@ def main():
     w("  of the per-round ratios (`paired/...` and `.../paired` benchmarks): a burst of load")
     w("  then slows both sides alike. The separate figures are shown beside them.")
     w("- Baseline for cpu copies: the faster of `memcpy` on one thread and on every core, per")
-    w("  size; for fills: the same with `memset` of a byte (the fastest fill there is).")
+    w("  size; for fills: the same with `memset` of a byte (the fastest fill there is). The")
+    w("  paired cpu ratio is the smaller of the two medians of (baseline time / anydev time),")
+    w("  one per baseline: anydev against whichever baseline is faster at that size. (Taking")
+    w("  the faster of the two baselines *in every round* instead would compare anydev with")
+    w("  the luckier of two noisy samples each time, about 10% against anydev at DRAM-bound")
+    w("  sizes here, which no implementation could make up.)")
+    w("- The paired opencl ratio issues the raw OpenCL calls on anydev's own `cl_mem` buffers")
+    w("  and mapped host pointers, through a raw queue in anydev's `cl_context`, so that the")
+    w("  two sides differ only in the code that issues each command. The pairing against the")
+    w("  raw side's own context and buffers is shown beside it: there, where each side's")
+    w("  memory happens to lie (and how the two sides evict each other from the 32 MiB")
+    w("  last-level cache) moves the ratio by up to ±20% from one run to the next.")
     w("")
     w("## Machine")
     w("")
@@ -315,8 +314,9 @@ def main():
     if not ocl:
         w(f"Not measured (anydev-opencl-bench status {machine.get('opencl_status')}).")
     else:
-        w("| operation | size | raw OpenCL | anydev | separate ratio | paired ratio |")
-        w("|---|---:|---:|---:|---:|---:|")
+        w("| operation | size | raw OpenCL | anydev | separate ratio | paired ratio, "
+          "same buffers | paired ratio, raw's own buffers |")
+        w("|---|---:|---:|---:|---:|---:|---:|")
         order = ["copy_h2d", "copy_d2h", "copy_d2d", "fill_1", "fill_4", "fill_8", "fill_16"]
         keys = sorted({tuple(n.split("/")[1:3]) for n in ocl if n.startswith("opencl/")},
                       key=lambda k: (order.index(k[0]) if k[0] in order else 99,
@@ -325,9 +325,10 @@ def main():
             raw = med(ocl.get(f"opencl/{op}/{s}/raw", []), "bytes_per_second")
             any_ = med(ocl.get(f"opencl/{op}/{s}/anydev", []), "bytes_per_second")
             pr = med(ocl.get(f"opencl/{op}/{s}/paired", []), "ratio")
+            own = med(ocl.get(f"opencl/{op}/{s}/paired_own", []), "ratio")
             sep = any_ / raw if raw and any_ else None
             w(f"| {op} | {s} | {fmt(raw, 2, GB)} | {fmt(any_, 2, GB)} | {fmt(sep, 3)} | "
-              f"{fmt(pr, 3)} |")
+              f"{fmt(pr, 3)} | {fmt(own, 3)} |")
     w("")
     w("![opencl backend bandwidth against size, beside the host's memcpy and memset]"
       "(performance-opencl.svg)")

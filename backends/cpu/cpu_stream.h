@@ -62,7 +62,7 @@ inline constexpr std::chrono::microseconds kSpinBeforeYield{5};
 inline constexpr std::chrono::microseconds kDeferLimit{20};
 
 // Gives `thread` the SCHED_BATCH policy (see cpu_stream.cpp); used for the
-// stream workers and the split helpers.
+// stream workers.
 void set_batch_policy(pthread_t thread);
 
 class StreamState {
