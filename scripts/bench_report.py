@@ -153,7 +153,8 @@ def main():
     w("  `tools/anydev-bench` for the plots.")
     w(f"- Every benchmark runs {machine.get('reps')} repetitions of at least "
       f"{machine.get('min_time')} s, randomly interleaved; figures are medians over the "
-      "repetitions. Time is wall-clock.")
+      "repetitions (the paired cpu benchmarks run at least 0.6 s per repetition). Time is "
+      "wall-clock.")
     w("- One anydev operation is one `enqueue_*` call plus `synchronize()`: the time until the")
     w("  result is usable. Buffers are created and touched before timing.")
     w("- **Paired ratios.** This machine is shared (other processes compile while it runs),")

@@ -3,8 +3,8 @@
 //   ANYDEV_CPU_MLOCK  "1" (default): lock pinned host memory with mlock while
 //                     RLIMIT_MEMLOCK allows; "0": never lock.
 //   ANYDEV_CPU_THREADS  threads that one large copy or fill is split across
-//                     (1 to 1024; default: the online CPUs, or 1 on fewer
-//                     than 4; 1 never splits).
+//                     (1 to 1024; default: the online CPUs; 1 never
+//                     splits).
 //
 // Strict: any other value (including "") is logged as a warning that names
 // it, and the default is kept. read_config is thread-safe; the core calls

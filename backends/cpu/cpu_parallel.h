@@ -24,7 +24,8 @@ namespace anydev::cpu {
 inline constexpr unsigned kMinCpusToSplit = 2;
 
 // The number of threads a split uses (caller included): ANYDEV_CPU_THREADS
-// when set at initialize, else the online CPUs (1 below kMinCpusToSplit).
+// when set at initialize, else the online CPUs (1 below kMinCpusToSplit,
+// that is on a single CPU).
 // At least 1.
 void set_split_threads(unsigned threads);
 unsigned split_threads();

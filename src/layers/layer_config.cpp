@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "env_list.h"
 #include "environment.h"
 #include "status.h"
 
@@ -12,24 +13,6 @@ namespace {
 constexpr std::uint64_t kMaxCall = 1000000000ull;
 constexpr std::array<const char*, kFaultKinds> kKindNames = {"alloc", "copy", "fill", "event",
                                                              "plugin"};
-
-std::string quoted(std::string_view text) { return cat("\"", text, "\""); }
-
-// 1..kMaxCall, decimal digits only.
-std::optional<std::uint64_t> parse_call(std::string_view text) {
-  if (text.empty() || text.size() > 10) return std::nullopt;
-  std::uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  if (value == 0 || value > kMaxCall) return std::nullopt;
-  return value;
-}
-
-bool has_space(std::string_view text) {
-  return text.find_first_of(" \t\r\n\v\f") != std::string_view::npos;
-}
 
 }  // namespace
 
@@ -43,52 +26,39 @@ bool FaultPlan::empty() const noexcept {
 
 FaultParse parse_fault_list(std::string_view text) {
   FaultParse result;
-  auto error = [&](std::size_t position, std::string_view entry, std::string_view why) {
-    result.plan = FaultPlan{};
-    result.error = cat(kEnvFault, "=", quoted(text), ": entry ", position,
-                       entry.empty() ? std::string() : " " + quoted(entry), " ", why);
-    return result;
-  };
   if (text.empty()) {
     result.error = cat(kEnvFault,
                        " is set but empty: expected a comma-separated list such as \"copy:3\" "
                        "or \"alloc:1,event:2\"");
     return result;
   }
-  std::size_t position = 1;
-  std::size_t begin = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', begin);
-    const std::string_view entry = text.substr(
-        begin, comma == std::string_view::npos ? std::string_view::npos : comma - begin);
-    if (entry.empty()) return error(position, entry, "is empty");
-    if (has_space(entry)) return error(position, entry, "contains whitespace");
+  result.error = check_list_entries(kEnvFault, text, [&](std::string_view entry) {
     const std::size_t colon = entry.find(':');
     if (colon == std::string_view::npos) {
-      return error(position, entry, "has no call number: expected op:n, e.g. \"copy:3\"");
+      return std::string("has no call number: expected op:n, e.g. \"copy:3\"");
     }
     const std::string_view name = entry.substr(0, colon);
     const auto kind = std::find(kKindNames.begin(), kKindNames.end(), name);
     if (kind == kKindNames.end()) {
-      return error(position, entry,
-                   cat("names no known operation (", quoted(name),
-                       "): expected alloc, copy, fill, event or plugin"));
+      return cat("names no known operation (", quoted(name),
+                 "): expected alloc, copy, fill, event or plugin");
     }
     const std::string_view number = entry.substr(colon + 1);
-    const auto call = parse_call(number);
+    const auto call = parse_decimal(number, 1, kMaxCall);
     if (!call) {
-      return error(position, entry,
-                   cat("has a bad call number ", quoted(number),
-                       ": expected a decimal number from 1 to ", kMaxCall));
+      return cat("has a bad call number ", quoted(number), ": expected a decimal number from 1 to ",
+                 kMaxCall);
     }
     auto& calls = result.plan.calls[static_cast<std::size_t>(kind - kKindNames.begin())];
     if (std::find(calls.begin(), calls.end(), *call) != calls.end()) {
-      return error(position, entry, "repeats an earlier entry");
+      return std::string("repeats an earlier entry");
     }
     calls.push_back(*call);
-    if (comma == std::string_view::npos) break;
-    begin = comma + 1;
-    ++position;
+    return std::string();
+  });
+  if (!result.ok()) {
+    result.plan = FaultPlan{};
+    return result;
   }
   for (auto& calls : result.plan.calls) std::sort(calls.begin(), calls.end());
   result.plan.text = std::string(text);

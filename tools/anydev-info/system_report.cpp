@@ -24,7 +24,7 @@ constexpr EnvVarSpec kEnvironment[] = {
     {"ANYDEV_POOL", "caching pools for host and device buffers: 0|1 (unset: 1)"},
     {"ANYDEV_CPU_MLOCK", "cpu backend pins host buffers with mlock: 0|1 (unset: 1)"},
     {"ANYDEV_CPU_THREADS",
-     "cpu backend splits large copies/fills over this many threads (unset: the CPUs, 1 below 4)"},
+     "cpu backend splits large copies/fills over this many threads (unset: the online CPUs)"},
     {"ANYDEV_CUDA_LIBRARY", "CUDA driver library to open (unset: libcuda.so.1)"},
     {"ANYDEV_CUDA_MEMORY_POOLS", "cuda backend uses stream-ordered memory pools: 0|1 (unset: 1)"},
     {"ANYDEV_OPENCL_LIBRARY", "OpenCL ICD loader to open (unset: libOpenCL.so.1)"},
