@@ -43,12 +43,11 @@ NOTES = """
   3-7% more: measured beside `memset` on the same buffer in the same
   alternation, `enqueue_memset` took 0.27 µs longer than the `memset` inside
   it and `synchronize()` 0.10-0.12 µs, against a 10.5 µs fill: about 3.5% for
-  the library call made with cold caches (the C++ wrapper, handle checks, the
-  allocation's ordering state, the backend's allocation lookup and the
-  stream's lock; hot, the whole round trip is 0.11 µs). From 4 MiB on that
-  cost is under 1%. Making it smaller means touching fewer cache lines on
-  the enqueue path (e.g. no registry lookup in the cpu backend for memory
-  the core has already resolved); not done yet. Copies of 1 MiB pay the same
+  the library call made with cold caches (the C++ wrapper, the core's handle
+  checks and the allocation's ordering state, the backend table, the
+  stream's lock and task queue; hot, the whole round trip is 0.11 µs). From
+  4 MiB on that cost is under 1%. Making it smaller means touching fewer
+  cache lines on the enqueue and synchronize paths; not done yet. Copies of 1 MiB pay the same
   but sit just above the target (memcpy is slower than memset, so the fixed
   cost weighs less).
 - **Noise.** The machine is shared with other builds; the load average is
