@@ -149,6 +149,31 @@ struct RawBuffer {
 // One operation plus its wait, ready to repeat; owns its buffers.
 using Case = std::function<void()>;
 
+// The raw side of one operation on `queue`, and its wait: `device` is the
+// destination (the source of a device->host copy), `other` the device source
+// of a device->device copy, `mapped` the host pointer of a host copy.
+void run_raw(cl_command_queue queue, Op op, std::size_t bytes, cl_mem device, cl_mem other,
+             void* mapped) {
+  cl_int err = CL_SUCCESS;
+  switch (op) {
+    case Op::kHostToDevice:
+      err = clEnqueueWriteBuffer(queue, device, CL_FALSE, 0, bytes, mapped, 0, nullptr, nullptr);
+      break;
+    case Op::kDeviceToHost:
+      err = clEnqueueReadBuffer(queue, device, CL_FALSE, 0, bytes, mapped, 0, nullptr, nullptr);
+      break;
+    case Op::kDeviceToDevice:
+      err = clEnqueueCopyBuffer(queue, other, device, 0, 0, bytes, 0, nullptr, nullptr);
+      break;
+    default:
+      err = clEnqueueFillBuffer(queue, device, kPattern, pattern_size(op), 0, bytes, 0, nullptr,
+                                nullptr);
+      break;
+  }
+  check_cl(err, "enqueue");
+  check_cl(clFinish(queue), "clFinish");
+}
+
 Case make_raw(Op op, std::size_t bytes) {
   const bool needs_host = op == Op::kHostToDevice || op == Op::kDeviceToHost;
   auto device = std::make_shared<RawBuffer>(bytes, false);
@@ -156,27 +181,8 @@ Case make_raw(Op op, std::size_t bytes) {
   if (needs_host) other = std::make_shared<RawBuffer>(bytes, true);
   if (op == Op::kDeviceToDevice) other = std::make_shared<RawBuffer>(bytes, false);
   return [op, bytes, device, other] {
-    cl_command_queue queue = g_raw->queue;
-    cl_int err = CL_SUCCESS;
-    switch (op) {
-      case Op::kHostToDevice:
-        err = clEnqueueWriteBuffer(queue, device->mem, CL_FALSE, 0, bytes, other->mapped, 0,
-                                   nullptr, nullptr);
-        break;
-      case Op::kDeviceToHost:
-        err = clEnqueueReadBuffer(queue, device->mem, CL_FALSE, 0, bytes, other->mapped, 0, nullptr,
-                                  nullptr);
-        break;
-      case Op::kDeviceToDevice:
-        err = clEnqueueCopyBuffer(queue, other->mem, device->mem, 0, 0, bytes, 0, nullptr, nullptr);
-        break;
-      default:
-        err = clEnqueueFillBuffer(queue, device->mem, kPattern, pattern_size(op), 0, bytes, 0,
-                                  nullptr, nullptr);
-        break;
-    }
-    check_cl(err, "enqueue");
-    check_cl(clFinish(queue), "clFinish");
+    run_raw(g_raw->queue, op, bytes, device->mem, other ? other->mem : nullptr,
+            other ? other->mapped : nullptr);
   };
 }
 
@@ -250,7 +256,7 @@ void* buffer_handle(anydev_buffer_t buffer) {
 }
 
 template <class T>
-SharedPair make_shared_fill(std::size_t bytes) {
+SharedPair make_shared_fill(Op op, std::size_t bytes) {
   const anydev::DeviceContext& ctx = *g_context;
   auto buffer = ctx.enqueue_create_buffer<T>(bytes / sizeof(T));
   buffer.enqueue_fill(T{});
@@ -258,11 +264,8 @@ SharedPair make_shared_fill(std::size_t bytes) {
   T value;
   std::memcpy(&value, kPattern, sizeof(T));
   auto mem = static_cast<cl_mem>(buffer_handle(buffer.handle()));
-  Case raw = [buffer, mem, bytes] {
-    check_cl(clEnqueueFillBuffer(g_shared_queue, mem, kPattern, sizeof(T), 0, bytes, 0, nullptr,
-                                 nullptr),
-             "clEnqueueFillBuffer");
-    check_cl(clFinish(g_shared_queue), "clFinish");
+  Case raw = [op, buffer, mem, bytes] {
+    run_raw(g_shared_queue, op, bytes, mem, nullptr, nullptr);
   };
   Case any = [ctx, buffer, value] {
     buffer.enqueue_fill(value);
@@ -274,13 +277,13 @@ SharedPair make_shared_fill(std::size_t bytes) {
 SharedPair make_shared_pair(Op op, std::size_t bytes) {
   switch (op) {
     case Op::kFill1:
-      return make_shared_fill<std::uint8_t>(bytes);
+      return make_shared_fill<std::uint8_t>(op, bytes);
     case Op::kFill4:
-      return make_shared_fill<std::uint32_t>(bytes);
+      return make_shared_fill<std::uint32_t>(op, bytes);
     case Op::kFill8:
-      return make_shared_fill<std::uint64_t>(bytes);
+      return make_shared_fill<std::uint64_t>(op, bytes);
     case Op::kFill16:
-      return make_shared_fill<std::complex<double>>(bytes);
+      return make_shared_fill<std::complex<double>>(op, bytes);
     default:
       break;
   }
@@ -296,18 +299,7 @@ SharedPair make_shared_pair(Op op, std::size_t bytes) {
   auto other_mem = static_cast<cl_mem>(buffer_handle(other.handle()));
   void* mapped = host.unsafe_ptr();
   Case raw = [op, bytes, device, other, host, mem, other_mem, mapped] {
-    cl_int err = CL_SUCCESS;
-    if (op == Op::kHostToDevice) {
-      err = clEnqueueWriteBuffer(g_shared_queue, mem, CL_FALSE, 0, bytes, mapped, 0, nullptr,
-                                 nullptr);
-    } else if (op == Op::kDeviceToHost) {
-      err =
-          clEnqueueReadBuffer(g_shared_queue, mem, CL_FALSE, 0, bytes, mapped, 0, nullptr, nullptr);
-    } else {
-      err = clEnqueueCopyBuffer(g_shared_queue, other_mem, mem, 0, 0, bytes, 0, nullptr, nullptr);
-    }
-    check_cl(err, "enqueue");
-    check_cl(clFinish(g_shared_queue), "clFinish");
+    run_raw(g_shared_queue, op, bytes, mem, other_mem, mapped);
   };
   Case any = [op, ctx, device, other, host] {
     if (op == Op::kHostToDevice) ctx.enqueue_copy(device, host);
