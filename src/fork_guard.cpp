@@ -2,26 +2,23 @@
 
 #include <pthread.h>
 
-#include <atomic>
-
 namespace anydev::core {
+
+namespace detail {
+std::atomic<std::uint64_t> g_fork_generation{0};
+}  // namespace detail
+
 namespace {
 
-std::atomic<std::uint64_t> g_generation{0};
+void on_fork_child() { detail::g_fork_generation.fetch_add(1, std::memory_order_relaxed); }
 
-void on_fork_child() { g_generation.fetch_add(1, std::memory_order_relaxed); }
-
-// Registered when libanydev.so is loaded.
-const bool g_registered = [] {
+// Registered when libanydev.so is loaded (this file is part of the core, so
+// its initializers always run).
+[[maybe_unused]] const bool g_registered = [] {
   pthread_atfork(nullptr, nullptr, on_fork_child);
   return true;
 }();
 
 }  // namespace
-
-std::uint64_t fork_generation() noexcept {
-  (void)g_registered;
-  return g_generation.load(std::memory_order_relaxed);
-}
 
 }  // namespace anydev::core

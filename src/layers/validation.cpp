@@ -285,10 +285,17 @@ anydev_status_t report(anydev_status_t status, std::string message) {
 
 }  // namespace
 
-bool validation_enabled() noexcept {
-  static const bool enabled = layer_settings().validate != ValidateMode::off;
+namespace detail {
+
+std::atomic<int> g_validation{-1};
+
+int read_validation() noexcept {
+  static const int enabled = layer_settings().validate != ValidateMode::off ? 1 : 0;
+  g_validation.store(enabled, std::memory_order_relaxed);
   return enabled;
 }
+
+}  // namespace detail
 
 void note_created(HandleKind kind, const void* handle) {
   HandleSet::instance().created(kind, handle);

@@ -25,6 +25,7 @@
 #ifndef ANYDEV_SRC_LAYERS_VALIDATION_H_
 #define ANYDEV_SRC_LAYERS_VALIDATION_H_
 
+#include <atomic>
 #include <cstddef>
 
 #include "anydev/anydev.h"
@@ -36,8 +37,22 @@ namespace anydev::core::layers {
 
 enum class HandleKind { context = 0, stream = 1, event = 2, buffer = 3 };
 
-// Whether ANYDEV_VALIDATE turned validation on (read once, then a load).
-bool validation_enabled() noexcept;
+namespace detail {
+// -1 until the first validation_enabled(), then 0 (off) or 1 (on).
+extern std::atomic<int> g_validation;
+// Reads ANYDEV_VALIDATE (once; thread-safe), stores the answer in
+// g_validation and returns it.
+int read_validation() noexcept;
+}  // namespace detail
+
+// Whether ANYDEV_VALIDATE turned validation on: read from the environment at
+// the first call, then one load (inline, since every C entry point asks).
+inline bool validation_enabled() noexcept {
+  int enabled = detail::g_validation.load(std::memory_order_relaxed);
+  if (enabled < 0) [[unlikely]]
+    enabled = detail::read_validation();
+  return enabled != 0;
+}
 
 // Handle bookkeeping; `handle` is the handle's address.
 void note_created(HandleKind kind, const void* handle);
