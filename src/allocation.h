@@ -72,13 +72,21 @@ struct Allocation {
   const std::uint64_t fork_generation_;
 };
 
-// Orders `stream` after the last use of each allocation (see above) and, while
-// holding their locks, calls `enqueue()`; on success the allocations'
-// last_stream becomes `stream`. Null entries are ignored; duplicates are fine.
-// Returns the first failing status (last error set).
+// The stream an operation runs on: the object, and a shared_ptr to it that
+// outlives the call (read only when an allocation's last_stream changes, so
+// the common case touches no reference count).
+struct StreamUse {
+  Stream* stream;
+  const std::shared_ptr<Stream>* shared;
+};
+
+// Orders the stream after the last use of each allocation (see above) and,
+// while holding their locks, calls `enqueue()`; on success the allocations'
+// last_stream becomes the stream. At most two entries (a copy's); null
+// entries are ignored, duplicates are fine. Returns the first failing status (last error set).
 template <class Enqueue>
-anydev_status_t use_allocations(const std::shared_ptr<Stream>& stream,
-                                std::span<Allocation* const> allocations, Enqueue&& enqueue);
+anydev_status_t use_allocations(const StreamUse& use, std::span<Allocation* const> allocations,
+                                Enqueue&& enqueue);
 
 // Makes `waiter` wait for the work enqueued so far on `signaler` (an event
 // recorded on signaler, waited on by waiter). No-op when they are the same.

@@ -119,10 +119,7 @@ anydev_status_t anydev_buffer_context(anydev_buffer_t buf, anydev_context_t* out
   BufferView view;
   if (anydev_status_t s = access_buffer(op, buf, "buf", &view); s != ANYDEV_SUCCESS) return s;
   return guarded(op, [&] {
-    auto* ctx = new anydev_context_s;
-    ctx->fork_generation = fork_generation();
-    ctx->state = view.context;
-    *out = ctx;
+    *out = new_context(view.context);
     return ANYDEV_SUCCESS;
   });
 }

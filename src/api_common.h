@@ -82,6 +82,9 @@ anydev_status_t release_handle(const char* op, Handle* handle) {
   return release_handle(op, handle, [](Handle*) {});
 }
 
+// A new context handle (one reference) on `state`. Throws std::bad_alloc.
+anydev_context_t new_context(std::shared_ptr<const ContextState> state);
+
 // The context's backend + device, for messages: "cuda:0".
 std::string describe_device(const Backend* backend, int device);
 

@@ -6,6 +6,14 @@
 
 using namespace anydev::core;
 
+anydev_context_t anydev::core::new_context(std::shared_ptr<const ContextState> state) {
+  auto* ctx = new anydev_context_s;
+  ctx->fork_generation = fork_generation();
+  ctx->state = std::move(state);
+  ctx->stream = ctx->state->stream.get();
+  return ctx;
+}
+
 namespace {
 
 // Checks a context handle argument: non-NULL and not from before a fork.
@@ -14,13 +22,6 @@ namespace {
     ANYDEV_REQUIRE_ARG(op, ctx);                                                              \
     if (anydev_status_t s_ = check_fork(op, ctx, "context"); s_ != ANYDEV_SUCCESS) return s_; \
   } while (0)
-
-anydev_context_t new_context(std::shared_ptr<const ContextState> state) {
-  auto* ctx = new anydev_context_s;
-  ctx->fork_generation = fork_generation();
-  ctx->state = std::move(state);
-  return ctx;
-}
 
 anydev_status_t same_device(const char* op, const ContextState& a, const ContextState& b,
                             const char* what) {
@@ -142,11 +143,11 @@ anydev_status_t anydev_context_memory_info(anydev_context_t ctx, anydev_memory_i
   return ANYDEV_SUCCESS;
 }
 
-anydev_status_t anydev_context_synchronize(anydev_context_t ctx) {
+[[gnu::hot]] anydev_status_t anydev_context_synchronize(anydev_context_t ctx) {
   static constexpr const char* op = "anydev_context_synchronize";
   ANYDEV_CHECK_CONTEXT(op, ctx);
-  const Stream& stream = *ctx->state->stream;
-  return stream.backend->table->stream_synchronize(stream.native);
+  const Stream& stream = *ctx->stream;
+  return stream.table->stream_synchronize(stream.native);
 }
 
 anydev_status_t anydev_context_stream(anydev_context_t ctx, anydev_stream_t* out) {

@@ -1,5 +1,7 @@
 // C entry points: copies and fills. Each checks every argument before it
-// enqueues anything, so a rejected call changes no buffer.
+// enqueues anything, so a rejected call changes no buffer. The buffers'
+// handles stay locked (BufferHold) from the checks until the operation is
+// enqueued.
 #include <algorithm>
 
 #include "anydev/anydev.h"
@@ -15,18 +17,20 @@ bool overlap(std::uintptr_t a, std::uintptr_t b, std::size_t bytes) {
 }
 
 // The stream an operation runs on: ctx's, else the buffer's context's.
-anydev_status_t pick_stream(const char* op, anydev_context_t ctx, const BufferView& buffer,
-                            std::shared_ptr<Stream>* out) {
+[[gnu::hot]] anydev_status_t pick_stream(const char* op, anydev_context_t ctx,
+                                         const HeldBuffer& buffer, StreamUse* out) {
   if (ctx == nullptr) {
-    *out = buffer.context->stream;
+    out->shared = &buffer.context->stream;
+    out->stream = out->shared->get();
   } else {
     if (anydev_status_t s = check_fork(op, ctx, "context"); s != ANYDEV_SUCCESS) return s;
-    *out = ctx->state->stream;
+    out->stream = ctx->stream;
+    out->shared = &ctx->state->stream;  // an address: the state is read only if needed
   }
   const Backend* backend = buffer.allocation->backend;
-  if ((*out)->backend != backend) {
+  if (out->stream->backend != backend) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "a buffer of backend ", backend->name,
-                " cannot be used on a stream of backend ", (*out)->backend->name);
+                " cannot be used on a stream of backend ", out->stream->backend->name);
   }
   return ANYDEV_SUCCESS;
 }
@@ -48,19 +52,22 @@ anydev_status_t wrap(anydev_status_t status, const char* op, What&& what, const 
 
 extern "C" {
 
-anydev_status_t anydev_enqueue_copy(anydev_context_t ctx, anydev_buffer_t dst,
-                                    anydev_buffer_t src) {
+[[gnu::hot]] anydev_status_t anydev_enqueue_copy(anydev_context_t ctx, anydev_buffer_t dst,
+                                                 anydev_buffer_t src) {
   static constexpr const char* op = "anydev_enqueue_copy";
-  BufferView d, s;
-  if (anydev_status_t st = access_buffer(op, dst, "dst", &d); st != ANYDEV_SUCCESS) return st;
-  if (anydev_status_t st = access_buffer(op, src, "src", &s); st != ANYDEV_SUCCESS) return st;
+  BufferHold hold;
+  HeldBuffer d, s;
+  if (anydev_status_t st = hold.hold(op, dst, "dst", &d, src, "src", &s); st != ANYDEV_SUCCESS) {
+    return st;
+  }
   if (d.allocation->backend != s.allocation->backend) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "cannot copy between backends (source on ",
                 describe_device(s.allocation->backend, s.allocation->device), ", destination on ",
                 describe_device(d.allocation->backend, d.allocation->device), ")");
   }
-  std::shared_ptr<Stream> stream;
-  if (anydev_status_t st = pick_stream(op, ctx, d, &stream); st != ANYDEV_SUCCESS) return st;
+  StreamUse use;
+  if (anydev_status_t st = pick_stream(op, ctx, d, &use); st != ANYDEV_SUCCESS) return st;
+  Stream* const stream = use.stream;
   const std::size_t bytes = dst->size_bytes;
   if (auto error = check_copy_size(op, "source", bytes, src->size_bytes)) return report(error);
   if (bytes == 0) return ANYDEV_SUCCESS;
@@ -70,10 +77,10 @@ anydev_status_t anydev_enqueue_copy(anydev_context_t ctx, anydev_buffer_t dst,
                 dst->offset_bytes + bytes, " of the same memory overlap");
   }
   return guarded(op, [&] {
-    Allocation* const both[] = {d.allocation.get(), s.allocation.get()};
-    const anydev_backend_table_t* table = stream->backend->table;
+    Allocation* const both[] = {d.allocation, s.allocation};
+    const anydev_backend_table_t* table = stream->table;
     return wrap(
-        use_allocations(stream, both,
+        use_allocations(use, both,
                         [&] { return table->copy(stream->native, d.ref(), s.ref(), bytes); }),
         op, [&] { return cat("copying ", bytes, " bytes"); }, *stream);
   });
@@ -82,10 +89,12 @@ anydev_status_t anydev_enqueue_copy(anydev_context_t ctx, anydev_buffer_t dst,
 anydev_status_t anydev_enqueue_copy_from_host(anydev_context_t ctx, anydev_buffer_t dst,
                                               const void* src, size_t src_bytes) {
   static constexpr const char* op = "anydev_enqueue_copy_from_host";
-  BufferView d;
-  if (anydev_status_t st = access_buffer(op, dst, "dst", &d); st != ANYDEV_SUCCESS) return st;
-  std::shared_ptr<Stream> stream;
-  if (anydev_status_t st = pick_stream(op, ctx, d, &stream); st != ANYDEV_SUCCESS) return st;
+  BufferHold hold;
+  HeldBuffer d;
+  if (anydev_status_t st = hold.hold(op, dst, "dst", &d); st != ANYDEV_SUCCESS) return st;
+  StreamUse use;
+  if (anydev_status_t st = pick_stream(op, ctx, d, &use); st != ANYDEV_SUCCESS) return st;
+  Stream* const stream = use.stream;
   const std::size_t bytes = dst->size_bytes;
   if (bytes > 0) ANYDEV_REQUIRE_ARG(op, src);  // an empty span may have no data
   if (auto error = check_copy_size(op, "source span", bytes, src_bytes)) return report(error);
@@ -97,11 +106,11 @@ anydev_status_t anydev_enqueue_copy_from_host(anydev_context_t ctx, anydev_buffe
                 " overlaps the destination buffer's memory");
   }
   return guarded(op, [&] {
-    Allocation* const one[] = {d.allocation.get()};
+    Allocation* const one[] = {d.allocation};
     const anydev_bk_memory_ref_t from{const_cast<void*>(src), 0, ANYDEV_BK_MEMORY_USER_HOST, -1};
-    const anydev_backend_table_t* table = stream->backend->table;
+    const anydev_backend_table_t* table = stream->table;
     return wrap(
-        use_allocations(stream, one,
+        use_allocations(use, one,
                         [&] { return table->copy(stream->native, d.ref(), from, bytes); }),
         op, [&] { return cat("copying ", bytes, " bytes from host memory"); }, *stream);
   });
@@ -110,10 +119,12 @@ anydev_status_t anydev_enqueue_copy_from_host(anydev_context_t ctx, anydev_buffe
 anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, size_t dst_bytes,
                                             anydev_buffer_t src) {
   static constexpr const char* op = "anydev_enqueue_copy_to_host";
-  BufferView s;
-  if (anydev_status_t st = access_buffer(op, src, "src", &s); st != ANYDEV_SUCCESS) return st;
-  std::shared_ptr<Stream> stream;
-  if (anydev_status_t st = pick_stream(op, ctx, s, &stream); st != ANYDEV_SUCCESS) return st;
+  BufferHold hold;
+  HeldBuffer s;
+  if (anydev_status_t st = hold.hold(op, src, "src", &s); st != ANYDEV_SUCCESS) return st;
+  StreamUse use;
+  if (anydev_status_t st = pick_stream(op, ctx, s, &use); st != ANYDEV_SUCCESS) return st;
+  Stream* const stream = use.stream;
   const std::size_t bytes = src->size_bytes;
   if (bytes > 0) ANYDEV_REQUIRE_ARG(op, dst);  // an empty span may have no data
   if (auto error = check_copy_size(op, "destination span", bytes, dst_bytes)) {
@@ -127,24 +138,25 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
                 " overlaps the source buffer's memory");
   }
   return guarded(op, [&] {
-    Allocation* const one[] = {s.allocation.get()};
+    Allocation* const one[] = {s.allocation};
     const anydev_bk_memory_ref_t to{dst, 0, ANYDEV_BK_MEMORY_USER_HOST, -1};
-    const anydev_backend_table_t* table = stream->backend->table;
+    const anydev_backend_table_t* table = stream->table;
     return wrap(
-        use_allocations(stream, one,
-                        [&] { return table->copy(stream->native, to, s.ref(), bytes); }),
+        use_allocations(use, one, [&] { return table->copy(stream->native, to, s.ref(), bytes); }),
         op, [&] { return cat("copying ", bytes, " bytes to host memory"); }, *stream);
   });
 }
 
-anydev_status_t anydev_enqueue_fill(anydev_context_t ctx, anydev_buffer_t buf, const void* pattern,
-                                    size_t pattern_size) {
+[[gnu::hot]] anydev_status_t anydev_enqueue_fill(anydev_context_t ctx, anydev_buffer_t buf,
+                                                 const void* pattern, size_t pattern_size) {
   static constexpr const char* op = "anydev_enqueue_fill";
-  BufferView b;
-  if (anydev_status_t st = access_buffer(op, buf, "buf", &b); st != ANYDEV_SUCCESS) return st;
+  BufferHold hold;
+  HeldBuffer b;
+  if (anydev_status_t st = hold.hold(op, buf, "buf", &b); st != ANYDEV_SUCCESS) return st;
   ANYDEV_REQUIRE_ARG(op, pattern);
-  std::shared_ptr<Stream> stream;
-  if (anydev_status_t st = pick_stream(op, ctx, b, &stream); st != ANYDEV_SUCCESS) return st;
+  StreamUse use;
+  if (anydev_status_t st = pick_stream(op, ctx, b, &use); st != ANYDEV_SUCCESS) return st;
+  Stream* const stream = use.stream;
   if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8 &&
       pattern_size != 16) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "pattern size ", pattern_size,
@@ -172,11 +184,11 @@ anydev_status_t anydev_enqueue_fill(anydev_context_t ctx, anydev_buffer_t buf, c
   }
   if (bytes == 0) return ANYDEV_SUCCESS;
   return guarded(op, [&] {
-    Allocation* const one[] = {b.allocation.get()};
-    const anydev_backend_table_t* table = stream->backend->table;
+    Allocation* const one[] = {b.allocation};
+    const anydev_backend_table_t* table = stream->table;
     return wrap(
         use_allocations(
-            stream, one,
+            use, one,
             [&] { return table->fill(stream->native, b.ref(), pattern, pattern_size, bytes); }),
         op, [&] { return cat("filling ", bytes, " bytes with a ", pattern_size, "-byte pattern"); },
         *stream);

@@ -1,6 +1,7 @@
 // Copy size rules: a buffer-to-buffer copy moves the destination's size; a
 // larger source is fine and bytes past the destination stay untouched; a
 // shorter source or span is out_of_range and changes nothing anywhere.
+#include <algorithm>
 #include <cstdint>
 
 #include "device_param.h"
@@ -139,6 +140,30 @@ TEST_P(CopySizeTest, NullPointerIsInvalidArgument) {
     }));
     ctx().synchronize();
     EXPECT_TRUE(BytesEqual(Contents(buffer), values));
+  });
+}
+
+// Views of one buffer's memory: a copy between overlapping ones is
+// invalid_argument naming both byte ranges and changes nothing (a buffer
+// copied onto itself is one, and must not deadlock on its own handle's
+// lock); disjoint ones copy.
+TEST_P(CopySizeTest, OverlappingViewsOfOneBufferAreInvalidArgument) {
+  ForEachKind([&]<Kind K>() {
+    const Array<std::int32_t> values = Pattern<std::int32_t>(32, 151);
+    const Buffer<K, std::int32_t> buffer = CreateWith<K>(ctx(), values);
+    EXPECT_TRUE(
+        Fails(Status::invalid_argument, [&] { buffer.enqueue_copy_to(buffer); }, {"overlap"}));
+    const Buffer<K, std::int32_t> low = buffer.template create_sub_buffer<std::int32_t>(0, 16);
+    const Buffer<K, std::int32_t> mid = buffer.template create_sub_buffer<std::int32_t>(8, 16);
+    EXPECT_TRUE(Fails(Status::invalid_argument, [&] { mid.enqueue_copy_from(low); },
+                      {"source bytes 0..64", "destination bytes 32..96", "overlap"}));
+    ctx().synchronize();
+    EXPECT_TRUE(BytesEqual(Contents(buffer), values)) << "a refused copy changed the buffer";
+    const Buffer<K, std::int32_t> high = buffer.template create_sub_buffer<std::int32_t>(16, 16);
+    high.enqueue_copy_from(low);
+    Array<std::int32_t> expected = values;
+    std::copy(values.data(), values.data() + 16, expected.data() + 16);
+    EXPECT_TRUE(BytesEqual(Contents(buffer), expected));
   });
 }
 

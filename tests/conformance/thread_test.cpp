@@ -106,6 +106,44 @@ TEST_P(ThreadTest, ContextsCreatedAndDroppedConcurrently) {
   failures.Report();
 }
 
+// Two threads copy between the same two buffers in opposite directions, each
+// on its own stream: an enqueue holds both buffers' handles (and their
+// memory's ordering state) while it checks and enqueues, so a lock order
+// that depended on the argument order would deadlock here.
+TEST_P(ThreadTest, CopiesBothWaysBetweenTwoBuffersOnTwoThreads) {
+  constexpr std::size_t kWords = 4096;
+  constexpr std::uint32_t kValue = 0x5EED5EEDu;
+  const DeviceBuffer<std::uint32_t> a = ctx().enqueue_create_buffer<std::uint32_t>(kWords);
+  const DeviceBuffer<std::uint32_t> b = ctx().enqueue_create_buffer<std::uint32_t>(kWords);
+  a.enqueue_fill(kValue);
+  b.enqueue_fill(kValue);
+  ctx().synchronize();
+  Failures failures;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        const DeviceContext own = ctx().with_stream(ctx().create_stream());
+        for (int i = 0; i < 5000; ++i) {
+          if (t == 0) {
+            own.enqueue_copy(b, a);
+          } else {
+            own.enqueue_copy(a, b);
+          }
+        }
+        own.synchronize();
+      } catch (const std::exception& e) {
+        failures.Add("thread " + std::to_string(t) + " threw: " + e.what());
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  failures.Report();
+  ctx().synchronize();
+  EXPECT_TRUE(AllEqual(Contents(a), kValue));
+  EXPECT_TRUE(AllEqual(Contents(b), kValue));
+}
+
 // The last handles to buffers with queued copies are dropped on another
 // thread; the copies still complete with the right bytes.
 TEST_P(ThreadTest, BuffersReleasedOnAnotherThread) {

@@ -163,8 +163,8 @@ class PoolTest : public ::testing::Test {
   // The fake stream outlives the Stream: events recorded on it stay valid.
   std::shared_ptr<Stream> MakeStream() {
     natives_.push_back(std::make_unique<FakeStream>());
-    return std::make_shared<Stream>(
-        Stream{&backend_, 0, reinterpret_cast<anydev_bk_stream_t>(natives_.back().get())});
+    return std::make_shared<Stream>(Stream{
+        &backend_, 0, reinterpret_cast<anydev_bk_stream_t>(natives_.back().get()), backend_.table});
   }
   // Work enqueued on the stream that has not finished yet.
   void Enqueue(const std::shared_ptr<Stream>& s) {
