@@ -121,7 +121,7 @@ bool is_valid_fill_pattern_size(std::size_t pattern_size) {
          pattern_size == 16;
 }
 
-std::size_t streaming_fill_bytes() {
+[[gnu::hot]] std::size_t streaming_fill_bytes() {
   static const std::size_t bytes = [] {
     long llc = -1;
 #ifdef _SC_LEVEL3_CACHE_SIZE
@@ -133,8 +133,8 @@ std::size_t streaming_fill_bytes() {
   return bytes;
 }
 
-void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std::size_t bytes,
-                  bool streaming) {
+[[gnu::hot]] void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size,
+                               std::size_t bytes, bool streaming) {
   auto* out = static_cast<unsigned char*>(dst);
   const auto* pat = static_cast<const unsigned char*>(pattern);
   // Zero fills and other byte-uniform patterns are the common case: memset is

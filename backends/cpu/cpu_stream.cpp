@@ -76,7 +76,7 @@ bool spin_until(Done&& done, std::chrono::microseconds limit) {
   }
 }
 
-std::optional<TaskFailure> run_task_catching(Task& task) {
+[[gnu::hot]] std::optional<TaskFailure> run_task_catching(Task& task) {
   try {
     return run_task(task);
   } catch (const std::exception& e) {
@@ -89,41 +89,64 @@ std::optional<TaskFailure> run_task_catching(Task& task) {
 }  // namespace
 
 std::uint64_t StreamState::enqueue(Task task) {
-  std::uint64_t seq = 0;
-  bool wake = false;
-  {
-    std::unique_lock<std::mutex> lock(mutex_);
-    const bool idle =
-        !inline_running_ && !stopping_ && completed_.load(std::memory_order_relaxed) == submitted_;
-    if (idle && may_run_inline(task)) {
-      // Every earlier task has completed and the worker is kept out by
-      // inline_running_, so running here keeps the stream's order.
-      seq = ++submitted_;
-      inline_running_ = true;
-      lock.unlock();
-      std::optional<TaskFailure> failure = run_task_catching(task);
-      lock.lock();
-      inline_running_ = false;
-      finish_task_locked(std::move(failure));
-      // Work enqueued (or a stop requested) meanwhile by other threads.
-      wake = worker_waiting_ && (!queue_.empty() || stopping_);
-    } else {
-      const bool defer = idle && defer_wakes_ && may_run_on_caller(task);
-      queue_.push_back(std::move(task));
-      seq = ++submitted_;
-      // Work behind a deferred task: the worker is needed now.
-      const bool had_pending = clear_pending_wake_locked();
-      if (defer && worker_waiting_) {
-        wake_pending_.store(true, std::memory_order_relaxed);
-        pending_since_ = std::chrono::steady_clock::now();
-      } else {
-        wake = worker_waiting_;
-        if (wake && !had_pending) woken_for_ = seq;
-      }
-    }
-  }
+  if (const auto* copy = std::get_if<CopyTask>(&task)) return enqueue(*copy);
+  if (const auto* fill = std::get_if<FillTask>(&task)) return enqueue(*fill);
+  std::unique_lock<std::mutex> lock(mutex_);
+  return queue_locked(lock, std::move(task));
+}
+
+[[gnu::hot]] std::uint64_t StreamState::enqueue(const CopyTask& task) {
+  return enqueue_copy_or_fill(task);
+}
+
+[[gnu::hot]] std::uint64_t StreamState::enqueue(const FillTask& task) {
+  return enqueue_copy_or_fill(task);
+}
+
+template <class CopyOrFill>
+std::uint64_t StreamState::enqueue_copy_or_fill(const CopyOrFill& task) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!idle_locked() || !may_run_inline(task)) return queue_locked(lock, Task(task));
+  // Every earlier task has completed and the worker is kept out by
+  // inline_running_, so running here keeps the stream's order.
+  const std::uint64_t seq = submitted_.load(std::memory_order_relaxed) + 1;
+  submitted_.store(seq, std::memory_order_release);
+  inline_running_ = true;
+  lock.unlock();
+  run_inline(task);
+  lock.lock();
+  inline_running_ = false;
+  finish_task_locked(std::nullopt);
+  // Work enqueued (or a stop requested) meanwhile by other threads.
+  const bool wake = worker_waiting_ && (!queue_.empty() || stopping_);
+  lock.unlock();
   if (wake) work_cv_.notify_one();
   return seq;
+}
+
+std::uint64_t StreamState::queue_locked(std::unique_lock<std::mutex>& lock, Task task) {
+  const bool defer = idle_locked() && defer_wakes_ && may_run_on_caller(task);
+  queue_.push_back(std::move(task));
+  const std::uint64_t seq = submitted_.load(std::memory_order_relaxed) + 1;
+  submitted_.store(seq, std::memory_order_release);
+  // Work behind a deferred task: the worker is needed now.
+  const bool had_pending = clear_pending_wake_locked();
+  bool wake = false;
+  if (defer && worker_waiting_) {
+    wake_pending_.store(true, std::memory_order_relaxed);
+    pending_since_ = std::chrono::steady_clock::now();
+  } else {
+    wake = worker_waiting_;
+    if (wake && !had_pending) woken_for_ = seq;
+  }
+  lock.unlock();
+  if (wake) work_cv_.notify_one();
+  return seq;
+}
+
+bool StreamState::idle_locked() const {
+  return !inline_running_ && !stopping_ &&
+         completed_.load(std::memory_order_relaxed) == submitted_.load(std::memory_order_relaxed);
 }
 
 bool StreamState::clear_pending_wake_locked() {
@@ -143,10 +166,7 @@ void StreamState::wake_deferred(bool polled) {
   if (wake) work_cv_.notify_one();
 }
 
-std::uint64_t StreamState::submitted() const {
-  std::lock_guard<std::mutex> hold(mutex_);
-  return submitted_;
-}
+std::uint64_t StreamState::submitted() const { return submitted_.load(std::memory_order_acquire); }
 
 bool StreamState::defers_wakes() const {
   std::lock_guard<std::mutex> hold(mutex_);
@@ -173,9 +193,18 @@ void StreamState::run_on_caller_locked(std::unique_lock<std::mutex>& lock) {
   finish_task_locked(std::move(failure));
 }
 
-std::optional<TaskFailure> StreamState::synchronize() {
+[[gnu::hot]] std::optional<TaskFailure> StreamState::synchronize() {
+  // Lock-free when there is nothing to do: every task enqueued before the
+  // call has completed (their writes are visible: acquire) and no failure
+  // is kept. finish_task_locked sets failed_ before it publishes completed_,
+  // so a failure of any of those tasks is seen here. No wake-up can be
+  // pending either: that needs a queued task.
+  {
+    const std::uint64_t target = submitted_.load(std::memory_order_acquire);
+    if (reached(target) && !failed_.load(std::memory_order_relaxed)) return std::nullopt;
+  }
   std::unique_lock<std::mutex> lock(mutex_);
-  const std::uint64_t target = submitted_;
+  const std::uint64_t target = submitted_.load(std::memory_order_relaxed);
   // The caller would only wait: it runs the queued copies and fills itself
   // when the worker is not running a task (and has not woken up yet), which
   // saves the hand-off and keeps the data in this core's caches. In order:
@@ -183,7 +212,8 @@ std::optional<TaskFailure> StreamState::synchronize() {
   bool ran_here = false;
   while (completed_.load(std::memory_order_relaxed) < target && !inline_running_ &&
          !queue_.empty() &&
-         completed_.load(std::memory_order_relaxed) + queue_.size() == submitted_ &&
+         completed_.load(std::memory_order_relaxed) + queue_.size() ==
+             submitted_.load(std::memory_order_relaxed) &&
          may_run_on_caller(queue_.front())) {
     // Learning for the deferred wake-up (see cpu_stream.h).
     const std::uint64_t front = completed_.load(std::memory_order_relaxed) + 1;
@@ -211,16 +241,24 @@ std::optional<TaskFailure> StreamState::synchronize() {
     done_cv_.wait(lock, [&] { return reached(target); });
     --done_waiters_;
   }
-  return std::exchange(first_failure_, std::nullopt);
+  return take_failure_locked();
 }
 
 std::optional<TaskFailure> StreamState::take_failure() {
   std::lock_guard<std::mutex> hold(mutex_);
+  return take_failure_locked();
+}
+
+std::optional<TaskFailure> StreamState::take_failure_locked() {
+  failed_.store(false, std::memory_order_relaxed);
   return std::exchange(first_failure_, std::nullopt);
 }
 
-void StreamState::finish_task_locked(std::optional<TaskFailure> failure) {
-  if (failure && !first_failure_) first_failure_ = std::move(failure);
+[[gnu::hot]] void StreamState::finish_task_locked(std::optional<TaskFailure> failure) {
+  if (failure && !first_failure_) {
+    first_failure_ = std::move(failure);
+    failed_.store(true, std::memory_order_relaxed);  // published by completed_'s release
+  }
   completed_.store(completed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   if (done_waiters_ > 0) done_cv_.notify_all();
 }
@@ -258,6 +296,7 @@ void StreamState::stop() {
 }
 
 Stream::Stream() : state_(std::make_shared<StreamState>()) {
+  state_->owner_ = this;
   ScopedSignalMask mask;
   // The worker shares the state, so it stays valid even for a detached worker.
   worker_ = std::thread([state = state_] { state->run_worker(); });

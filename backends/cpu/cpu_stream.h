@@ -9,7 +9,8 @@
 //
 // Stream owns the state and the worker thread. Destroying it (from any thread
 // but its own worker) runs the queued tasks to the end, then joins the
-// worker.
+// worker. The backend's stream handle is the StreamState itself (one load
+// less per call); its owner() is the Stream.
 //
 // Inline execution: an enqueuing thread that finds every earlier task
 // complete runs a small copy or fill (may_run_inline) itself, between
@@ -52,6 +53,8 @@
 
 namespace anydev::cpu {
 
+class Stream;
+
 // Spinning before a futex sleep (measured on a 2-core AMD EPYC VM, where a
 // sleep + wake-up costs 5-20 us): a waiter in synchronize() or an event wait
 // spins up to kWaitSpin, yielding the CPU after kSpinBeforeYield.
@@ -71,8 +74,12 @@ class StreamState {
   StreamState(const StreamState&) = delete;
   StreamState& operator=(const StreamState&) = delete;
 
-  // Appends a task; returns its sequence number. Throws std::bad_alloc.
+  // Appends a task; returns its sequence number. A copy or fill that may
+  // run inline (may_run_inline) runs at once on the calling thread when
+  // every earlier task has completed. Throws std::bad_alloc.
   std::uint64_t enqueue(Task task);
+  std::uint64_t enqueue(const CopyTask& task);
+  std::uint64_t enqueue(const FillTask& task);
 
   // The number of tasks enqueued so far: what an event recorded now captures.
   std::uint64_t submitted() const;
@@ -97,6 +104,10 @@ class StreamState {
   bool defers_wakes() const;
   bool wake_pending() const { return wake_pending_.load(std::memory_order_relaxed); }
 
+  // The Stream that owns this state's worker (set by its constructor). Valid
+  // while that Stream lives, i.e. while the backend's stream handle does.
+  Stream* owner() const { return owner_; }
+
   // Worker side: runs tasks in order until stop() has been called and the
   // queue is empty.
   void run_worker();
@@ -108,7 +119,16 @@ class StreamState {
   bool reached(std::uint64_t seq) const {
     return completed_.load(std::memory_order_acquire) >= seq;
   }
+  // No task runs or waits to run, and stop() has not been called. Lock held.
+  bool idle_locked() const;
+  template <class CopyOrFill>
+  std::uint64_t enqueue_copy_or_fill(const CopyOrFill& task);
+  // Appends `task` to the queue and wakes (or defers waking) the worker;
+  // releases `lock`. Returns the task's sequence number.
+  std::uint64_t queue_locked(std::unique_lock<std::mutex>& lock, Task task);
   void finish_task_locked(std::optional<TaskFailure> failure);
+  // Returns and clears the kept failure (lock held).
+  std::optional<TaskFailure> take_failure_locked();
   // Issues a deferred wake-up, if one is pending; `polled`: asked for by an
   // event query (the caller wants the work to run without it).
   void wake_deferred(bool polled);
@@ -122,7 +142,9 @@ class StreamState {
   std::condition_variable work_cv_;  // the worker waits here for tasks or stop
   std::condition_variable done_cv_;  // waiters wait here for `completed` to advance
   std::deque<Task> queue_;
-  std::uint64_t submitted_ = 0;
+  // Written only under mutex_; read without it by submitted() and by
+  // synchronize()'s lock-free check.
+  std::atomic<std::uint64_t> submitted_{0};
   std::atomic<std::uint64_t> completed_{0};  // written only under mutex_
   int done_waiters_ = 0;
   bool worker_waiting_ = false;
@@ -135,6 +157,10 @@ class StreamState {
   bool defer_wakes_ = false;     // learned: wake-ups on this stream are being wasted
   std::uint64_t woken_for_ = 0;  // the task whose enqueue last woke the worker
   std::optional<TaskFailure> first_failure_;
+  std::atomic<bool> failed_{false};  // first_failure_ is set; written under mutex_
+  Stream* owner_ = nullptr;          // set once, by Stream's constructor
+
+  friend class Stream;
 };
 
 class Stream {

@@ -35,16 +35,26 @@ void fill_chunk(std::size_t offset, std::size_t length, void* context) {
                split.task->pattern_size, length, split.streaming);
 }
 
+void copy_unsplit(const CopyTask& task) {
+  if (overlap(task.dst, task.src, task.bytes)) {
+    // Never from the core (it rejects overlapping copies); memmove keeps it
+    // defined should a caller of the backend table break the rule.
+    std::memmove(task.dst, task.src, task.bytes);
+  } else {
+    std::memcpy(task.dst, task.src, task.bytes);
+  }
+}
+
+void fill_unsplit(const FillTask& task, bool streaming) {
+  fill_pattern(task.dst, task.pattern, task.pattern_size, task.bytes, streaming);
+}
+
 struct TaskRunner {
   std::optional<TaskFailure> operator()(CopyTask& task) const {
-    if (overlap(task.dst, task.src, task.bytes)) {
-      // Never from the core (it rejects overlapping copies); memmove keeps
-      // it defined should a caller of the backend table break the rule.
-      std::memmove(task.dst, task.src, task.bytes);
-    } else if (task.bytes >= kSplitCopyBytes) {
+    if (task.bytes >= kSplitCopyBytes && !overlap(task.dst, task.src, task.bytes)) {
       split_work(task.bytes, copy_chunk, &task);
     } else {
-      std::memcpy(task.dst, task.src, task.bytes);
+      copy_unsplit(task);
     }
     return std::nullopt;
   }
@@ -54,7 +64,7 @@ struct TaskRunner {
       SplitFill split{&task, streaming};
       split_work(task.bytes, fill_chunk, &split);
     } else {
-      fill_pattern(task.dst, task.pattern, task.pattern_size, task.bytes, streaming);
+      fill_unsplit(task, streaming);
     }
     return std::nullopt;
   }
@@ -69,15 +79,23 @@ struct TaskRunner {
 }  // namespace
 
 bool may_run_inline(const Task& task) {
-  if (const auto* copy = std::get_if<CopyTask>(&task)) return copy->bytes <= kInlineBytes;
-  if (const auto* fill = std::get_if<FillTask>(&task)) return fill->bytes <= kInlineBytes;
+  if (const auto* copy = std::get_if<CopyTask>(&task)) return may_run_inline(*copy);
+  if (const auto* fill = std::get_if<FillTask>(&task)) return may_run_inline(*fill);
   return false;  // waits and host functions may block: always on the worker
+}
+
+[[gnu::hot]] void run_inline(const CopyTask& task) noexcept { copy_unsplit(task); }
+
+[[gnu::hot]] void run_inline(const FillTask& task) noexcept {
+  fill_unsplit(task, task.bytes >= streaming_fill_bytes());
 }
 
 bool may_run_on_caller(const Task& task) {
   return std::holds_alternative<CopyTask>(task) || std::holds_alternative<FillTask>(task);
 }
 
-std::optional<TaskFailure> run_task(Task& task) { return std::visit(TaskRunner{}, task); }
+[[gnu::hot]] std::optional<TaskFailure> run_task(Task& task) {
+  return std::visit(TaskRunner{}, task);
+}
 
 }  // namespace anydev::cpu

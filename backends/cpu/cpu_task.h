@@ -68,11 +68,18 @@ inline constexpr std::size_t kInlineBytes = std::size_t{1} << 20;
 
 // True for a task that may run inline: a copy or fill of at most
 // kInlineBytes. Waits and host functions always run on the worker.
+inline bool may_run_inline(const CopyTask& task) { return task.bytes <= kInlineBytes; }
+inline bool may_run_inline(const FillTask& task) { return task.bytes <= kInlineBytes; }
 bool may_run_inline(const Task& task);
 
 // True for copies and fills of any size: what synchronize() may run on the
 // caller's thread instead of waiting for the worker.
 bool may_run_on_caller(const Task& task);
+
+// Runs a copy or fill that may run inline on the calling thread, unsplit.
+// Cannot fail.
+void run_inline(const CopyTask& task) noexcept;
+void run_inline(const FillTask& task) noexcept;
 
 // Runs `task` on the calling thread; nullopt on success. Copies and fills of
 // at least kSplitCopyBytes / kSplitFillBytes are split across threads
