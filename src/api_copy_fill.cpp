@@ -163,11 +163,11 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
                 " is not 1, 2, 4, 8 or 16 bytes");
   }
   const std::size_t bytes = buf->size_bytes;
-  if (bytes % pattern_size != 0) {
+  if ((bytes & (pattern_size - 1)) != 0) {  // pattern sizes are powers of two
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the buffer's ", bytes,
                 " bytes are not a whole number of ", pattern_size, "-byte patterns");
   }
-  if (buf->offset_bytes % std::min<std::size_t>(pattern_size, 4) != 0) {
+  if ((buf->offset_bytes & (std::min<std::size_t>(pattern_size, 4) - 1)) != 0) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the view starts at byte ", buf->offset_bytes,
                 ", not aligned for a ", pattern_size, "-byte pattern");
   }

@@ -419,7 +419,7 @@ anydev_status_t memory_free(int device, anydev_bk_memory_kind_t kind, void* hand
           ANYDEV_ERROR_INVALID_ARGUMENT,
           "cpu fill: pattern_size " + std::to_string(pattern_size) + " is not 1, 2, 4, 8 or 16");
     }
-    if (bytes % pattern_size != 0) {
+    if ((bytes & (pattern_size - 1)) != 0) {  // pattern sizes are powers of two
       return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "cpu fill: bytes " + std::to_string(bytes) +
                                                           " is not a multiple of pattern_size " +
                                                           std::to_string(pattern_size));
@@ -428,7 +428,7 @@ anydev_status_t memory_free(int device, anydev_bk_memory_kind_t kind, void* hand
     if (anydev_status_t s = resolve("fill", "dst", dst, &to); s != ANYDEV_SUCCESS) return s;
     if (bytes == 0) return ANYDEV_SUCCESS;
     FillTask task{.dst = to, .bytes = bytes, .pattern = {}, .pattern_size = pattern_size};
-    std::memcpy(task.pattern, pattern, pattern_size);
+    copy_pattern(task.pattern, pattern, pattern_size);
     to_state(stream).enqueue(task);
     return ANYDEV_SUCCESS;
   });

@@ -116,11 +116,6 @@ const Writers& writers() {
 
 }  // namespace
 
-bool is_valid_fill_pattern_size(std::size_t pattern_size) {
-  return pattern_size == 1 || pattern_size == 2 || pattern_size == 4 || pattern_size == 8 ||
-         pattern_size == 16;
-}
-
 [[gnu::hot]] std::size_t streaming_fill_bytes() {
   static const std::size_t bytes = [] {
     long llc = -1;

@@ -17,7 +17,33 @@
 namespace anydev::cpu {
 
 // True for the pattern sizes the backend ABI allows (1, 2, 4, 8, 16).
-bool is_valid_fill_pattern_size(std::size_t pattern_size);
+inline bool is_valid_fill_pattern_size(std::size_t pattern_size) {
+  return pattern_size == 1 || pattern_size == 2 || pattern_size == 4 || pattern_size == 8 ||
+         pattern_size == 16;
+}
+
+// Copies a pattern of a valid size into `out` (16 bytes of room) with one
+// fixed-size move: a memcpy call for a variable size of at most 16 bytes
+// costs more than the copy.
+inline void copy_pattern(unsigned char* out, const void* pattern, std::size_t pattern_size) {
+  switch (pattern_size) {
+    case 1:
+      __builtin_memcpy(out, pattern, 1);
+      break;
+    case 2:
+      __builtin_memcpy(out, pattern, 2);
+      break;
+    case 4:
+      __builtin_memcpy(out, pattern, 4);
+      break;
+    case 8:
+      __builtin_memcpy(out, pattern, 8);
+      break;
+    default:
+      __builtin_memcpy(out, pattern, 16);
+      break;
+  }
+}
 
 // Writes `pattern` (pattern_size bytes, a valid size) over `bytes` bytes at
 // `dst`, starting with the pattern's first byte at dst. `bytes` must be a

@@ -116,7 +116,7 @@ std::uint64_t StreamState::enqueue_copy_or_fill(const CopyOrFill& task) {
   run_inline(task);
   lock.lock();
   inline_running_ = false;
-  finish_task_locked(std::nullopt);
+  complete_task_locked();
   // Work enqueued (or a stop requested) meanwhile by other threads.
   const bool wake = worker_waiting_ && (!queue_.empty() || stopping_);
   lock.unlock();
@@ -254,11 +254,15 @@ std::optional<TaskFailure> StreamState::take_failure_locked() {
   return std::exchange(first_failure_, std::nullopt);
 }
 
-[[gnu::hot]] void StreamState::finish_task_locked(std::optional<TaskFailure> failure) {
+void StreamState::finish_task_locked(std::optional<TaskFailure> failure) {
   if (failure && !first_failure_) {
     first_failure_ = std::move(failure);
     failed_.store(true, std::memory_order_relaxed);  // published by completed_'s release
   }
+  complete_task_locked();
+}
+
+[[gnu::hot]] void StreamState::complete_task_locked() {
   completed_.store(completed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   if (done_waiters_ > 0) done_cv_.notify_all();
 }

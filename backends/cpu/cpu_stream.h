@@ -126,7 +126,11 @@ class StreamState {
   // Appends `task` to the queue and wakes (or defers waking) the worker;
   // releases `lock`. Returns the task's sequence number.
   std::uint64_t queue_locked(std::unique_lock<std::mutex>& lock, Task task);
+  // Records the running task's failure (if it is the first kept) and
+  // completes it. Lock held.
   void finish_task_locked(std::optional<TaskFailure> failure);
+  // Counts the running task complete and wakes the waiters. Lock held.
+  void complete_task_locked();
   // Returns and clears the kept failure (lock held).
   std::optional<TaskFailure> take_failure_locked();
   // Issues a deferred wake-up, if one is pending; `polled`: asked for by an
