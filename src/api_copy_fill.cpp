@@ -42,10 +42,17 @@ anydev_status_t report(const std::optional<RangeError>& error) {
 // `what()` describes the operation for the message; called only on failure,
 // so a successful enqueue builds no string.
 template <class What>
-anydev_status_t wrap(anydev_status_t status, const char* op, What&& what, const Stream& stream) {
-  if (status == ANYDEV_SUCCESS) return status;
+[[gnu::cold, gnu::noinline]] anydev_status_t wrap_failure(anydev_status_t status, const char* op,
+                                                          What& what, const Stream& stream) {
   return fail(status, op, what(), " on ", describe_device(stream.backend, stream.device), ": ",
               last_error_message());
+}
+
+template <class What>
+anydev_status_t wrap(anydev_status_t status, const char* op, What&& what, const Stream& stream) {
+  if (status == ANYDEV_SUCCESS) [[likely]]
+    return status;
+  return wrap_failure(status, op, what, stream);  // out of line: the message is built there
 }
 
 }  // namespace

@@ -37,8 +37,8 @@ std::string check_list_entries(std::string_view variable, std::string_view text,
       why = check(entry);
     }
     if (!why.empty()) {
-      return cat(variable, "=", quoted(text), ": entry ", position,
-                 entry.empty() ? std::string() : " " + quoted(entry), " ", why);
+      return cat(variable, "=", quoted(text), ": entry ", position, entry.empty() ? "" : " ",
+                 entry.empty() ? std::string() : quoted(entry), " ", why);
     }
     if (comma == std::string_view::npos) return {};
     begin = comma + 1;

@@ -74,7 +74,7 @@ anydev_status_t check_device(const char* op, int device, const char* what = "dev
                        " device, index 0)");
 }
 
-anydev_status_t null_argument(const char* op, const char* argument) {
+[[gnu::cold]] anydev_status_t null_argument(const char* op, const char* argument) {
   return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
                    std::string("cpu ") + op + ": `" + argument + "` is NULL");
 }
@@ -408,21 +408,30 @@ anydev_status_t memory_free(int device, anydev_bk_memory_kind_t kind, void* hand
   });
 }
 
+// fill()'s errors, out of line: building a message inline would spread the
+// hot path over more cache lines.
+[[gnu::cold, gnu::noinline]] anydev_status_t bad_pattern_size(std::size_t pattern_size) {
+  return set_error(
+      ANYDEV_ERROR_INVALID_ARGUMENT,
+      "cpu fill: pattern_size " + std::to_string(pattern_size) + " is not 1, 2, 4, 8 or 16");
+}
+
+[[gnu::cold, gnu::noinline]] anydev_status_t bytes_not_whole_patterns(std::size_t bytes,
+                                                                      std::size_t pattern_size) {
+  return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "cpu fill: bytes " + std::to_string(bytes) +
+                                                      " is not a multiple of pattern_size " +
+                                                      std::to_string(pattern_size));
+}
+
 [[gnu::hot]] anydev_status_t fill(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                                   const void* pattern, std::size_t pattern_size,
                                   std::size_t bytes) {
   return guarded("fill", [&] {
     if (stream == nullptr) return null_argument("fill", "stream");
     if (pattern == nullptr) return null_argument("fill", "pattern");
-    if (!is_valid_fill_pattern_size(pattern_size)) {
-      return set_error(
-          ANYDEV_ERROR_INVALID_ARGUMENT,
-          "cpu fill: pattern_size " + std::to_string(pattern_size) + " is not 1, 2, 4, 8 or 16");
-    }
+    if (!is_valid_fill_pattern_size(pattern_size)) return bad_pattern_size(pattern_size);
     if ((bytes & (pattern_size - 1)) != 0) {  // pattern sizes are powers of two
-      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "cpu fill: bytes " + std::to_string(bytes) +
-                                                          " is not a multiple of pattern_size " +
-                                                          std::to_string(pattern_size));
+      return bytes_not_whole_patterns(bytes, pattern_size);
     }
     unsigned char* to = nullptr;
     if (anydev_status_t s = resolve("fill", "dst", dst, &to); s != ANYDEV_SUCCESS) return s;

@@ -20,7 +20,8 @@ inline constexpr const char* kBackendName = "cpu";
 void set_core_services(const anydev_core_services_t* core);
 
 // Records the calling thread's last error through the core; returns `status`.
-anydev_status_t set_error(anydev_status_t status, const std::string& message);
+// Cold: paths that report an error are moved out of the hot code's lines.
+[[gnu::cold]] anydev_status_t set_error(anydev_status_t status, const std::string& message);
 
 void log(anydev_log_level_t level, const std::string& message);
 
