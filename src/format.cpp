@@ -65,6 +65,14 @@ std::uint16_t float_to_bfloat16_bits(float value) noexcept {
 
 // The shortest decimal that reads back (through float) as the same 16-bit
 // pattern, so that float16(0.1) prints "0.1", not "0.099975586".
+// "(re, im)". Appended piece by piece: GCC 12 warns (-Wrestrict, falsely)
+// about chains of std::string operator+ here.
+std::string complex_text(const std::string& re, const std::string& im) {
+  std::string out = "(";
+  out.append(re).append(", ").append(im).append(")");
+  return out;
+}
+
 template <class ToBits>
 std::string shortest_16bit(float value, std::uint16_t bits, ToBits to_bits) {
   if (!std::isfinite(value)) return shortest(value);
@@ -144,11 +152,11 @@ std::string format_element(anydev_dtype_t dtype, const void* p) {
       return shortest(load<double>(p));
     case ANYDEV_DTYPE_COMPLEX64: {
       const auto c = load<std::complex<float>>(p);
-      return "(" + shortest(c.real()) + ", " + shortest(c.imag()) + ")";
+      return complex_text(shortest(c.real()), shortest(c.imag()));
     }
     case ANYDEV_DTYPE_COMPLEX128: {
       const auto c = load<std::complex<double>>(p);
-      return "(" + shortest(c.real()) + ", " + shortest(c.imag()) + ")";
+      return complex_text(shortest(c.real()), shortest(c.imag()));
     }
   }
   return "?";
