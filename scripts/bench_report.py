@@ -32,24 +32,30 @@ NOTES = """
   on one core. The stream workers run under `SCHED_BATCH`, so waking one
   never preempts the enqueuing thread. Fills use `rep stos` for byte, 2, 4
   and 8-byte patterns (the fast-string stores of `memset`); 16-byte patterns
-  use 32-byte AVX2 stores, and streaming stores beyond the last-level cache,
-  which skip reading each line before writing it (at 16-256 MiB as fast as
-  `memset` or faster in a microbenchmark). Every pattern's exact bits are checked by
+  use 32-byte AVX2 stores, and streaming stores beyond the last-level cache
+  (its size as sysfs reports it; glibc's `sysconf` says 320 MiB for this
+  VM's 32 MiB), which skip reading each line before writing it (paired 256
+  MiB 16-byte fills went from 0.95 to 0.98-0.99x once they streamed). Every pattern's exact bits are checked by
   `tests/unit/cpu_fill_test.cpp` at every alignment.
-- **1 MiB: where the fill target is still missed.** A fill of 1 MiB runs
-  inline on the enqueuing thread and, in a tight loop, costs what `memset`
-  does (13.3-14.2 µs against 13.8-14.8 µs). Alternated with the baselines,
-  which evict anydev's own code and data from the core's caches, it costs
-  3-7% more: measured beside `memset` on the same buffer in the same
-  alternation, `enqueue_memset` took 0.27 µs longer than the `memset` inside
-  it and `synchronize()` 0.10-0.12 µs, against a 10.5 µs fill: about 3.5% for
-  the library call made with cold caches (the C++ wrapper, the core's handle
-  checks and the allocation's ordering state, the backend table, the
-  stream's lock and task queue; hot, the whole round trip is 0.11 µs). From
-  4 MiB on that cost is under 1%. Making it smaller means touching fewer
-  cache lines on the enqueue and synchronize paths; not done yet. Copies of 1 MiB pay the same
-  but sit just above the target (memcpy is slower than memset, so the fixed
-  cost weighs less).
+- **1 MiB: the cost of a call with cold caches.** A copy or fill of 1 MiB
+  runs inline on the enqueuing thread, in 11-15 µs. Alternated with the
+  baselines, which evict anydev's code and data from the core's caches, each
+  call also pays for the cache lines and pages it touches. With the path as
+  it was at 26fc9e9 (a small fill + `synchronize()`: 1209 instructions over
+  120 code cache lines on 22 pages, `scripts/hot-path-footprint`) that cost
+  0.4-1 µs, 3-7% of a 1 MiB fill, and 1 MiB fills measured 0.925-0.947. The
+  path now runs 868 instructions over 70 code lines on 14 pages: the handles
+  carry the stream and the backend table, buffers are held instead of copied
+  out (no reference count is touched), error paths are compiled cold and out
+  of line, and the cpu stream runs small work without building a task and
+  synchronizes without its lock when idle (docs/architecture.md, "The enqueue
+  path"). Alternating the two builds on this machine, 1 MiB fills went from
+  0.94-0.96 to 0.97-1.00, 1 MiB copies from 0.96-0.98 to 0.97-0.99.
+- **Code placement.** The fill kernels are compiled with `-falign-loops=64`.
+  When the 16-byte pattern's store loop straddled two 64-byte instruction
+  fetch windows (unrelated code had moved it), the same kernel took 16.6 µs
+  for 1 MiB instead of 13.7 µs (0.8x memset); inside one window it matches
+  memset.
 - **Noise.** The machine is shared with other builds; the load average is
   printed above. A burst of load during one side of a separate measurement
   moves its ratio by tens of percent, hence the paired ratios. Figures at 64
