@@ -34,8 +34,10 @@ NOTES = """
   and 8-byte patterns (the fast-string stores of `memset`); 16-byte patterns
   use 32-byte AVX2 stores, and streaming stores beyond the last-level cache
   (its size as sysfs reports it; glibc's `sysconf` says 320 MiB for this
-  VM's 32 MiB), which skip reading each line before writing it (paired 256
-  MiB 16-byte fills went from 0.95 to 0.98-0.99x once they streamed). Every pattern's exact bits are checked by
+  VM's 32 MiB), which skip reading each line before writing it: one 64-byte
+  AVX-512 store per cache line where the CPU has AVX-512 (paired 64 and 256
+  MiB 16-byte fills: 0.92-0.98x with cached stores, 0.94-0.99x with 32-byte
+  streaming stores, 0.98-1.04x with 64-byte ones). Every pattern's exact bits are checked by
   `tests/unit/cpu_fill_test.cpp` at every alignment.
 - **1 MiB: the cost of a call with cold caches.** A copy or fill of 1 MiB
   runs inline on the enqueuing thread, in 11-15 µs. Alternated with the

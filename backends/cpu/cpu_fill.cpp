@@ -65,6 +65,18 @@ __attribute__((target("avx2"))) void stream_avx2(unsigned char* out, std::size_t
   _mm_sfence();  // streaming stores are weakly ordered: publish them before returning
 }
 
+// Streaming with one 64-byte store per cache line: paired 64 and 256 MiB
+// 16-byte fills reach 0.98-1.04x memset on the Zen 4 VM, against 0.92-0.99x
+// with two 32-byte streaming stores per line.
+__attribute__((target("avx512f"))) void stream_avx512(unsigned char* out, std::size_t bytes,
+                                                      const unsigned char* block) {
+  const __m512i v = _mm512_load_si512(block);
+  for (std::size_t i = 0; i < bytes; i += kBlockBytes) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i), v);
+  }
+  _mm_sfence();
+}
+
 void write_sse2(unsigned char* out, std::size_t bytes, const unsigned char* block) {
   __m128i v[4];
   for (int k = 0; k < 4; ++k) v[k] = _mm_load_si128(reinterpret_cast<const __m128i*>(block) + k);
@@ -105,6 +117,7 @@ void stos_words(unsigned char* out, const unsigned char* pat, std::size_t patter
 
 Writers pick_writers() {
   __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return {write_avx2, stream_avx512};
   if (__builtin_cpu_supports("avx2")) return {write_avx2, stream_avx2};
   return {write_sse2, stream_sse2};
 }

@@ -6,7 +6,8 @@
 // stores. Other 16-byte patterns: aligned 32-byte (AVX2, chosen at run time)
 // or 16-byte vector stores of a 64-byte block holding the pattern at the
 // right phase, and streaming (non-temporal) stores for fills larger than the
-// last-level cache, where reading the lines first would only waste bandwidth.
+// last-level cache, where reading the lines first would only waste bandwidth
+// (64-byte AVX-512 stores where the CPU has them, one per cache line).
 //
 // Pure functions of their arguments: thread-safe; the caller owns the memory.
 #ifndef ANYDEV_BACKENDS_CPU_CPU_FILL_H_
