@@ -58,6 +58,12 @@ NOTES = """
   fetch windows (unrelated code had moved it), the same kernel took 16.6 µs
   for 1 MiB instead of 13.7 µs (0.8x memset); inside one window it matches
   memset.
+- **16-byte fills at 64 MiB** (twice the last-level cache) sit at the
+  target's edge: 0.92-1.04 from one run to the next with streaming stores
+  (0.93-0.98 with cached ones, before streaming began at the real cache
+  size). A `memset` of that size leaves its last lines in the cache, and
+  their write-back to DRAM is paid by whatever runs next in the
+  alternation; streaming stores pay for all of theirs at once.
 - **Noise.** The machine is shared with other builds; the load average is
   printed above. A burst of load during one side of a separate measurement
   moves its ratio by tens of percent, hence the paired ratios. Figures at 64
