@@ -35,6 +35,14 @@ bool overlap(std::uintptr_t a, std::uintptr_t b, std::size_t bytes) {
   return ANYDEV_SUCCESS;
 }
 
+// The start of an enqueue on one buffer: hold its handle, pick the stream.
+anydev_status_t hold_and_pick(const char* op, anydev_context_t ctx, const anydev_buffer_s* buf,
+                              const char* what, BufferHold& hold, HeldBuffer* held,
+                              StreamUse* use) {
+  if (anydev_status_t st = hold.hold(op, buf, what, held); st != ANYDEV_SUCCESS) return st;
+  return pick_stream(op, ctx, *held, use);
+}
+
 anydev_status_t report(const std::optional<RangeError>& error) {
   return set_error(error->status, error->message);
 }
@@ -98,9 +106,11 @@ anydev_status_t anydev_enqueue_copy_from_host(anydev_context_t ctx, anydev_buffe
   static constexpr const char* op = "anydev_enqueue_copy_from_host";
   BufferHold hold;
   HeldBuffer d;
-  if (anydev_status_t st = hold.hold(op, dst, "dst", &d); st != ANYDEV_SUCCESS) return st;
   StreamUse use;
-  if (anydev_status_t st = pick_stream(op, ctx, d, &use); st != ANYDEV_SUCCESS) return st;
+  if (anydev_status_t st = hold_and_pick(op, ctx, dst, "dst", hold, &d, &use);
+      st != ANYDEV_SUCCESS) {
+    return st;
+  }
   Stream* const stream = use.stream;
   const std::size_t bytes = dst->size_bytes;
   if (bytes > 0) ANYDEV_REQUIRE_ARG(op, src);  // an empty span may have no data
@@ -128,9 +138,11 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
   static constexpr const char* op = "anydev_enqueue_copy_to_host";
   BufferHold hold;
   HeldBuffer s;
-  if (anydev_status_t st = hold.hold(op, src, "src", &s); st != ANYDEV_SUCCESS) return st;
   StreamUse use;
-  if (anydev_status_t st = pick_stream(op, ctx, s, &use); st != ANYDEV_SUCCESS) return st;
+  if (anydev_status_t st = hold_and_pick(op, ctx, src, "src", hold, &s, &use);
+      st != ANYDEV_SUCCESS) {
+    return st;
+  }
   Stream* const stream = use.stream;
   const std::size_t bytes = src->size_bytes;
   if (bytes > 0) ANYDEV_REQUIRE_ARG(op, dst);  // an empty span may have no data
@@ -159,10 +171,12 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
   static constexpr const char* op = "anydev_enqueue_fill";
   BufferHold hold;
   HeldBuffer b;
-  if (anydev_status_t st = hold.hold(op, buf, "buf", &b); st != ANYDEV_SUCCESS) return st;
-  ANYDEV_REQUIRE_ARG(op, pattern);
   StreamUse use;
-  if (anydev_status_t st = pick_stream(op, ctx, b, &use); st != ANYDEV_SUCCESS) return st;
+  if (anydev_status_t st = hold_and_pick(op, ctx, buf, "buf", hold, &b, &use);
+      st != ANYDEV_SUCCESS) {
+    return st;
+  }
+  ANYDEV_REQUIRE_ARG(op, pattern);
   Stream* const stream = use.stream;
   if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8 &&
       pattern_size != 16) {
