@@ -36,8 +36,8 @@ NOTES = """
   (its size as sysfs reports it; glibc's `sysconf` says 320 MiB for this
   VM's 32 MiB), which skip reading each line before writing it: one 64-byte
   AVX-512 store per cache line where the CPU has AVX-512 (paired 64 and 256
-  MiB 16-byte fills: 0.92-0.98x with cached stores, 0.94-0.99x with 32-byte
-  streaming stores, 0.98-1.04x with 64-byte ones). Every pattern's exact bits are checked by
+  MiB 16-byte fills over this session's runs: 0.92-0.99x with cached stores
+  or 32-byte streaming stores, 0.95-1.04x with 64-byte ones). Every pattern's exact bits are checked by
   `tests/unit/cpu_fill_test.cpp` at every alignment.
 - **1 MiB: the cost of a call with cold caches.** A copy or fill of 1 MiB
   runs inline on the enqueuing thread, in 11-15 µs. Alternated with the
