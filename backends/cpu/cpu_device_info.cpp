@@ -4,6 +4,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdint>
@@ -125,6 +126,46 @@ std::string parse_cpu_model_name(std::string_view cpuinfo) {
     if (!value.empty()) return std::string(value);
   }
   return {};
+}
+
+std::optional<std::size_t> parse_cache_size(std::string_view text) {
+  text = trim(text);
+  std::size_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{}) return std::nullopt;
+  const std::string_view unit(end, text.data() + text.size());
+  int shift = 0;
+  if (unit == "K") {
+    shift = 10;
+  } else if (unit == "M") {
+    shift = 20;
+  } else if (unit == "G") {
+    shift = 30;
+  } else if (!unit.empty()) {
+    return std::nullopt;
+  }
+  if (value > (SIZE_MAX >> shift)) return SIZE_MAX;
+  return value << shift;
+}
+
+std::size_t read_last_level_cache_bytes() {
+  std::size_t largest = 0;
+  for (int index = 0;; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    const std::string type = read_small_file((dir + "/type").c_str());
+    if (type.empty()) break;  // no more cache levels (or no sysfs)
+    if (trim(type) == "Instruction") continue;
+    if (auto bytes = parse_cache_size(read_small_file((dir + "/size").c_str()))) {
+      largest = std::max(largest, *bytes);
+    }
+  }
+  if (largest > 0) return largest;
+  long llc = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+  return llc > 0 ? static_cast<std::size_t>(llc) : 0;
 }
 
 MemoryStatus read_memory_status() {

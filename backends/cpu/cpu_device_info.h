@@ -1,6 +1,6 @@
 // What the cpu backend reports about its one device: the processor's name
-// and core counts (from /proc/cpuinfo and the scheduler) and the host's
-// memory (from /proc/meminfo, else sysinfo(2)).
+// and core counts (from /proc/cpuinfo and the scheduler), the host's memory
+// (from /proc/meminfo, else sysinfo(2)) and its largest cache (sysfs).
 //
 // The parse_* functions are pure and thread-safe. The read_* functions read
 // the OS on every call and are thread-safe; they never fail, falling back on
@@ -33,6 +33,16 @@ std::string parse_cpu_model_name(std::string_view cpuinfo);
 
 // /proc/meminfo, else sysinfo(2); zeros when both fail.
 MemoryStatus read_memory_status();
+
+// A sysfs cache size ("32768K", "1M", "512"), in bytes; nullopt when it is
+// not one.
+std::optional<std::size_t> parse_cache_size(std::string_view text);
+
+// The largest data or unified cache of CPU 0, in bytes: from sysfs
+// (/sys/devices/system/cpu/cpu0/cache/index*/), else sysconf, else 0.
+// sysfs comes first because glibc's sysconf can be far off in a virtual
+// machine (320 MiB for the 32 MiB L3 of the 2-core EPYC VM).
+std::size_t read_last_level_cache_bytes();
 
 // The device description, read once at initialize and kept for the process.
 struct CpuDeviceInfo {

@@ -1,12 +1,9 @@
 #include "cpu_fill.h"
 
-#include <unistd.h>
-
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
-#include <string>
+
+#include "cpu_device_info.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -135,44 +132,12 @@ const Writers& writers() {
   return chosen;
 }
 
-// The largest unified or data cache of CPU 0 as sysfs reports it
-// (/sys/devices/system/cpu/cpu0/cache/index*/size, e.g. "32768K"); 0 when
-// unknown.
-std::size_t largest_cache_from_sysfs() {
-  std::size_t largest = 0;
-  for (int index = 0; index < 8; ++index) {
-    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-    std::ifstream type_file(dir + "/type");
-    std::string type;
-    if (!(type_file >> type)) break;  // no more cache levels
-    if (type == "Instruction") continue;
-    std::ifstream size_file(dir + "/size");
-    unsigned long long value = 0;
-    char unit = 0;
-    if (!(size_file >> value)) continue;
-    size_file >> unit;
-    if (unit == 'K') value <<= 10;
-    if (unit == 'M') value <<= 20;
-    if (unit == 'G') value <<= 30;
-    largest = std::max<std::size_t>(largest, value);
-  }
-  return largest;
-}
-
 }  // namespace
 
 std::size_t streaming_fill_bytes() {
   static const std::size_t bytes = [] {
-    // The kernel's view first: glibc's sysconf can be far off in a virtual
-    // machine (320 MiB for a 32 MiB L3 on the 2-core EPYC VM, which kept
-    // every fill up to 256 MiB on cached stores).
-    if (std::size_t llc = largest_cache_from_sysfs(); llc > 0) return llc;
-    long llc = -1;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    return llc > 0 ? static_cast<std::size_t>(llc) : std::size_t{32} << 20;
+    const std::size_t llc = read_last_level_cache_bytes();
+    return llc > 0 ? llc : std::size_t{32} << 20;
   }();
   return bytes;
 }

@@ -54,7 +54,8 @@ void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std:
                   bool streaming = false);
 
 // The fill size from which streaming stores pay: the last-level cache's size
-// (sysconf), 32 MiB when unknown.
+// (read_last_level_cache_bytes: sysfs, else sysconf), 32 MiB when unknown.
+// Read once.
 std::size_t streaming_fill_bytes();
 
 }  // namespace anydev::cpu
