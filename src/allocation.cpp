@@ -43,13 +43,12 @@ anydev_status_t create_stream(const Backend* backend, int device, std::shared_pt
 std::shared_ptr<Stream> adopt_stream(const Backend* backend, int device,
                                      anydev_bk_stream_t native) {
   const std::uint64_t generation = fork_generation();
-  return std::shared_ptr<Stream>(new Stream{backend, device, native, backend->table},
-                                 [generation](Stream* s) {
-                                   // In a forked child the stream belongs to the parent: leave it.
-                                   if (fork_generation() == generation)
-                                     release_stream(s->backend, s->native);
-                                   delete s;
-                                 });
+  auto release = [generation](Stream* s) {
+    // In a forked child the stream belongs to the parent: leave it.
+    if (fork_generation() == generation) release_stream(s->backend, s->native);
+    delete s;
+  };
+  return std::shared_ptr<Stream>(new Stream{backend, device, native, backend->table}, release);
 }
 
 Allocation::Allocation(const Backend* backend_, int device_, anydev_bk_memory_kind_t kind_,

@@ -109,8 +109,7 @@ std::uint64_t StreamState::enqueue_copy_or_fill(const CopyOrFill& task) {
   if (!idle_locked() || !may_run_inline(task)) return queue_locked(lock, Task(task));
   // Every earlier task has completed and the worker is kept out by
   // inline_running_, so running here keeps the stream's order.
-  const std::uint64_t seq = submitted_.load(std::memory_order_relaxed) + 1;
-  submitted_.store(seq, std::memory_order_release);
+  const std::uint64_t seq = count_submitted_locked();
   inline_running_ = true;
   lock.unlock();
   run_inline(task);
@@ -127,8 +126,7 @@ std::uint64_t StreamState::enqueue_copy_or_fill(const CopyOrFill& task) {
 std::uint64_t StreamState::queue_locked(std::unique_lock<std::mutex>& lock, Task task) {
   const bool defer = idle_locked() && defer_wakes_ && may_run_on_caller(task);
   queue_.push_back(std::move(task));
-  const std::uint64_t seq = submitted_.load(std::memory_order_relaxed) + 1;
-  submitted_.store(seq, std::memory_order_release);
+  const std::uint64_t seq = count_submitted_locked();
   // Work behind a deferred task: the worker is needed now.
   const bool had_pending = clear_pending_wake_locked();
   bool wake = false;
@@ -141,6 +139,12 @@ std::uint64_t StreamState::queue_locked(std::unique_lock<std::mutex>& lock, Task
   }
   lock.unlock();
   if (wake) work_cv_.notify_one();
+  return seq;
+}
+
+std::uint64_t StreamState::count_submitted_locked() {
+  const std::uint64_t seq = submitted_.load(std::memory_order_relaxed) + 1;
+  submitted_.store(seq, std::memory_order_release);
   return seq;
 }
 

@@ -121,6 +121,8 @@ class StreamState {
   }
   // No task runs or waits to run, and stop() has not been called. Lock held.
   bool idle_locked() const;
+  // Counts one more task submitted; returns its sequence number. Lock held.
+  std::uint64_t count_submitted_locked();
   template <class CopyOrFill>
   std::uint64_t enqueue_copy_or_fill(const CopyOrFill& task);
   // Appends `task` to the queue and wakes (or defers waking) the worker;
