@@ -46,7 +46,7 @@ NOTES = """
   it was at 26fc9e9 (a small fill + `synchronize()`: 1209 instructions over
   120 code cache lines on 22 pages, `scripts/hot-path-footprint`) that cost
   0.4-1 µs, 3-7% of a 1 MiB fill, and 1 MiB fills measured 0.925-0.947. The
-  path now runs 868 instructions over 70 code lines on 14 pages: the handles
+  path now runs 866 instructions over 72 code lines on 13 pages: the handles
   carry the stream and the backend table, buffers are held instead of copied
   out (no reference count is touched), error paths are compiled cold and out
   of line, and the cpu stream runs small work without building a task and
