@@ -17,6 +17,10 @@
 //                                           anydev time), the figure the
 //                                           targets are judged by on a shared
 //                                           machine
+//   paired/control_{memcpy,memset}/<bytes>  the same with the one-thread
+//                                           baseline in anydev's place: its
+//                                           ratio_1thread is what the method
+//                                           reads for two equal implementations
 //   cpu/alloc_{host,device}_64MiB/{pooled,unpooled}
 //                                           create + release of a 64 MiB buffer;
 //                                           unpooled releases the pool's cache
@@ -268,32 +272,65 @@ void bm_alloc(benchmark::State& state, bool host, bool pooled) {
 
 // ---- paired: anydev and both baselines alternated ---------------------------
 
-// Runs anydev's operation, memcpy/memset on one thread and on every core in
-// turn (the order rotating each round), so slow changes in the machine's load
-// hit all three alike. Counters: ratio_1thread and ratio_all = the median over
-// rounds of (that baseline's time / anydev's time); ratio = the smaller of the
-// two, i.e. anydev against whichever baseline is faster at this size;
-// anydev_, base1_ and baseall_bytes_per_second from the median times.
+// Each round runs anydev's operation and memcpy/memset on one thread and on
+// every core, once each, so slow changes in the machine's load hit all three
+// alike. Counters: ratio_1thread and ratio_all = the median over rounds of
+// (that baseline's time / anydev's time); ratio = the smaller of the two,
+// i.e. anydev against whichever baseline is faster at this size; anydev_,
+// base1_ and baseall_bytes_per_second from the median times.
+//
+// Nothing but the code may differ between the sides, so:
+// - Order: the rounds cycle through all six orders of the three sides, so
+//   each side follows each other side equally often. (Rotating the order
+//   only, 0-1-2, 1-2-0, 2-0-1, put anydev after the two-thread baseline in
+//   two rounds of three, whose data lies half in the other core's cache:
+//   memset timed against itself in anydev's place measured 0.97-0.98 at
+//   1 MiB.)
+// - Memory: kSlots sets of buffers, one per side, reassigned among the sides
+//   every kRoundsPerAssignment rounds (side s uses slot (s + offset) %
+//   kSlots), so every side writes every buffer equally often. Where a
+//   buffer's pages happen to lie (and whether the hypervisor backs them with
+//   huge pages) moved a side's figure by several percent for a whole run
+//   when each side kept its own memory: memset against itself measured
+//   0.95-0.97 at 64 MiB. After each reassignment the three sides run once
+//   untimed, in the next round's order, so that a timed operation always
+//   finds its buffers last written by its own side, three operations
+//   before, never by another side.
+// The paired/control_* benchmarks run the one-thread baseline in anydev's
+// place: their ratio_1thread shows what this method reads for two equal
+// implementations (docs/performance.md prints it beside the ratios).
 //
 // The faster baseline is chosen once per size, not per round: taking the
 // per-round minimum of two noisy baselines would compare anydev with the
 // luckier of two samples every round, a bias against anydev (about 10% at
 // DRAM-bound sizes here) that no implementation could beat.
-void run_paired(benchmark::State& state, std::size_t bytes, const std::function<void()>& any,
-                const std::function<void()>& one, const std::function<void()>& all) {
+constexpr int kSlots = 3;
+constexpr int kRoundsPerAssignment = 2;
+using SideFn = std::function<void(int slot)>;
+
+void run_paired(benchmark::State& state, std::size_t bytes, const SideFn& any, const SideFn& one,
+                const SideFn& all) {
   using Clock = std::chrono::steady_clock;
-  const std::function<void()>* sides[3] = {&any, &one, &all};
+  static constexpr int kOrders[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1},
+                                        {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
+  const SideFn* sides[3] = {&any, &one, &all};
   std::vector<double> times[3], ratios1, ratios_all;
-  int first = 0;
+  int offset = 0;
+  int round = 0;
   for (auto _ : state) {
+    const int* order = kOrders[round % 6];
+    if (round % kRoundsPerAssignment == 0) {
+      offset = (offset + 1) % kSlots;
+      for (int k = 0; k < 3; ++k) (*sides[order[k]])((order[k] + offset) % kSlots);
+    }
+    ++round;
     double t[3] = {0, 0, 0};
     for (int k = 0; k < 3; ++k) {
-      const int side = (first + k) % 3;
+      const int side = order[k];
       const auto start = Clock::now();
-      (*sides[side])();
+      (*sides[side])((side + offset) % kSlots);
       t[side] = std::chrono::duration<double>(Clock::now() - start).count();
     }
-    first = (first + 1) % 3;
     for (int k = 0; k < 3; ++k) times[k].push_back(t[k]);
     ratios1.push_back(t[1] / t[0]);
     ratios_all.push_back(t[2] / t[0]);
@@ -311,54 +348,94 @@ void run_paired(benchmark::State& state, std::size_t bytes, const std::function<
   state.counters["baseall_bytes_per_second"] = b / median(times[2]);
 }
 
-void bm_paired_copy(benchmark::State& state, std::size_t bytes, Dir dir) {
+// One slot of a paired copy: a source and a destination of the direction's
+// kinds. The baselines copy between the same buffers' memory (on the cpu
+// backend a device address is a host address).
+struct CopySlot {
+  anydev::HostBuffer<std::uint8_t> host_src, host_dst;
+  anydev::DeviceBuffer<std::uint8_t> dev_src, dev_dst;
+  void* src = nullptr;
+  void* dst = nullptr;
+};
+
+// control: the one-thread memcpy runs in anydev's place (see run_paired).
+void bm_paired_copy(benchmark::State& state, std::size_t bytes, Dir dir, bool control = false) {
   guard(state, [&] {
     const anydev::DeviceContext& ctx = *g_ctx;
-    auto h1 = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
-    auto h2 = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
-    auto d1 = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
-    auto d2 = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
-    for (auto* b : {&h1, &h2}) ctx.enqueue_memset(*b, 1);
-    for (auto* b : {&d1, &d2}) ctx.enqueue_memset(*b, 2);
+    const bool host_src = dir == Dir::kH2H || dir == Dir::kH2D;
+    const bool host_dst = dir == Dir::kH2H || dir == Dir::kD2H;
+    CopySlot slots[kSlots];
+    for (CopySlot& s : slots) {
+      if (host_src) {
+        s.host_src = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
+        ctx.enqueue_memset(s.host_src, 1);
+        s.src = s.host_src.unsafe_ptr();
+      } else {
+        s.dev_src = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
+        ctx.enqueue_memset(s.dev_src, 1);
+        s.src = s.dev_src.unsafe_ptr();
+      }
+      if (host_dst) {
+        s.host_dst = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
+        ctx.enqueue_memset(s.host_dst, 2);
+        s.dst = s.host_dst.unsafe_ptr();
+      } else {
+        s.dev_dst = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
+        ctx.enqueue_memset(s.dev_dst, 2);
+        s.dst = s.dev_dst.unsafe_ptr();
+      }
+    }
     ctx.synchronize();
-    // Each side has its own memory, so none finds its data left in the
-    // caches by the side before it (the sizes near the cache's would favour
-    // whichever side reuses the previous side's buffers).
-    MappedBytes src1(bytes), dst1(bytes), src2(bytes), dst2(bytes);
     run_paired(
         state, bytes,
-        [&] {
-          if (dir == Dir::kH2H) ctx.enqueue_copy(h2, h1);
-          if (dir == Dir::kH2D) ctx.enqueue_copy(d1, h1);
-          if (dir == Dir::kD2H) ctx.enqueue_copy(h1, d1);
-          if (dir == Dir::kD2D) ctx.enqueue_copy(d2, d1);
+        [&](int k) {
+          CopySlot& s = slots[k];
+          if (control) {
+            std::memcpy(s.dst, s.src, bytes);
+            return;
+          }
+          if (dir == Dir::kH2H) ctx.enqueue_copy(s.host_dst, s.host_src);
+          if (dir == Dir::kH2D) ctx.enqueue_copy(s.dev_dst, s.host_src);
+          if (dir == Dir::kD2H) ctx.enqueue_copy(s.host_dst, s.dev_src);
+          if (dir == Dir::kD2D) ctx.enqueue_copy(s.dev_dst, s.dev_src);
           ctx.synchronize();
         },
-        [&] { std::memcpy(dst1.data(), src1.data(), bytes); },
-        [&] { anydev_bench::parallel_memcpy(*g_threads, dst2.data(), src2.data(), bytes); });
+        [&](int k) { std::memcpy(slots[k].dst, slots[k].src, bytes); },
+        [&](int k) {
+          anydev_bench::parallel_memcpy(*g_threads, slots[k].dst, slots[k].src, bytes);
+        });
   });
 }
 
+// control: the one-thread memset runs in anydev's place (see run_paired).
 template <class T>
-void bm_paired_fill(benchmark::State& state, std::size_t bytes) {
+void bm_paired_fill(benchmark::State& state, std::size_t bytes, bool control = false) {
   guard(state, [&] {
     const anydev::DeviceContext& ctx = *g_ctx;
-    auto buffer = ctx.enqueue_create_buffer<T>(bytes / sizeof(T));
-    ctx.enqueue_memset(buffer, T{});
+    std::vector<anydev::DeviceBuffer<T>> slots;
+    for (int k = 0; k < kSlots; ++k) {
+      slots.push_back(ctx.enqueue_create_buffer<T>(bytes / sizeof(T)));
+      ctx.enqueue_memset(slots.back(), T{});
+    }
     ctx.synchronize();
     unsigned char bits[sizeof(T)];
     for (std::size_t i = 0; i < sizeof(T); ++i) bits[i] = static_cast<unsigned char>(0x5A + i);
     T value;
     std::memcpy(&value, bits, sizeof(T));
-    MappedBytes dst1(bytes), dst2(bytes);  // each side its own memory, as above
     run_paired(
         state, bytes,
-        [&] {
-          ctx.enqueue_memset(buffer, value);
+        [&](int k) {
+          if (control) {
+            std::memset(static_cast<void*>(slots[k].unsafe_ptr()), 0x5A, bytes);
+            return;
+          }
+          ctx.enqueue_memset(slots[k], value);
           ctx.synchronize();
         },
-        [&] { std::memset(dst1.data(), 0x5A, bytes); },
-        [&] { anydev_bench::parallel_memset(*g_threads, dst2.data(), 0x5A, bytes); });
+        [&](int k) { std::memset(static_cast<void*>(slots[k].unsafe_ptr()), 0x5A, bytes); },
+        [&](int k) {
+          anydev_bench::parallel_memset(*g_threads, slots[k].unsafe_ptr(), 0x5A, bytes);
+        });
   });
 }
 
@@ -409,6 +486,12 @@ void register_all() {
                [bytes](benchmark::State& st) { bm_paired_fill<std::uint64_t>(st, bytes); });
     add_paired("paired/fill_16/" + s,
                [bytes](benchmark::State& st) { bm_paired_fill<std::complex<double>>(st, bytes); });
+    add_paired("paired/control_memcpy/" + s, [bytes](benchmark::State& st) {
+      bm_paired_copy(st, bytes, Dir::kH2H, /*control=*/true);
+    });
+    add_paired("paired/control_memset/" + s, [bytes](benchmark::State& st) {
+      bm_paired_fill<std::uint8_t>(st, bytes, /*control=*/true);
+    });
   }
   add("cpu/roundtrip", bm_roundtrip);
   add("baseline/roundtrip_memcpy", bm_roundtrip_memcpy);

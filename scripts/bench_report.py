@@ -196,6 +196,18 @@ def main():
     w("  the faster of the two baselines *in every round* instead would compare anydev with")
     w("  the luckier of two noisy samples each time, about 10% against anydev at DRAM-bound")
     w("  sizes here, which no implementation could make up.)")
+    w("- **What the paired cpu ratio can resolve.** Nothing but the code may differ between")
+    w("  the three sides of a round. The rounds cycle through all six orders of the sides (each")
+    w("  follows each other equally often), and the sides share three sets of anydev buffers,")
+    w("  reassigned among them every two rounds, each side running once untimed after a")
+    w("  reassignment so that its timed operation finds its buffers last written by itself")
+    w("  (`run_paired` in `bench/cpu_bench.cpp`). The `paired/control_*` benchmarks put the")
+    w("  one-thread baseline in anydev's place; their ratio, printed as *control* in the tables,")
+    w("  is what the method reads for two equal implementations (ideally 1.000). Before this")
+    w("  design (up to e76865f), each side kept its own memory and the order only rotated:")
+    w("  the control then read 0.97-0.98 at 1 MiB (anydev followed the two-thread baseline")
+    w("  in two rounds of three) and 0.95-0.97 at 64 MiB (where each side's pages happened")
+    w("  to lie), both against anydev.")
     w("- The paired opencl ratio issues the raw OpenCL calls on anydev's own `cl_mem` buffers")
     w("  and mapped host pointers, through a raw queue in anydev's `cl_context`, so that the")
     w("  two sides differ only in the code that issues each command. The pairing against the")
@@ -217,6 +229,9 @@ def main():
     # ---- targets -------------------------------------------------------------
     def paired_ratio(name):
         return med(cpu.get(name, []), "ratio")
+
+    def control(name):  # the one-thread baseline timed against itself
+        return med(cpu.get(name, []), "ratio_1thread")
 
     copy_ratios, fill_ratios = [], {}
     for s in sizes:
@@ -274,8 +289,15 @@ def main():
       f"{' (' + worst_ocl[1] + ')' if worst_ocl else ''} | "
       f"{verdict(worst_ocl[0] if worst_ocl else None, TARGET)} |")
     w("")
+    controls = [c for c in (control(n) for n in cpu if n.startswith("paired/control_"))
+                if c is not None]
     w("Ratios are anydev bandwidth / baseline bandwidth (higher is better). "
       "The reasons for any missed target are discussed under *Notes* below.")
+    if controls:
+        w("")
+        w(f"The paired method's control (the one-thread baseline timed against itself in "
+          f"anydev's place, 1 MiB and up) read {min(controls):.3f}-{max(controls):.3f} in "
+          f"this run: differences between paired ratios smaller than that are not resolved.")
     w("")
 
     # ---- cpu copies ------------------------------------------------------------
@@ -286,8 +308,8 @@ def main():
     w("## cpu backend: copies (GB/s, 10^9 bytes/s)")
     w("")
     w("| size | memcpy 1 thread | memcpy all cores | h2h | h2d | d2h | d2d | "
-      "separate ratio (worst dir) | paired ratio (worst dir) |")
-    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+      "separate ratio (worst dir) | paired ratio (worst dir) | control |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for s in sizes:
         one, allc = bw(f"baseline/memcpy/1thread/{s}"), bw(f"baseline/memcpy/all/{s}")
         dirs = [bw(f"cpu/copy_{d}/{s}") for d in ["h2h", "h2d", "d2h", "d2d"]]
@@ -297,20 +319,22 @@ def main():
         pr = [p for p in pr if p is not None]
         w(f"| {s} | {fmt(one, 1, GB)} | {fmt(allc, 1, GB)} | "
           + " | ".join(fmt(d, 1, GB) for d in dirs)
-          + f" | {fmt(sep, 3)} | {fmt(min(pr) if pr else None, 3)} |")
+          + f" | {fmt(sep, 3)} | {fmt(min(pr) if pr else None, 3)} | "
+          f"{fmt(control(f'paired/control_memcpy/{s}'), 3)} |")
     w("")
     w("## cpu backend: fills (GB/s)")
     w("")
     w("| size | memset 1 thread | memset all cores | 1-byte | 4-byte | 8-byte | 16-byte | "
-      "paired ratio 1 / 4 / 8 / 16 |")
-    w("|---:|---:|---:|---:|---:|---:|---:|---|")
+      "paired ratio 1 / 4 / 8 / 16 | control |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---|---:|")
     for s in sizes:
         one, allc = bw(f"baseline/memset/1thread/{s}"), bw(f"baseline/memset/all/{s}")
         fills = [bw(f"cpu/fill_{n}/{s}") for n in [1, 4, 8, 16]]
         pr = [paired_ratio(f"paired/fill_{n}/{s}") for n in [1, 4, 8, 16]]
         w(f"| {s} | {fmt(one, 1, GB)} | {fmt(allc, 1, GB)} | "
           + " | ".join(fmt(f, 1, GB) for f in fills)
-          + " | " + " / ".join(fmt(p, 3) for p in pr) + " |")
+          + " | " + " / ".join(fmt(p, 3) for p in pr)
+          + f" | {fmt(control(f'paired/control_memset/{s}'), 3)} |")
     w("")
     w("![cpu backend bandwidth against size, beside memcpy and memset]"
       "(performance-cpu.svg)")
