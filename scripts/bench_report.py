@@ -35,10 +35,9 @@ NOTES = """
   use 32-byte AVX2 stores, and streaming stores beyond the last-level cache
   (its size as sysfs reports it; glibc's `sysconf` says 320 MiB for this
   VM's 32 MiB), which skip reading each line before writing it: one 64-byte
-  AVX-512 store per cache line where the CPU has AVX-512 (paired 64 and 256
-  MiB 16-byte fills over this session's runs: 0.92-0.99x with cached stores
-  or 32-byte streaming stores, 0.95-1.04x with 64-byte ones). Every pattern's exact bits are checked by
-  `tests/unit/cpu_fill_test.cpp` at every alignment.
+  AVX-512 store per cache line where the CPU has AVX-512 (see the 64 MiB
+  note below for the alternatives measured). Every pattern's exact bits are
+  checked by `tests/unit/cpu_fill_test.cpp` at every alignment.
 - **1 MiB: the cost of a call with cold caches.** A copy or fill of 1 MiB
   runs inline on the enqueuing thread, in 11-15 µs. Alternated with the
   baselines, which evict anydev's code and data from the core's caches, each
@@ -51,7 +50,8 @@ NOTES = """
   out (no reference count is touched), error paths are compiled cold and out
   of line, and the cpu stream runs small work without building a task and
   synchronizes without its lock when idle (docs/architecture.md, "The enqueue
-  path"). Alternating the two builds on this machine, 1 MiB fills went from
+  path"). Alternating the two builds on this machine (with the pairing of
+  that time, whose control read 0.97-0.98 at 1 MiB), 1 MiB fills went from
   0.94-0.96 to 0.97-1.00, 1 MiB copies from 0.96-0.98 to 0.97-0.99.
 - **Code placement.** The fill kernels are compiled with `-falign-loops=64`.
   When the 16-byte pattern's store loop straddled two 64-byte instruction
@@ -59,11 +59,23 @@ NOTES = """
   for 1 MiB instead of 13.7 µs (0.8x memset); inside one window it matches
   memset.
 - **16-byte fills at 64 MiB** (twice the last-level cache) sit at the
-  target's edge: 0.92-1.04 from one run to the next with streaming stores
-  (0.93-0.98 with cached ones, before streaming began at the real cache
-  size). A `memset` of that size leaves its last lines in the cache, and
-  their write-back to DRAM is paid by whatever runs next in the
-  alternation; streaming stores pay for all of theirs at once.
+  target's edge. Three sets of 30 paired repetitions, alternated with the
+  variants below, had medians of 0.956, 0.968 and 0.973 (single repetitions
+  0.91-1.08), so a report's five repetitions can land on either side of
+  0.95. The fill's own bandwidth there was 25.0-25.4 GB/s, against
+  26.0-26.2 GB/s for `memset` on both cores; the 1, 4 and 8-byte fills,
+  which use `rep stos` like `memset`, match it. A 16-byte pattern has no
+  `rep stos` form, and nothing else tried writes DRAM as fast here (30
+  repetitions each unless said):
+  - cached 32 or 64-byte stores: 23.7 GB/s, and the baselines that follow
+    them lose 6-7%, writing back the dirty lines left behind;
+  - streaming stores with the last 8 MiB of each thread's part cached:
+    ratio 0.995-0.999, but the fill itself stayed at 25.4 GB/s; the ratio
+    rose only because the baselines after it lost 2% writing its dirty tail
+    back. Not adopted: it moves the cost onto the caller's next operation;
+  - `rep movsb` from a cache-resident copy of the pattern (16 KiB to 512 KiB
+    per call, 6 repetitions each): 0.77-0.84;
+  - one thread instead of two: no faster (the write is DRAM-bound).
 - **Noise.** The machine is shared with other builds; the load average is
   printed above. A burst of load during one side of a separate measurement
   moves its ratio by tens of percent, hence the paired ratios. Figures at 64
