@@ -10,6 +10,17 @@
 //                          16-byte pattern, then synchronize; raw: one
 //                          cuMemsetD32Async (8 and 16-byte patterns take one
 //                          strided cuMemsetD2D32Async per word in anydev)
+//   {h2d,d2h}_pinned_256MiB/paired
+//                          the raw call and anydev's alternately, on the same
+//                          memory (anydev's buffers, whose addresses the raw
+//                          call uses in the same primary context); counter
+//                          `ratio` = median over rounds of raw time / anydev
+//                          time, the figure the copy target is judged by
+//   alloc_host_64MiB       create + release of 64 MiB of pinned host memory:
+//                          raw cuMemHostAlloc + cuMemFreeHost; anydev pooled
+//                          (the pool has seen the size); anydev unpooled
+//                          (anydev_context_release_cached_memory after each
+//                          release, so every create allocates afresh)
 //
 // Before timing, 8- and 16-byte fills of the whole 256 MiB are read back and
 // checked bit for bit (rows of 16M strided memsets are far past any limit a
@@ -19,10 +30,13 @@
 // primary context) and .../anydev (the C ABI). After the Google Benchmark
 // output, a summary between "== anydev-cuda-bench summary ==" and
 // "== end of summary ==" compares the medians with the targets: copy
-// bandwidth >= 0.95x raw, 4-byte copies <= 1 us more than raw (fills are
-// figures without a target).
+// bandwidth >= 0.95x raw (separately and paired), 4-byte copies <= 1 us more
+// than raw, pooled 64 MiB pinned create + release >= 100x faster than
+// cuMemHostAlloc + cuMemFreeHost (fills are figures without a target).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -36,6 +50,7 @@ namespace anydev_bench {
 namespace {
 
 constexpr std::size_t kBigBytes = std::size_t{256} << 20;
+constexpr std::size_t kAllocBytes = std::size_t{64} << 20;
 constexpr int kEnqueueBatch = 1024;
 
 std::string AnydevFailure(const char* call, anydev_status_t s) {
@@ -259,12 +274,129 @@ void Fill4Anydev(benchmark::State& state) { FillAnydev(state, 4); }
 void Fill8Anydev(benchmark::State& state) { FillAnydev(state, 8); }
 void Fill16Anydev(benchmark::State& state) { FillAnydev(state, 16); }
 
+// The address anydev_buffer_get_info reports for `buffer` (host pointer or
+// device address); null on failure, with `error` set.
+void* BufferAddress(anydev_buffer_t buffer, std::string* error) {
+  anydev_buffer_info_t info = {};
+  info.struct_size = sizeof(info);
+  if (const anydev_status_t s = anydev_buffer_get_info(buffer, &info); s != ANYDEV_SUCCESS) {
+    *error = AnydevFailure("anydev_buffer_get_info", s);
+    return nullptr;
+  }
+  return info.address;
+}
+
+// Raw and anydev copies alternately (the order swapped every round) on the
+// same pinned and device memory: anydev's buffers, the raw call given their
+// addresses. Both sides run in device 0's primary context, anydev's on its
+// stream, the raw call on RawCuda's; each waits for its copy.
+void PairedCopy(benchmark::State& state, bool to_device) {
+  using Clock = std::chrono::steady_clock;
+  RawCuda& c = *g_raw.cuda;
+  std::string error;
+  void* host = BufferAddress(g_anydev.host_big, &error);
+  void* device = host == nullptr ? nullptr : BufferAddress(g_anydev.device_big, &error);
+  if (device == nullptr) {
+    state.SkipWithError(error.c_str());
+    return;
+  }
+  const auto device_address = reinterpret_cast<CUdeviceptr>(device);
+  std::vector<double> raw_s, any_s, ratios;
+  bool raw_first = true;
+  for (auto _ : state) {
+    double t_raw = 0, t_any = 0;
+    for (int k = 0; k < 2; ++k) {
+      const bool raw = (k == 0) == raw_first;
+      const auto start = Clock::now();
+      if (raw) {
+        ANYDEV_BENCH_CUDA("cuMemcpy*Async",
+                          to_device ? c.MemcpyHtoDAsync(device_address, host, kBigBytes, c.stream)
+                                    : c.MemcpyDtoHAsync(host, device_address, kBigBytes, c.stream));
+        ANYDEV_BENCH_CUDA("cuStreamSynchronize", c.StreamSynchronize(c.stream));
+      } else {
+        ANYDEV_BENCH_CHECK(
+            "anydev_enqueue_copy",
+            to_device
+                ? anydev_enqueue_copy(g_anydev.context, g_anydev.device_big, g_anydev.host_big)
+                : anydev_enqueue_copy(g_anydev.context, g_anydev.host_big, g_anydev.device_big));
+        ANYDEV_BENCH_CHECK("anydev_context_synchronize",
+                           anydev_context_synchronize(g_anydev.context));
+      }
+      (raw ? t_raw : t_any) = std::chrono::duration<double>(Clock::now() - start).count();
+    }
+    raw_first = !raw_first;
+    raw_s.push_back(t_raw);
+    any_s.push_back(t_any);
+    ratios.push_back(t_raw / t_any);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  const double b = static_cast<double>(kBigBytes);
+  state.counters["ratio"] = median(ratios);
+  state.counters["raw_bytes_per_second"] = b / median(raw_s);
+  state.counters["anydev_bytes_per_second"] = b / median(any_s);
+}
+
+void H2DPaired(benchmark::State& state) { PairedCopy(state, true); }
+void D2HPaired(benchmark::State& state) { PairedCopy(state, false); }
+
+void AllocHostRaw(benchmark::State& state) {
+  RawCuda& c = *g_raw.cuda;
+  for (auto _ : state) {
+    void* p = nullptr;
+    ANYDEV_BENCH_CUDA("cuMemHostAlloc", c.MemHostAlloc(&p, kAllocBytes, CU_MEMHOSTALLOC_PORTABLE));
+    benchmark::DoNotOptimize(p);
+    ANYDEV_BENCH_CUDA("cuMemFreeHost", c.MemFreeHost(p));
+  }
+}
+
+// pooled: the pool keeps the released block for the next create (it has
+// seen the size before timing starts); unpooled: the pool's cache is
+// released after every release, so every create allocates pinned memory.
+void AllocHostAnydev(benchmark::State& state, bool pooled) {
+  // Each step returns false after reporting its failure.
+  auto once = [&state] {
+    anydev_buffer_t b = nullptr;
+    anydev_status_t s = anydev_buffer_create(g_anydev.context, ANYDEV_MEMORY_HOST,
+                                             ANYDEV_DTYPE_UINT8, kAllocBytes, &b);
+    if (s != ANYDEV_SUCCESS) {
+      state.SkipWithError(AnydevFailure("anydev_buffer_create", s).c_str());
+      return false;
+    }
+    benchmark::DoNotOptimize(b);
+    if ((s = anydev_buffer_release(b)) != ANYDEV_SUCCESS) {
+      state.SkipWithError(AnydevFailure("anydev_buffer_release", s).c_str());
+      return false;
+    }
+    return true;
+  };
+  auto drop_cache = [&state] {
+    const anydev_status_t s = anydev_context_release_cached_memory(g_anydev.context);
+    if (s != ANYDEV_SUCCESS) {
+      state.SkipWithError(AnydevFailure("anydev_context_release_cached_memory", s).c_str());
+      return false;
+    }
+    return true;
+  };
+  if (!drop_cache() || !once()) return;  // the pool has now seen the size
+  for (auto _ : state) {
+    if (!once() || (!pooled && !drop_cache())) return;
+  }
+  drop_cache();
+}
+
+void AllocHostPooled(benchmark::State& state) { AllocHostAnydev(state, true); }
+void AllocHostUnpooled(benchmark::State& state) { AllocHostAnydev(state, false); }
+
 // Keeps each benchmark's median (or its only run) as the console shows it.
 class SummaryReporter : public benchmark::ConsoleReporter {
  public:
   struct Figure {
     double time_us = 0;  // real time per iteration
     double bytes_per_second = 0;
+    std::map<std::string, double> counters;  // the paired benchmarks' ratio and bandwidths
     std::string error;
   };
 
@@ -280,6 +412,7 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                                                                                           : 1.0);
       const auto it = run.counters.find("bytes_per_second");
       if (it != run.counters.end()) f.bytes_per_second = it->second.value;
+      for (const auto& [name, counter] : run.counters) f.counters[name] = counter.value;
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -334,8 +467,55 @@ void PrintSummary(const SummaryReporter& reporter) {
                   r->time_us, extra, extra <= 1.0 ? "met" : "MISSED");
     }
   };
+  // Alternated on the same memory: the median of per-round ratios.
+  auto paired_row = [&](const char* label, const std::string& name, double target) {
+    const SummaryReporter::Figure* f = reporter.Find(name);
+    if (f == nullptr || !f->error.empty()) {
+      std::printf("| %s | %s | - | - | - | not measured |\n", label,
+                  f == nullptr ? "not run" : f->error.c_str());
+      return;
+    }
+    const auto counter = [f](const char* key) {
+      const auto it = f->counters.find(key);
+      return it == f->counters.end() ? 0.0 : it->second;
+    };
+    const double ratio = counter("ratio");
+    std::printf("| %s | %.2f GB/s | %.2f GB/s | %.3fx | >= %.2fx | %s |\n", label,
+                counter("anydev_bytes_per_second") / 1e9, counter("raw_bytes_per_second") / 1e9,
+                ratio, target, ratio >= target ? "met" : "MISSED");
+  };
+  // How many times faster anydev is than the raw call (time ratio).
+  auto speedup_row = [&](const char* label, const std::string& name, const std::string& raw_name,
+                         double target) {
+    const SummaryReporter::Figure* a = reporter.Find(name);
+    const SummaryReporter::Figure* r = reporter.Find(raw_name);
+    if (a == nullptr || r == nullptr || !a->error.empty() || !r->error.empty() || a->time_us <= 0) {
+      std::printf("| %s | %s | %s | - | - | not measured |\n", label,
+                  a == nullptr       ? "not run"
+                  : a->error.empty() ? "ok"
+                                     : a->error.c_str(),
+                  r == nullptr       ? "not run"
+                  : r->error.empty() ? "ok"
+                                     : r->error.c_str());
+      return;
+    }
+    const double speedup = r->time_us / a->time_us;
+    if (target > 0) {
+      std::printf("| %s | %.3f us | %.3f us | %.1fx faster | >= %.0fx faster | %s |\n", label,
+                  a->time_us, r->time_us, speedup, target, speedup >= target ? "met" : "MISSED");
+    } else {
+      std::printf("| %s | %.3f us | %.3f us | %.2fx faster | - | (no target) |\n", label,
+                  a->time_us, r->time_us, speedup);
+    }
+  };
   row("H2D pinned 256 MiB", "h2d_pinned_256MiB", "h2d_pinned_256MiB/raw", true, 0.95);
   row("D2H pinned 256 MiB", "d2h_pinned_256MiB", "d2h_pinned_256MiB/raw", true, 0.95);
+  paired_row("H2D pinned 256 MiB, paired on the same memory", "h2d_pinned_256MiB/paired", 0.95);
+  paired_row("D2H pinned 256 MiB, paired on the same memory", "d2h_pinned_256MiB/paired", 0.95);
+  speedup_row("64 MiB pinned create + release, pooled (vs cuMemHostAlloc + cuMemFreeHost)",
+              "alloc_host_64MiB/anydev", "alloc_host_64MiB/raw", 100);
+  speedup_row("64 MiB pinned create + release, unpooled (vs cuMemHostAlloc + cuMemFreeHost)",
+              "alloc_host_64MiB/anydev_unpooled", "alloc_host_64MiB/raw", 0);
   row("4-byte H2D copy + synchronize", "copy4_roundtrip", "copy4_roundtrip/raw", false, 0);
   row("4-byte H2D enqueue", "copy4_enqueue", "copy4_enqueue/raw", false, 0);
   row("fill 256 MiB, 4-byte pattern", "fill4_256MiB", "fill4_256MiB/raw", true, 0);
@@ -374,7 +554,8 @@ int main(int argc, char** argv) {
                         Pair{"copy4_enqueue", Copy4EnqueueRaw, Copy4EnqueueAnydev, 0.2},
                         Pair{"fill4_256MiB", FillRaw, Fill4Anydev, 0.2},
                         Pair{"fill8_256MiB", nullptr, Fill8Anydev, 0.2},
-                        Pair{"fill16_256MiB", nullptr, Fill16Anydev, 0.2}}) {
+                        Pair{"fill16_256MiB", nullptr, Fill16Anydev, 0.2},
+                        Pair{"alloc_host_64MiB", AllocHostRaw, AllocHostPooled, 0.2}}) {
     for (const auto& [side, fn] : {std::pair{"raw", p.raw}, std::pair{"anydev", p.anydev}}) {
       if (fn == nullptr) continue;
       benchmark::RegisterBenchmark((std::string(p.name) + "/" + side).c_str(), fn)
@@ -384,6 +565,21 @@ int main(int argc, char** argv) {
           ->Repetitions(5)
           ->ReportAggregatesOnly(true);
     }
+  }
+  struct Single {
+    const char* name;
+    void (*fn)(benchmark::State&);
+    double min_time;
+  };
+  for (const Single& b : {Single{"h2d_pinned_256MiB/paired", H2DPaired, 0.5},
+                          Single{"d2h_pinned_256MiB/paired", D2HPaired, 0.5},
+                          Single{"alloc_host_64MiB/anydev_unpooled", AllocHostUnpooled, 0.2}}) {
+    benchmark::RegisterBenchmark(b.name, b.fn)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond)
+        ->MinTime(b.min_time)
+        ->Repetitions(5)
+        ->ReportAggregatesOnly(true);
   }
   SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);

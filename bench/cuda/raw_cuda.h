@@ -23,6 +23,7 @@
   X(StreamCreate, 2000)            \
   X(StreamSynchronize, 2000)       \
   X(MemHostAlloc, 2020)            \
+  X(MemFreeHost, 2000)             \
   X(MemAlloc, 3020)                \
   X(MemcpyHtoDAsync, 3020)         \
   X(MemcpyDtoHAsync, 3020)         \
