@@ -364,26 +364,22 @@ void bm_paired_copy(benchmark::State& state, std::size_t bytes, Dir dir, bool co
     const anydev::DeviceContext& ctx = *g_ctx;
     const bool host_src = dir == Dir::kH2H || dir == Dir::kH2D;
     const bool host_dst = dir == Dir::kH2H || dir == Dir::kD2H;
+    // One side of a slot: a host or a device buffer of `bytes` set to `value`.
+    auto make = [&](bool host, int value, anydev::HostBuffer<std::uint8_t>& h,
+                    anydev::DeviceBuffer<std::uint8_t>& d) -> void* {
+      if (host) {
+        h = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
+        ctx.enqueue_memset(h, static_cast<std::uint8_t>(value));
+        return h.unsafe_ptr();
+      }
+      d = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
+      ctx.enqueue_memset(d, static_cast<std::uint8_t>(value));
+      return d.unsafe_ptr();
+    };
     CopySlot slots[kSlots];
     for (CopySlot& s : slots) {
-      if (host_src) {
-        s.host_src = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
-        ctx.enqueue_memset(s.host_src, 1);
-        s.src = s.host_src.unsafe_ptr();
-      } else {
-        s.dev_src = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
-        ctx.enqueue_memset(s.dev_src, 1);
-        s.src = s.dev_src.unsafe_ptr();
-      }
-      if (host_dst) {
-        s.host_dst = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
-        ctx.enqueue_memset(s.host_dst, 2);
-        s.dst = s.host_dst.unsafe_ptr();
-      } else {
-        s.dev_dst = ctx.enqueue_create_buffer<std::uint8_t>(bytes);
-        ctx.enqueue_memset(s.dev_dst, 2);
-        s.dst = s.dev_dst.unsafe_ptr();
-      }
+      s.src = make(host_src, 1, s.host_src, s.dev_src);
+      s.dst = make(host_dst, 2, s.host_dst, s.dev_dst);
     }
     ctx.synchronize();
     run_paired(

@@ -436,6 +436,14 @@ void PrintSummary(const SummaryReporter& reporter) {
   }
   std::printf("| measure | anydev | raw driver | anydev vs raw | target | verdict |\n");
   std::printf("|---|---|---|---|---|---|\n");
+  // A row whose figures are missing: what became of each side.
+  auto not_measured = [](const char* label, const SummaryReporter::Figure* a,
+                         const SummaryReporter::Figure* r) {
+    auto state = [](const SummaryReporter::Figure* f) {
+      return f == nullptr ? "not run" : f->error.empty() ? "ok" : f->error.c_str();
+    };
+    std::printf("| %s | %s | %s | - | - | not measured |\n", label, state(a), state(r));
+  };
   // Bandwidth rows: `target` is the least anydev/raw ratio (0: a figure without
   // a target). Latency rows: at most 1 us more than raw.
   auto row = [&](const char* label, const std::string& name, const std::string& raw_name,
@@ -443,13 +451,7 @@ void PrintSummary(const SummaryReporter& reporter) {
     const SummaryReporter::Figure* a = reporter.Find(name + "/anydev");
     const SummaryReporter::Figure* r = reporter.Find(raw_name);
     if (a == nullptr || r == nullptr || !a->error.empty() || !r->error.empty()) {
-      std::printf("| %s | %s | %s | - | - | not measured |\n", label,
-                  a == nullptr       ? "not run"
-                  : a->error.empty() ? "ok"
-                                     : a->error.c_str(),
-                  r == nullptr       ? "not run"
-                  : r->error.empty() ? "ok"
-                                     : r->error.c_str());
+      not_measured(label, a, r);
       return;
     }
     if (bandwidth) {
@@ -490,13 +492,7 @@ void PrintSummary(const SummaryReporter& reporter) {
     const SummaryReporter::Figure* a = reporter.Find(name);
     const SummaryReporter::Figure* r = reporter.Find(raw_name);
     if (a == nullptr || r == nullptr || !a->error.empty() || !r->error.empty() || a->time_us <= 0) {
-      std::printf("| %s | %s | %s | - | - | not measured |\n", label,
-                  a == nullptr       ? "not run"
-                  : a->error.empty() ? "ok"
-                                     : a->error.c_str(),
-                  r == nullptr       ? "not run"
-                  : r->error.empty() ? "ok"
-                                     : r->error.c_str());
+      not_measured(label, a, r);
       return;
     }
     const double speedup = r->time_us / a->time_us;
