@@ -156,10 +156,13 @@ void split_work(std::size_t bytes, ChunkFn work, void* context) {
     work(0, bytes, context);
     return;
   }
-  // One contiguous part per thread, as a hand-split memcpy would do; parts
+  // Chunks of at most kSplitChunkBytes (fewer when there are few bytes per
+  // thread), taken in address order by whichever thread is free, so a helper
+  // that wakes late or runs slowly leaves its share to the others; chunks
   // start on 4096-byte boundaries so every pattern's phase is kept.
   const unsigned parts = pool->started() + 1 < threads ? pool->started() + 1 : threads;
   std::size_t chunk = (bytes + parts - 1) / parts;
+  if (chunk > kSplitChunkBytes) chunk = kSplitChunkBytes;
   chunk = (chunk + 4095) & ~std::size_t{4095};
   auto job = std::make_shared<Job>();
   job->work = work;
