@@ -67,7 +67,8 @@ NOTES = """
 - **16-byte fills at 64 MiB** (twice the last-level cache) sit at the
   target's edge. Three sets of 30 paired repetitions, alternated with the
   variants below, had medians of 0.956, 0.968 and 0.973 (single repetitions
-  0.91-1.08), so a report's five repetitions can land on either side of
+  0.91-1.08), and 30 more after the split moved to 512 KiB chunks 0.963
+  (0.92-1.03), so a report's five repetitions can land on either side of
   0.95. The fill's own bandwidth there was 25.0-25.4 GB/s, against
   26.0-26.2 GB/s for `memset` on both cores; the 1, 4 and 8-byte fills,
   which use `rep stos` like `memset`, match it. A 16-byte pattern has no
