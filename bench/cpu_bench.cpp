@@ -382,21 +382,19 @@ void bm_paired_copy(benchmark::State& state, std::size_t bytes, Dir dir, bool co
       s.dst = make(host_dst, 2, s.host_dst, s.dev_dst);
     }
     ctx.synchronize();
+    auto memcpy1 = [&](int k) { std::memcpy(slots[k].dst, slots[k].src, bytes); };
     run_paired(
         state, bytes,
         [&](int k) {
+          if (control) return memcpy1(k);
           CopySlot& s = slots[k];
-          if (control) {
-            std::memcpy(s.dst, s.src, bytes);
-            return;
-          }
           if (dir == Dir::kH2H) ctx.enqueue_copy(s.host_dst, s.host_src);
           if (dir == Dir::kH2D) ctx.enqueue_copy(s.dev_dst, s.host_src);
           if (dir == Dir::kD2H) ctx.enqueue_copy(s.host_dst, s.dev_src);
           if (dir == Dir::kD2D) ctx.enqueue_copy(s.dev_dst, s.dev_src);
           ctx.synchronize();
         },
-        [&](int k) { std::memcpy(slots[k].dst, slots[k].src, bytes); },
+        memcpy1,
         [&](int k) {
           anydev_bench::parallel_memcpy(*g_threads, slots[k].dst, slots[k].src, bytes);
         });
@@ -418,17 +416,17 @@ void bm_paired_fill(benchmark::State& state, std::size_t bytes, bool control = f
     for (std::size_t i = 0; i < sizeof(T); ++i) bits[i] = static_cast<unsigned char>(0x5A + i);
     T value;
     std::memcpy(&value, bits, sizeof(T));
+    auto memset1 = [&](int k) {
+      std::memset(static_cast<void*>(slots[k].unsafe_ptr()), 0x5A, bytes);
+    };
     run_paired(
         state, bytes,
         [&](int k) {
-          if (control) {
-            std::memset(static_cast<void*>(slots[k].unsafe_ptr()), 0x5A, bytes);
-            return;
-          }
+          if (control) return memset1(k);
           ctx.enqueue_memset(slots[k], value);
           ctx.synchronize();
         },
-        [&](int k) { std::memset(static_cast<void*>(slots[k].unsafe_ptr()), 0x5A, bytes); },
+        memset1,
         [&](int k) {
           anydev_bench::parallel_memset(*g_threads, slots[k].unsafe_ptr(), 0x5A, bytes);
         });

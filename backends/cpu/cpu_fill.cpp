@@ -64,7 +64,8 @@ __attribute__((target("avx2"))) void stream_avx2(unsigned char* out, std::size_t
 
 // Streaming with one 64-byte store per cache line: paired 64 and 256 MiB
 // 16-byte fills measured 0.95-1.04x memset on the Zen 4 VM, against
-// 0.92-0.99x with two 32-byte streaming stores per line.
+// 0.92-0.99x with two 32-byte streaming stores per line (with the pairing
+// before 1e874ff; docs/performance.md has the later measurements).
 __attribute__((target("avx512f"))) void stream_avx512(unsigned char* out, std::size_t bytes,
                                                       const unsigned char* block) {
   const __m512i v = _mm512_load_si512(block);
