@@ -80,6 +80,18 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
                    "the conformance suite is not run against the CUDA emulator")
   endif()
 
+  # scripts/hardware-check's own run, against the emulator: the two files in
+  # $OUT, the step limits within 300 s, the library check in the summary.
+  if(TARGET anydev-info AND TARGET anydev-conformance-tests AND TARGET anydev-backend-cuda)
+    add_test(NAME hardware-check-rehearsal-emulator
+             COMMAND ${run} -DCOMMAND=bash
+                     "-DARGS=${ANYDEV_CUDA_EMULATOR_SOURCE_DIR}/hardware_check_rehearsal.sh@@${ANYDEV_CUDA_EMULATOR_BINARY_DIR}/hardware-check@@${PROJECT_SOURCE_DIR}/scripts/hardware-check@@$<TARGET_FILE:anydev-info>@@$<TARGET_FILE:anydev-conformance-tests>@@$<TARGET_FILE:anydev-backend-cuda>@@$<TARGET_FILE:anydev>@@$<TARGET_SONAME_FILE_NAME:anydev>"
+                     "-DMUST_MATCH=files in OUT: logs.tar.gz summary.md\n@@worst case ([0-9]|[1-9][0-9]|[12][0-9][0-9]|300)s@@[|] glibc [|] system [0-9.]+. the binaries need GLIBC_[0-9.]+ [|]@@[|] libstdc[+][+] [|] system @@[|] ldd [|] loads [|]@@[|] anydev-info: cuda [|] available [|]@@[|] conformance, cuda, memory pools on [|] pass [|]@@[|] conformance, cuda, memory pools off [|] pass [|]@@archived: ./conformance-cuda-pools.log@@archived: ./libraries.txt"
+                     -P ${check_script})
+    set_tests_properties(hardware-check-rehearsal-emulator PROPERTIES
+      ENVIRONMENT "${uses}" TIMEOUT 300)
+  endif()
+
   if(TARGET anydev-info)
     set(info $<TARGET_FILE:anydev-info>)
     add_test(NAME cuda-emulator-available
@@ -126,5 +138,6 @@ endfunction()
 # folder: pass this folder's paths through the cache.
 set(ANYDEV_CUDA_EMULATOR_CHECK_SCRIPT "${CMAKE_CURRENT_SOURCE_DIR}/check_run.cmake" CACHE INTERNAL "")
 set(ANYDEV_CUDA_EMULATOR_BINARY_DIR "${CMAKE_CURRENT_BINARY_DIR}" CACHE INTERNAL "")
+set(ANYDEV_CUDA_EMULATOR_SOURCE_DIR "${CMAKE_CURRENT_SOURCE_DIR}" CACHE INTERNAL "")
 cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL anydev_cuda_emulator_add_tests
                "$<TARGET_FILE:anydev-cuda-emulator>" "${ANYDEV_CUDA_EMULATOR_CHECK_SCRIPT}")
