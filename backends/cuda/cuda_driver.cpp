@@ -59,7 +59,7 @@ std::string ProcAddressFailure(const char* how, const char* base, int version, C
       }
       return why;
     case CUDA_SUCCESS:
-      return why + "a null pointer";
+      return why + "CUDA_SUCCESS with a null pointer (treated as missing)";
     default:
       return why + "CUresult " + std::to_string(static_cast<int>(r));
   }

@@ -1,5 +1,7 @@
 #include "cuda_errors.h"
 
+#include <unistd.h>
+
 #include "cuda_state.h"
 
 namespace anydev::cuda {
@@ -29,6 +31,24 @@ anydev_status_t StatusFor(CUresult result) {
   }
 }
 
+bool IsStickyFault(CUresult result) {
+  switch (result) {
+    case CUDA_ERROR_CONTAINED:
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_EXTERNAL_DEVICE:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string DescribeResult(CUresult result) {
   const CudaDriver& driver = State().driver;
   const char* name = nullptr;
@@ -46,8 +66,20 @@ std::string DescribeResult(CUresult result) {
 
 anydev_status_t ReportFailure(anydev_status_t status, CUresult result, const char* call,
                               const std::string& operation) {
-  return ReportError(status,
-                     std::string(call) + " failed: " + DescribeResult(result) + " in " + operation);
+  std::string message =
+      std::string(call) + " failed: " + DescribeResult(result) + " in " + operation;
+  const pid_t initialized_by = State().initialized_pid;
+  if (initialized_by != 0 && getpid() != initialized_by) {
+    status = ANYDEV_ERROR_BACKEND_UNAVAILABLE;
+    message += Cat(": this process is a child of fork(); the CUDA driver, initialized by process ",
+                   initialized_by, " before the fork, cannot be used in it");
+  } else if (IsStickyFault(result)) {
+    status = ANYDEV_ERROR_DEVICE;
+    message +=
+        ": the CUDA context is broken by an earlier asynchronous fault on the device; every "
+        "later call on it fails the same way, so cuda cannot be used again in this process";
+  }
+  return ReportError(status, message);
 }
 
 anydev_status_t ReportError(anydev_status_t status, const std::string& message) {

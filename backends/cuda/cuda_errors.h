@@ -17,12 +17,20 @@ namespace anydev::cuda {
 // INVALID_ARGUMENT, UNSUPPORTED, ... and DEVICE for everything else.
 anydev_status_t StatusFor(CUresult result);
 
+// Whether `result` is one of the errors cuda.h documents as sticky ("leaves
+// the process in an inconsistent state"): an
+// asynchronous fault that leaves the context unusable, so that every later
+// call on it returns the same error until the process exits.
+bool IsStickyFault(CUresult result);
+
 // "CUDA_ERROR_INVALID_VALUE (invalid argument)", from cuGetErrorName and
 // cuGetErrorString; "CUresult 999" when the driver does not know the code.
 std::string DescribeResult(CUresult result);
 
 // Records "<call> failed: <DescribeResult> in <operation>" as the calling
-// thread's error with `status` and returns `status`.
+// thread's error with `status` and returns `status`. A sticky fault is
+// reported as DEVICE and says that the context is broken for good; any error
+// in a child of fork() says that the driver cannot be used there.
 anydev_status_t ReportFailure(anydev_status_t status, CUresult result, const char* call,
                               const std::string& operation);
 

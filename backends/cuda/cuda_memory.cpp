@@ -1,8 +1,10 @@
 // Pinned host memory (cuMemHostAlloc, portable) and device memory
-// (stream-ordered from the device's memory pool, or cuMemAlloc).
+// (stream-ordered from anydev's pool on the device, or cuMemAlloc).
 #include <cuda.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <string>
 
 #include "cuda_deferred_free.h"
 #include "cuda_entries.h"
@@ -19,6 +21,29 @@ CUdeviceptr ToDevicePtr(void* handle) {
 
 void* ToHandle(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(p)); }
 
+std::size_t PhysicalMemory() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return SIZE_MAX;
+  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page_size);
+}
+
+// A real driver may answer CUDA_ERROR_INVALID_VALUE, not OUT_OF_MEMORY, for a
+// size it can never satisfy (cuda.h lists it for cuMemHostAlloc and
+// cuMemAllocAsync). The backend passes every other argument valid, so for a
+// request larger than all the memory there is (`limit` bytes of `what`) that
+// is out of memory, like any other size too large.
+anydev_status_t AllocationFailure(CUresult r, const char* call, std::size_t bytes,
+                                  std::size_t limit, const char* what,
+                                  const std::string& operation) {
+  if (r == CUDA_ERROR_INVALID_VALUE && bytes > limit) {
+    return ReportFailure(ANYDEV_ERROR_OUT_OF_MEMORY, r, call,
+                         Cat(operation, " (more than the ", limit, " bytes of ", what,
+                             " there are: out of memory)"));
+  }
+  return ReportFailure(r, call, operation);
+}
+
 }  // namespace
 
 anydev_status_t HostAlloc(int device, std::size_t bytes, void** handle, void** address) {
@@ -30,8 +55,8 @@ anydev_status_t HostAlloc(int device, std::size_t bytes, void** handle, void** a
   void* p = nullptr;
   const CUresult r = Driver().MemHostAlloc(&p, bytes, CU_MEMHOSTALLOC_PORTABLE);
   if (r != CUDA_SUCCESS) {
-    return ReportFailure(
-        r, "cuMemHostAlloc",
+    return AllocationFailure(
+        r, "cuMemHostAlloc", bytes, PhysicalMemory(), "host memory",
         Cat("host_alloc of ", bytes, " bytes of pinned memory for cuda device ", device));
   }
   *handle = p;
@@ -58,11 +83,13 @@ anydev_status_t DeviceAlloc(int device, std::size_t bytes, anydev_bk_stream_t st
   ScopedContext scope;
   if (const anydev_status_t s = scope.Enter(device, "device_alloc"); s != ANYDEV_SUCCESS) return s;
   CUdeviceptr p = 0;
-  const CUresult r = d.memory_pools ? Driver().MemAllocAsync(&p, bytes, stream->native)
-                                    : Driver().MemAlloc(&p, bytes);
+  const CUresult r = d.memory_pools
+                         ? Driver().MemAllocFromPoolAsync(&p, bytes, d.pool, stream->native)
+                         : Driver().MemAlloc(&p, bytes);
   if (r != CUDA_SUCCESS) {
-    return ReportFailure(r, d.memory_pools ? "cuMemAllocAsync" : "cuMemAlloc",
-                         Cat("device_alloc of ", bytes, " bytes on cuda device ", device));
+    return AllocationFailure(r, d.memory_pools ? "cuMemAllocFromPoolAsync" : "cuMemAlloc", bytes,
+                             d.total_memory, "device memory",
+                             Cat("device_alloc of ", bytes, " bytes on cuda device ", device));
   }
   *handle = ToHandle(p);
   *address = ToHandle(p);

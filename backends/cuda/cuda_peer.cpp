@@ -1,5 +1,6 @@
 // Peer access between two CUDA devices: cuDeviceCanAccessPeer,
-// cuCtxEnablePeerAccess, and access to the peer's default memory pool.
+// cuCtxEnablePeerAccess, and access to the memory pool anydev created on the
+// peer.
 #include <cuda.h>
 
 #include <string>
@@ -59,20 +60,16 @@ anydev_status_t EnablePeerAccess(int device, int peer) {
   if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) {
     return ReportFailure(r, "cuCtxEnablePeerAccess", what);
   }
-  // Memory from cuMemAllocAsync lives in the peer's default pool, whose
-  // mappings peer access does not change: grant them too.
+  // The peer's stream-ordered memory lives in anydev's pool there, whose
+  // mappings peer access does not change: grant them too (that pool only, not
+  // the device's default pool, which holds other code's memory).
   const DeviceState& peer_state = *State().devices[static_cast<std::size_t>(peer)];
-  if (peer_state.memory_pools && drv.DeviceGetDefaultMemPool != nullptr &&
-      drv.MemPoolSetAccess != nullptr) {
-    CUmemoryPool pool = nullptr;
-    if ((r = drv.DeviceGetDefaultMemPool(&pool, peer_state.device)) != CUDA_SUCCESS) {
-      return ReportFailure(r, "cuDeviceGetDefaultMemPool", what);
-    }
+  if (peer_state.memory_pools) {
     CUmemAccessDesc access = {};
     access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     access.location.id = State().devices[static_cast<std::size_t>(device)]->device;
     access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    if ((r = drv.MemPoolSetAccess(pool, &access, 1)) != CUDA_SUCCESS) {
+    if ((r = drv.MemPoolSetAccess(peer_state.pool, &access, 1)) != CUDA_SUCCESS) {
       return ReportFailure(r, "cuMemPoolSetAccess", what);
     }
   }

@@ -11,6 +11,7 @@
 #define ANYDEV_BACKENDS_CUDA_CUDA_STATE_H_
 
 #include <cuda.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <memory>
@@ -32,10 +33,15 @@ struct DeviceState {
   int compute_major = 0;
   int compute_minor = 0;
   std::string pci_bus_id;
-  // Device memory is stream-ordered (cuMemAllocAsync/cuMemFreeAsync): the
-  // device supports memory pools, the driver has the entry points, and
-  // ANYDEV_CUDA_MEMORY_POOLS is not 0.
+  // Device memory is stream-ordered (cuMemAllocFromPoolAsync from `pool`,
+  // cuMemFreeAsync): the device supports memory pools, the driver has the
+  // entry points, ANYDEV_CUDA_MEMORY_POOLS is not 0 and the pool was created.
   bool memory_pools = false;
+  // anydev's own pool on this device (cuMemPoolCreate, cuda_pool.cpp), not the
+  // device's current pool, which the application may change or tune. Created
+  // by initialize and kept for the life of the process: memory from it may be
+  // freed until the process exits. Null when memory_pools is false.
+  CUmemoryPool pool = nullptr;
 
   std::once_flag context_once;
   CUcontext context = nullptr;  // the retained primary context
@@ -45,6 +51,9 @@ struct DeviceState {
 
 struct BackendState {
   const anydev_core_services_t* core = nullptr;
+  // The process that initialized the driver; in a child of fork() getpid()
+  // differs, and the driver refuses every call there (cuda_errors.cpp).
+  pid_t initialized_pid = 0;
   CudaDriver driver;
   std::vector<std::unique_ptr<DeviceState>> devices;
 };

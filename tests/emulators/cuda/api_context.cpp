@@ -47,7 +47,8 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice device) {
                              " has no retained primary context");
     return CUDA_ERROR_INVALID_CONTEXT;
   }
-  --d->primary.retained;
+  // The last release resets the context, which clears a sticky fault.
+  if (--d->primary.retained == 0) d->primary.sticky = CUDA_SUCCESS;
   return CUDA_SUCCESS;
 }
 

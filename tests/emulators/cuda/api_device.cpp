@@ -1,4 +1,4 @@
-// Devices: count, name, memory, attributes, PCI bus id, peers, default pool.
+// Devices: count, name, memory, attributes, PCI bus id, peers.
 #include <cuda.h>
 
 #include <cstdio>
@@ -94,15 +94,6 @@ CUresult cuDeviceCanAccessPeer(int* can_access, CUdevice device, CUdevice peer) 
   if (const CUresult r = GetDevice(peer, &p); r != CUDA_SUCCESS) return r;
   if (can_access == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *can_access = d != p ? 1 : 0;
-  return CUDA_SUCCESS;
-}
-
-CUresult cuDeviceGetDefaultMemPool(CUmemoryPool* pool, CUdevice device) {
-  Device* d = nullptr;
-  if (const CUresult r = GetDevice(device, &d); r != CUDA_SUCCESS) return r;
-  if (pool == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  if (!anydev_emu::GetConfig().memory_pools) return CUDA_ERROR_NOT_SUPPORTED;
-  *pool = reinterpret_cast<CUmemoryPool>(&d->pool_token);
   return CUDA_SUCCESS;
 }
 

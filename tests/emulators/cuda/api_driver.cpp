@@ -84,6 +84,12 @@ CUresult cuGetProcAddress(const char* symbol, void** pfn, int cuda_version, cuui
       return CUDA_ERROR_NOT_FOUND;
     }
   }
+  for (const std::string& null : anydev_emu::GetConfig().null_symbols) {
+    if (null == symbol) {  // "found", but nothing there: callers must check the pointer
+      if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+      return CUDA_SUCCESS;
+    }
+  }
   bool known = false;
   void* found = anydev_emu::FindProc(symbol, cuda_version, &known);
   if (found == nullptr) {

@@ -1,5 +1,5 @@
-// Device memory (cuMemAlloc, stream-ordered cuMemAllocAsync), pinned host
-// memory, memory info and pool access.
+// Device memory (cuMemAlloc, stream-ordered cuMemAllocAsync from the default
+// pool), pinned host memory and memory info. Other pools: api_pool.cpp.
 #include <cuda.h>
 
 #include <string>
@@ -56,7 +56,9 @@ CUresult cuMemAllocAsync(CUdeviceptr* out, size_t bytes, CUstream stream) {
     return r;
   }
   // The memory is usable by work enqueued after this call: allocate now.
-  return anydev_emu::AllocateDevice(s->context()->device, bytes, out, "cuMemAllocAsync");
+  const int device = s->context()->device;
+  return anydev_emu::AllocateDevice(device, bytes, out, "cuMemAllocAsync",
+                                    anydev_emu::DeviceAt(device)->default_pool);
 }
 
 CUresult cuMemFreeAsync(CUdeviceptr address, CUstream stream) {
@@ -76,31 +78,6 @@ CUresult cuMemFreeAsync(CUdeviceptr address, CUstream stream) {
     anydev_emu::ReleaseDeviceBlock(block);
     return CUDA_SUCCESS;
   });
-  return CUDA_SUCCESS;
-}
-
-CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc* map, size_t count) {
-  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
-  anydev_emu::Device* owner = nullptr;
-  for (int i = 0; i < anydev_emu::DeviceCount(); ++i) {
-    anydev_emu::Device* d = anydev_emu::DeviceAt(i);
-    if (reinterpret_cast<CUmemoryPool>(&d->pool_token) == pool) owner = d;
-  }
-  if (owner == nullptr || (map == nullptr && count > 0)) return CUDA_ERROR_INVALID_VALUE;
-  for (size_t i = 0; i < count; ++i) {
-    if (map[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE || map[i].location.id < 0 ||
-        map[i].location.id >= anydev_emu::DeviceCount()) {
-      return CUDA_ERROR_INVALID_VALUE;
-    }
-  }
-  std::lock_guard<std::mutex> lock(owner->primary.mutex);
-  for (size_t i = 0; i < count; ++i) {
-    if (map[i].flags == CU_MEM_ACCESS_FLAGS_PROT_NONE) {
-      owner->pool_access.erase(map[i].location.id);
-    } else {
-      owner->pool_access.insert(map[i].location.id);
-    }
-  }
   return CUDA_SUCCESS;
 }
 

@@ -30,8 +30,8 @@ CUresult cuStreamDestroy(CUstream stream) {
   if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
   StreamRef s;
   if (const CUresult r = anydev_emu::Unregister(stream, &s); r != CUDA_SUCCESS) return r;
-  s->Retire();  // queued work still runs, as on a real device
-  return CUDA_SUCCESS;
+  s->Retire();                                   // queued work still runs, as on a real device
+  return anydev_emu::StickyError(s->context());  // destroyed, but a broken context says so
 }
 
 CUresult cuStreamSynchronize(CUstream stream) {
@@ -71,7 +71,8 @@ CUresult cuEventCreate(CUevent* event, unsigned int flags) {
 CUresult cuEventDestroy(CUevent event) {
   if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
   EventRef e;
-  return anydev_emu::Unregister(event, &e);  // a queued record keeps it alive
+  if (const CUresult r = anydev_emu::Unregister(event, &e); r != CUDA_SUCCESS) return r;
+  return anydev_emu::StickyError(e->context);  // a queued record keeps it alive
 }
 
 CUresult cuEventRecord(CUevent event, CUstream stream) {
@@ -125,6 +126,21 @@ CUresult cuEventSynchronize(CUevent event) {
   std::unique_lock<std::mutex> lock(e->mutex);
   const std::uint64_t target = e->recorded;
   e->done.wait(lock, [&] { return e->Done(target); });
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchHostFunc(CUstream stream, CUhostFn fn, void* user_data) {
+  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
+  if (fn == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  StreamRef s;
+  if (const CUresult r = anydev_emu::LookupStream(stream, "cuLaunchHostFunc", &s);
+      r != CUDA_SUCCESS) {
+    return r;
+  }
+  s->Enqueue("cuLaunchHostFunc", [fn, user_data] {
+    fn(user_data);
+    return CUDA_SUCCESS;
+  });
   return CUDA_SUCCESS;
 }
 

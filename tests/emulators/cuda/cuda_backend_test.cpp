@@ -2,10 +2,17 @@
 // run through the public C ABI against the CUDA emulator with two devices:
 // copies between devices (cuMemcpyPeerAsync), wrapped native streams, native
 // handles, exact fill bits through every memset path, driver errors carried
-// into anydev's messages, and stream-ordered release returning memory.
+// into anydev's messages, stream-ordered release returning memory, anydev's
+// own memory pool, and what the real driver does that the emulator now
+// checks: impossible sizes, sticky faults, fork.
+#include <cuda.h>
+#include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -67,6 +74,66 @@ class Buffer {
 };
 
 #define ASSERT_OK(expr) ASSERT_EQ((expr), ANYDEV_SUCCESS) << LastError()
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The emulator's entry points, from the very library the backend opened
+// (dlopen of the same path finds it), resolved with its cuGetProcAddress.
+// Read-only after construction; thread-safe.
+struct Emulator {
+  Emulator() {
+    void* library = dlopen(std::getenv("ANYDEV_CUDA_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    auto proc = library == nullptr ? nullptr
+                                   : reinterpret_cast<decltype(&cuGetProcAddress_v2)>(
+                                         dlsym(library, "cuGetProcAddress_v2"));
+    auto find = [proc](const char* name) {
+      void* fn = nullptr;
+      if (proc != nullptr) proc(name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, nullptr);
+      return fn;
+    };
+#define ANYDEV_TEST_RESOLVE(name) name = reinterpret_cast<decltype(name)>(find("cu" #name))
+    ANYDEV_TEST_RESOLVE(CtxPushCurrent);
+    ANYDEV_TEST_RESOLVE(CtxPopCurrent);
+    ANYDEV_TEST_RESOLVE(MemAlloc);
+    ANYDEV_TEST_RESOLVE(MemFree);
+    ANYDEV_TEST_RESOLVE(MemsetD8Async);
+    ANYDEV_TEST_RESOLVE(LaunchHostFunc);
+    ANYDEV_TEST_RESOLVE(PointerGetAttribute);
+    ANYDEV_TEST_RESOLVE(DeviceGetDefaultMemPool);
+    ANYDEV_TEST_RESOLVE(MemPoolGetAttribute);
+    ANYDEV_TEST_RESOLVE(MemPoolGetAccess);
+#undef ANYDEV_TEST_RESOLVE
+  }
+  bool complete() const {
+    return CtxPushCurrent && CtxPopCurrent && MemAlloc && MemFree && MemsetD8Async &&
+           LaunchHostFunc && PointerGetAttribute && DeviceGetDefaultMemPool &&
+           MemPoolGetAttribute && MemPoolGetAccess;
+  }
+  decltype(&cuCtxPushCurrent) CtxPushCurrent = nullptr;
+  decltype(&cuCtxPopCurrent) CtxPopCurrent = nullptr;
+  decltype(&cuMemAlloc) MemAlloc = nullptr;
+  decltype(&cuMemFree) MemFree = nullptr;
+  decltype(&cuMemsetD8Async) MemsetD8Async = nullptr;
+  decltype(&cuLaunchHostFunc) LaunchHostFunc = nullptr;
+  decltype(&cuPointerGetAttribute) PointerGetAttribute = nullptr;
+  decltype(&cuDeviceGetDefaultMemPool) DeviceGetDefaultMemPool = nullptr;
+  decltype(&cuMemPoolGetAttribute) MemPoolGetAttribute = nullptr;
+  decltype(&cuMemPoolGetAccess) MemPoolGetAccess = nullptr;
+};
+
+bool EmulatorHasPools() {
+  const char* pools = std::getenv("ANYDEV_CUDA_EMULATOR_MEMORY_POOLS");
+  return pools == nullptr || std::string(pools) != "0";
+}
+
+// The CUdeviceptr behind a buffer.
+CUdeviceptr DevicePointer(anydev_buffer_t buffer) {
+  void* memory = nullptr;
+  EXPECT_EQ(anydev_buffer_native_handle(buffer, &memory), ANYDEV_SUCCESS) << LastError();
+  return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(memory));
+}
 
 std::vector<unsigned char> ReadBack(anydev_context_t ctx, anydev_buffer_t buf, std::size_t bytes) {
   std::vector<unsigned char> out(bytes, 0xee);
@@ -270,6 +337,167 @@ TEST(CudaBackend, ReleasedDeviceMemoryReturnsToTheDevice) {
   EXPECT_EQ(after.free_bytes, before.free_bytes);
 }
 
+// A real driver may answer CUDA_ERROR_INVALID_VALUE for a size it can never
+// satisfy (cuda.h lists it for cuMemHostAlloc and cuMemAllocAsync): the
+// request is still out of memory. The cuda-backend-huge-is-invalid run sets
+// ANYDEV_CUDA_EMULATOR_HUGE_IS_INVALID=1 to make the emulator answer so.
+TEST(CudaBackend, ImpossibleSizeIsOutOfMemoryWhateverTheDriverAnswers) {
+  Context c0(0);
+  ASSERT_OK(c0.status());
+  const char* huge = std::getenv("ANYDEV_CUDA_EMULATOR_HUGE_IS_INVALID");
+  const std::string answer = huge != nullptr && std::string(huge) == "1"
+                                 ? "CUDA_ERROR_INVALID_VALUE"
+                                 : "CUDA_ERROR_OUT_OF_MEMORY";
+  constexpr std::size_t kImpossible = std::size_t{1} << 62;
+  for (anydev_memory_kind_t kind : {ANYDEV_MEMORY_DEVICE, ANYDEV_MEMORY_HOST}) {
+    SCOPED_TRACE(kind == ANYDEV_MEMORY_DEVICE ? "device memory" : "host memory");
+    Buffer b(c0.get(), kind, ANYDEV_DTYPE_UINT8, kImpossible);
+    EXPECT_EQ(b.status(), ANYDEV_ERROR_OUT_OF_MEMORY) << b.error();
+    EXPECT_TRUE(Contains(b.error(), answer)) << b.error();
+    EXPECT_TRUE(Contains(b.error(), std::to_string(kImpossible))) << b.error();
+  }
+  Buffer small(c0.get(), ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 64);
+  EXPECT_EQ(small.status(), ANYDEV_SUCCESS) << small.error();
+}
+
+// Device memory comes from a pool anydev created, with a release threshold,
+// not from the device's default pool; peer access is granted on that pool.
+TEST(CudaBackend, DeviceMemoryComesFromAnydevsOwnPool) {
+  Context c0(0), c1(1);
+  ASSERT_OK(c0.status());
+  ASSERT_OK(c1.status());
+  const Emulator emu;  // now that the backend opened it
+  ASSERT_TRUE(emu.complete()) << "ANYDEV_CUDA_LIBRARY must name the emulator";
+  Buffer b0(c0.get(), ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 4096);
+  Buffer b1(c1.get(), ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 4096);
+  ASSERT_OK(b0.status());
+  ASSERT_OK(b1.status());
+  CUmemoryPool pool0 = nullptr, pool1 = nullptr;
+  ASSERT_EQ(
+      emu.PointerGetAttribute(&pool0, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, DevicePointer(b0.get())),
+      CUDA_SUCCESS);
+  ASSERT_EQ(
+      emu.PointerGetAttribute(&pool1, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, DevicePointer(b1.get())),
+      CUDA_SUCCESS);
+  if (!EmulatorHasPools()) {  // the no-pools run: cuMemAlloc, no pool at all
+    EXPECT_EQ(pool0, nullptr);
+    EXPECT_EQ(pool1, nullptr);
+    return;
+  }
+  ASSERT_NE(pool0, nullptr);
+  ASSERT_NE(pool1, nullptr);
+  EXPECT_NE(pool0, pool1);
+  CUmemoryPool default1 = nullptr;
+  ASSERT_EQ(emu.DeviceGetDefaultMemPool(&default1, 1), CUDA_SUCCESS);
+  EXPECT_NE(pool1, default1) << "memory from the device's default pool";
+  cuuint64_t threshold = 0;
+  ASSERT_EQ(emu.MemPoolGetAttribute(pool1, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
+            CUDA_SUCCESS);
+  EXPECT_EQ(threshold, std::uint64_t{64} << 20);
+
+  ASSERT_OK(anydev_context_enable_peer_access(c0.get(), c1.get()));
+  CUmemLocation device0 = {};
+  device0.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  device0.id = 0;
+  CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+  ASSERT_EQ(emu.MemPoolGetAccess(&flags, pool1, &device0), CUDA_SUCCESS);
+  EXPECT_EQ(flags, CU_MEM_ACCESS_FLAGS_PROT_READWRITE) << "peer access on anydev's pool";
+  ASSERT_EQ(emu.MemPoolGetAccess(&flags, default1, &device0), CUDA_SUCCESS);
+  EXPECT_EQ(flags, CU_MEM_ACCESS_FLAGS_PROT_NONE) << "the default pool is left alone";
+}
+
+void WaitForRelease(void* flag) {
+  while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::yield();
+}
+
+// Runs in a fresh process (a death test): the fault breaks device 0 for good.
+// Returns what went wrong, or "" when all is as it should be.
+std::string BreakTheContextAndUseIt() {
+  Context c0(0);
+  if (c0.status() != ANYDEV_SUCCESS) return "context: " + c0.error();
+  const Emulator emu;  // now that the backend opened it
+  if (!emu.complete()) return "the emulator's entry points are missing";
+  Buffer b(c0.get(), ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 4096);
+  if (b.status() != ANYDEV_SUCCESS) return "buffer: " + b.error();
+  anydev_stream_t stream = nullptr;
+  void* native_stream = nullptr;
+  void* native_context = nullptr;
+  if (anydev_context_stream(c0.get(), &stream) != ANYDEV_SUCCESS ||
+      anydev_stream_native_handle(stream, &native_stream) != ANYDEV_SUCCESS ||
+      anydev_context_native_handle(c0.get(), ANYDEV_NATIVE_CONTEXT, &native_context) !=
+          ANYDEV_SUCCESS) {
+    return "native handles: " + LastError();
+  }
+  anydev_stream_release(stream);
+  // A memset of memory freed before it runs: an illegal address on the device.
+  auto* cu_stream = static_cast<CUstream>(native_stream);
+  std::atomic<bool> release{false};
+  CUdeviceptr p = 0;
+  CUcontext popped = nullptr;
+  if (emu.CtxPushCurrent(static_cast<CUcontext>(native_context)) != CUDA_SUCCESS ||
+      emu.MemAlloc(&p, 64) != CUDA_SUCCESS ||
+      emu.LaunchHostFunc(cu_stream, WaitForRelease, &release) != CUDA_SUCCESS ||
+      emu.MemsetD8Async(p, 1, 64, cu_stream) != CUDA_SUCCESS || emu.MemFree(p) != CUDA_SUCCESS) {
+    return "provoking the fault failed";
+  }
+  release = true;
+  emu.CtxPopCurrent(&popped);
+
+  std::string wrong;
+  auto expect_broken = [&wrong](const char* what, anydev_status_t status) {
+    const std::string message = LastError();
+    if (status != ANYDEV_ERROR_DEVICE || !Contains(message, "CUDA_ERROR_ILLEGAL_ADDRESS") ||
+        !Contains(message, "context is broken")) {
+      wrong += std::string(what) + ": status " + std::to_string(status) + ", \"" + message + "\"\n";
+    }
+  };
+  expect_broken("synchronize", anydev_context_synchronize(c0.get()));
+  expect_broken("synchronize again", anydev_context_synchronize(c0.get()));
+  anydev_buffer_t more = nullptr;
+  expect_broken("buffer_create", anydev_buffer_create(c0.get(), ANYDEV_MEMORY_DEVICE,
+                                                      ANYDEV_DTYPE_UINT8, 1 << 20, &more));
+  anydev_context_t another = nullptr;
+  expect_broken("context_create", anydev_context_create("cuda", 0, &another));
+  return wrong;  // the buffer and context are released on the way out: no hang
+}
+
+TEST(CudaBackendFault, AsynchronousFaultReportsABrokenContextAndNeverHangs) {
+  EXPECT_EXIT(
+      {
+        alarm(30);  // a hang ends the child with SIGALRM: the test fails, not blocks
+        const std::string wrong = BreakTheContextAndUseIt();
+        std::fprintf(stderr, "%s", wrong.c_str());
+        std::exit(wrong.empty() ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// A forked child cannot use the CUDA driver its parent initialized: a new
+// context there fails with a message that says so, promptly.
+TEST(CudaBackendFork, ContextInAForkedChildFailsWithAClearMessage) {
+  Context c0(0);
+  ASSERT_OK(c0.status());
+  Buffer b(c0.get(), ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 4096);
+  ASSERT_OK(b.status());
+  const pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    alarm(30);  // a hang ends the child with SIGALRM
+    anydev_context_t ctx = nullptr;
+    const anydev_status_t status = anydev_context_create("cuda", 0, &ctx);
+    const std::string message = LastError();
+    const bool clear = status != ANYDEV_SUCCESS && Contains(message, "fork");
+    if (!clear) std::fprintf(stderr, "status %d: %s\n", static_cast<int>(status), message.c_str());
+    _exit(clear ? 0 : 1);
+  }
+  int wait_status = 0;
+  ASSERT_EQ(waitpid(child, &wait_status, 0), child);
+  EXPECT_TRUE(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0)
+      << "wait status " << wait_status;
+  ASSERT_OK(anydev_enqueue_fill(c0.get(), b.get(), "\x01", 1));  // the parent still works
+  ASSERT_OK(anydev_context_synchronize(c0.get()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -277,5 +505,7 @@ int main(int argc, char** argv) {
   setenv("ANYDEV_CUDA_EMULATOR_DEVICES", "2", 0);
   setenv("ANYDEV_CUDA_EMULATOR_MEMORY_MB", std::to_string(kEmulatorMemoryMiB).c_str(), 1);
   ::testing::InitGoogleTest(&argc, argv);
+  // Death tests re-run this program: the child starts with no driver state.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   return RUN_ALL_TESTS();
 }

@@ -20,6 +20,17 @@ long long ReadNumber(const char* name, long long fallback, long long min, long l
   return value;
 }
 
+std::vector<std::string> ReadList(const char* name) {
+  std::vector<std::string> names;
+  if (const char* text = std::getenv(name)) {
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');) {
+      if (!item.empty()) names.push_back(item);
+    }
+  }
+  return names;
+}
+
 Config Load() {
   Config c;
   c.devices = static_cast<int>(ReadNumber("ANYDEV_CUDA_EMULATOR_DEVICES", 1, 0, 16));
@@ -29,12 +40,9 @@ Config Load() {
       static_cast<std::size_t>(ReadNumber("ANYDEV_CUDA_EMULATOR_MEMORY_MB", 4096, 1, 1 << 20))
       << 20;
   c.quiet = ReadNumber("ANYDEV_CUDA_EMULATOR_QUIET", 0, 0, 1) != 0;
-  if (const char* hidden = std::getenv("ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS")) {
-    std::stringstream list(hidden);
-    for (std::string name; std::getline(list, name, ',');) {
-      if (!name.empty()) c.hidden_symbols.push_back(name);
-    }
-  }
+  c.huge_is_invalid = ReadNumber("ANYDEV_CUDA_EMULATOR_HUGE_IS_INVALID", 0, 0, 1) != 0;
+  c.hidden_symbols = ReadList("ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS");
+  c.null_symbols = ReadList("ANYDEV_CUDA_EMULATOR_NULL_SYMBOLS");
   return c;
 }
 

@@ -10,6 +10,13 @@
 //                                      memory in all, in MiB (default 4096)
 //   ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS  comma-separated names cuGetProcAddress
 //                                      reports as missing ("cuMemcpyAsync")
+//   ANYDEV_CUDA_EMULATOR_NULL_SYMBOLS  comma-separated names for which
+//                                      cuGetProcAddress returns CUDA_SUCCESS
+//                                      with a null pointer (as some drivers do)
+//   ANYDEV_CUDA_EMULATOR_HUGE_IS_INVALID  1: an allocation larger than all the
+//                                      memory there is fails with
+//                                      CUDA_ERROR_INVALID_VALUE, not
+//                                      CUDA_ERROR_OUT_OF_MEMORY (default 0)
 //   ANYDEV_CUDA_EMULATOR_QUIET         1: do not print misuse to stderr
 //
 // Thread-safe: the settings are read once, at first use, and never change.
@@ -28,6 +35,8 @@ struct Config {
   bool memory_pools = true;
   std::size_t memory_bytes = std::size_t{4096} << 20;
   std::vector<std::string> hidden_symbols;
+  std::vector<std::string> null_symbols;
+  bool huge_is_invalid = false;
   bool quiet = false;
 };
 

@@ -139,9 +139,13 @@ CUresult Resolve(std::uintptr_t address, std::size_t bytes, Access access, const
   return CUDA_SUCCESS;
 }
 
-CUresult AllocateDevice(int device, std::size_t bytes, CUdeviceptr* out, const char* api) {
+CUresult AllocateDevice(int device, std::size_t bytes, CUdeviceptr* out, const char* api,
+                        Pool* pool) {
   if (out == nullptr) return Invalid(api, "null output pointer");
   if (bytes == 0) return Invalid(api, "zero bytes");
+  if (GetConfig().huge_is_invalid && bytes > GetConfig().memory_bytes) {
+    return CUDA_ERROR_INVALID_VALUE;  // not misuse: what a real driver may answer
+  }
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
   Region& r = m.regions.at(static_cast<std::size_t>(device));
@@ -159,6 +163,7 @@ CUresult AllocateDevice(int device, std::size_t bytes, CUdeviceptr* out, const c
   block->address = r.next;
   block->size = bytes;
   block->device = device;
+  block->pool = pool;
   r.next += rounded;
   r.in_use += bytes;
   m.blocks.emplace(block->address, block);
@@ -195,6 +200,9 @@ void ReleaseDeviceBlock(const BlockRef& block) {
 CUresult AllocatePinned(std::size_t bytes, void** out, const char* api) {
   if (out == nullptr) return Invalid(api, "null output pointer");
   if (bytes == 0) return Invalid(api, "zero bytes");
+  if (GetConfig().huge_is_invalid && bytes > GetConfig().memory_bytes) {
+    return CUDA_ERROR_INVALID_VALUE;  // not misuse: what a real driver may answer
+  }
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
   if (bytes > GetConfig().memory_bytes - m.pinned_in_use) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -223,6 +231,12 @@ CUresult FreePinned(void* address, const char* api) {
   m.pinned_in_use -= it->second->size;
   m.blocks.erase(it);
   return CUDA_SUCCESS;
+}
+
+BlockRef FindContaining(std::uintptr_t address) {
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  return Containing(m, address);
 }
 
 std::size_t DeviceBytesInUse(int device) {

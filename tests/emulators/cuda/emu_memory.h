@@ -22,10 +22,13 @@
 
 namespace anydev_emu {
 
+struct Pool;
+
 struct Block {
   std::uintptr_t address = 0;  // what the API hands out
   std::size_t size = 0;
   int device = -1;            // -1: pinned host memory
+  Pool* pool = nullptr;       // the pool of stream-ordered memory; null for cuMemAlloc
   std::byte* host = nullptr;  // where the bytes are
   std::atomic<bool> freed{false};
   std::atomic<bool> free_queued{false};  // cuMemFreeAsync accepted, not yet run
@@ -60,7 +63,13 @@ CUresult ReserveDeviceRegions(int devices);
 CUresult Resolve(std::uintptr_t address, std::size_t bytes, Access access, const char* api,
                  Span* out);
 
-CUresult AllocateDevice(int device, std::size_t bytes, CUdeviceptr* out, const char* api);
+// Device memory of `device`, from `pool` (null for cuMemAlloc). More bytes
+// than the device has fail with CUDA_ERROR_OUT_OF_MEMORY, or with
+// CUDA_ERROR_INVALID_VALUE under ANYDEV_CUDA_EMULATOR_HUGE_IS_INVALID=1 (as a
+// real driver may answer an impossible size); so do pinned allocations larger
+// than all pinned memory.
+CUresult AllocateDevice(int device, std::size_t bytes, CUdeviceptr* out, const char* api,
+                        Pool* pool = nullptr);
 // Removes a live device allocation starting exactly at `address`.
 CUresult TakeDeviceBlock(std::uintptr_t address, const char* api, BlockRef* out);
 // Finds a live device allocation starting exactly at `address`.
@@ -71,6 +80,9 @@ CUresult AllocatePinned(std::size_t bytes, void** out, const char* api);
 CUresult FreePinned(void* address, const char* api);
 
 std::size_t DeviceBytesInUse(int device);
+
+// The live allocation (device or pinned) that contains `address`, or null.
+BlockRef FindContaining(std::uintptr_t address);
 
 }  // namespace anydev_emu
 

@@ -1,5 +1,7 @@
 #include "emu_state.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <memory>
 #include <string>
@@ -7,6 +9,7 @@
 
 #include "emu_config.h"
 #include "emu_memory.h"
+#include "emu_pool.h"
 
 namespace anydev_emu {
 namespace {
@@ -22,6 +25,9 @@ Devices& D() {
   return *devices;
 }
 
+// Set in a child of fork(): the driver's state belongs to the parent.
+std::atomic<bool> g_forked{false};
+
 // The calling thread's context stack. Trivially destructible on purpose: the
 // emulator is loaded with dlopen, and a thread_local with a destructor there
 // races (for ThreadSanitizer) with glibc reusing the exited thread's TLS.
@@ -32,11 +38,39 @@ thread_local int t_depth = 0;
 }  // namespace
 
 CUresult CheckInitialized() {
-  return D().initialized.load(std::memory_order_acquire) ? CUDA_SUCCESS
-                                                         : CUDA_ERROR_NOT_INITIALIZED;
+  return D().initialized.load(std::memory_order_acquire) &&
+                 !g_forked.load(std::memory_order_relaxed)
+             ? CUDA_SUCCESS
+             : CUDA_ERROR_NOT_INITIALIZED;
 }
 
+bool IsSticky(CUresult result) {
+  switch (result) {
+    case CUDA_ERROR_CONTAINED:
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_EXTERNAL_DEVICE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void BreakContext(Context* context, CUresult fault) {
+  CUresult healthy = CUDA_SUCCESS;
+  context->sticky.compare_exchange_strong(healthy, fault);
+}
+
+CUresult StickyError(const Context* context) { return context->sticky.load(); }
+
 CUresult Initialize(unsigned int flags) {
+  if (g_forked.load()) return CUDA_ERROR_NOT_INITIALIZED;  // cuInit in a forked child
   if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
   Devices& d = D();
   std::lock_guard<std::mutex> lock(d.mutex);
@@ -48,8 +82,10 @@ CUresult Initialize(unsigned int flags) {
     auto device = std::make_unique<Device>();
     device->index = i;
     device->primary.device = i;
+    device->default_pool = CreatePool(i, /*is_default=*/true);
     d.list.push_back(std::move(device));
   }
+  pthread_atfork(nullptr, nullptr, [] { g_forked.store(true, std::memory_order_relaxed); });
   d.initialized.store(true, std::memory_order_release);
   return CUDA_SUCCESS;
 }
@@ -92,6 +128,7 @@ CUresult RequireCurrent(const char* api, Context** out) {
     return CUDA_ERROR_INVALID_CONTEXT;
   }
   if (const CUresult r = CheckRetained(current, api); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = StickyError(current); r != CUDA_SUCCESS) return r;
   *out = current;
   return CUDA_SUCCESS;
 }

@@ -2,13 +2,22 @@
 //
 // Devices and their contexts are created by cuInit and live until the process
 // exits (never destroyed: stream workers may still run then). A Context's
-// fields are guarded by its own mutex; the current-context stack is
-// thread-local, as in the real driver.
+// fields are guarded by its own mutex, except `sticky`, which is atomic; the
+// current-context stack is thread-local, as in the real driver.
+//
+// Two behaviours of the real driver are emulated here:
+//  - sticky errors: an asynchronous fault (CUDA_ERROR_ILLEGAL_ADDRESS from an
+//    operation running on a stream) breaks its context; every later call on
+//    that context returns the same error, until the primary context's last
+//    retain is released (which resets it, as cuDevicePrimaryCtxRelease does);
+//  - fork: in a child of a process that called cuInit, every call that needs
+//    the driver (cuInit included) returns CUDA_ERROR_NOT_INITIALIZED.
 #ifndef ANYDEV_TESTS_EMULATORS_CUDA_EMU_STATE_H_
 #define ANYDEV_TESTS_EMULATORS_CUDA_EMU_STATE_H_
 
 #include <cuda.h>
 
+#include <atomic>
 #include <mutex>
 #include <set>
 
@@ -19,17 +28,30 @@ struct Context {
   std::mutex mutex;
   int retained = 0;     // cuDevicePrimaryCtxRetain count
   std::set<int> peers;  // devices whose memory this context may access
+  // The fault that broke this context (CUDA_SUCCESS while healthy).
+  std::atomic<CUresult> sticky{CUDA_SUCCESS};
 };
+
+struct Pool;
 
 struct Device {
   int index = 0;
   Context primary;
-  int pool_token = 0;         // what CUmemoryPool points at
-  std::set<int> pool_access;  // devices granted access to the default pool
+  Pool* default_pool = nullptr;  // created by cuInit, never destroyed
 };
 
-// CUDA_ERROR_NOT_INITIALIZED before a successful cuInit.
+// CUDA_ERROR_NOT_INITIALIZED before a successful cuInit, and in a child
+// process forked after it.
 CUresult CheckInitialized();
+
+// Whether `result`, met by an operation running on a stream, breaks its
+// context for good (the errors cuda.h documents as leaving "the process in an
+// inconsistent state").
+bool IsSticky(CUresult result);
+// Records the first sticky fault of `context`.
+void BreakContext(Context* context, CUresult fault);
+// CUDA_SUCCESS, or the fault that broke `context`.
+CUresult StickyError(const Context* context);
 CUresult Initialize(unsigned int flags);
 
 int DeviceCount();
@@ -46,7 +68,7 @@ CUresult CheckRetained(Context* context, const char* api);
 // The calling thread's current context (null when none).
 Context* CurrentContext();
 // CUDA_ERROR_INVALID_CONTEXT (reported with `api`) when no retained context
-// is current on the calling thread.
+// is current on the calling thread; the sticky error of a broken one.
 CUresult RequireCurrent(const char* api, Context** out);
 CUresult PushCurrent(Context* context);  // INVALID_VALUE past 256 deep
 Context* PopCurrent();                   // null when the stack is empty

@@ -92,6 +92,7 @@ void Stream::Run() {
       ReportMisuse(std::string(api) + " failed while running on stream " + Hex(this) +
                    " with CUresult " + std::to_string(result));
       if (error_ == CUDA_SUCCESS) error_ = result;
+      if (IsSticky(result)) BreakContext(context_, result);
     }
     if (queue_.empty()) idle_.notify_all();
   }
@@ -114,6 +115,7 @@ CUresult LookupStream(CUstream handle, const char* api, StreamRef* out) {
     ReportMisuse(std::string(api) + ": unknown or destroyed stream " + Hex(handle));
     return CUDA_ERROR_INVALID_HANDLE;
   }
+  if (const CUresult e = StickyError(it->second->context()); e != CUDA_SUCCESS) return e;
   *out = it->second;
   return CUDA_SUCCESS;
 }
@@ -147,6 +149,7 @@ CUresult LookupEvent(CUevent handle, const char* api, EventRef* out) {
     ReportMisuse(std::string(api) + ": unknown or destroyed event " + Hex(handle));
     return CUDA_ERROR_INVALID_HANDLE;
   }
+  if (const CUresult e = StickyError(it->second->context); e != CUDA_SUCCESS) return e;
   *out = it->second;
   return CUDA_SUCCESS;
 }

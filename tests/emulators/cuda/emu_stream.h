@@ -34,7 +34,8 @@ class Stream {
   static std::shared_ptr<Stream> Create(Context* context);
 
   // `op` runs on the worker; a CUresult other than CUDA_SUCCESS is the
-  // stream's asynchronous error (reported with `api`).
+  // stream's asynchronous error (reported with `api`), and a sticky one
+  // (IsSticky) breaks the stream's context.
   void Enqueue(const char* api, std::function<CUresult()> op);
   // Waits until every queued operation ran; returns and clears the first error.
   CUresult Synchronize();
@@ -73,12 +74,15 @@ using EventRef = std::shared_ptr<Event>;
 
 // The stream behind `handle`: a live created stream, or for 0,
 // CU_STREAM_LEGACY and CU_STREAM_PER_THREAD the default stream of the current
-// context. CUDA_ERROR_INVALID_HANDLE (reported with `api`) otherwise.
+// context. CUDA_ERROR_INVALID_HANDLE (reported with `api`) otherwise; the
+// sticky error when the stream's context is broken (emu_state.h).
 CUresult LookupStream(CUstream handle, const char* api, StreamRef* out);
 CUstream Register(const StreamRef& stream);
 // Removes a created stream from the registry; INVALID_HANDLE when unknown.
 CUresult Unregister(CUstream handle, StreamRef* out);
 
+// A live event; INVALID_HANDLE when unknown, the sticky error when its
+// context is broken.
 CUresult LookupEvent(CUevent handle, const char* api, EventRef* out);
 CUevent Register(const EventRef& event);
 CUresult Unregister(CUevent handle, EventRef* out);

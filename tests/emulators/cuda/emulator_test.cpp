@@ -4,7 +4,10 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -136,13 +139,164 @@ TEST_F(EmulatorTest, MisuseIsAnError) {
   EXPECT_EQ(cuEventQuery(event), CUDA_ERROR_INVALID_HANDLE);
 }
 
-TEST_F(EmulatorTest, FreeBeforeQueuedWorkRanFailsTheStream) {
+void WaitForRelease(void* flag) {
+  while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::yield();
+}
+
+// As on a real device (CUDA_ERROR_ILLEGAL_ADDRESS is documented as sticky):
+// one asynchronous fault breaks the context, and every later call on it
+// returns the fault, until the primary context's last retain is released.
+TEST_F(EmulatorTest, AsynchronousFaultIsStickyUntilTheContextIsReset) {
   CUdeviceptr p = 0;
   ASSERT_EQ(cuMemAlloc(&p, 64), CUDA_SUCCESS);
+  std::atomic<bool> release{false};
+  ASSERT_EQ(cuLaunchHostFunc(stream_, WaitForRelease, &release), CUDA_SUCCESS);
   ASSERT_EQ(cuMemsetD8Async(p, 1, 64, stream_), CUDA_SUCCESS);
   ASSERT_EQ(cuMemFree(p), CUDA_SUCCESS);  // too early: the memset is still queued
+  release = true;
   EXPECT_EQ(cuStreamSynchronize(stream_), CUDA_ERROR_ILLEGAL_ADDRESS);
-  EXPECT_EQ(cuStreamSynchronize(stream_), CUDA_SUCCESS) << "reported once";
+  EXPECT_EQ(cuStreamSynchronize(stream_), CUDA_ERROR_ILLEGAL_ADDRESS) << "sticky";
+  CUdeviceptr q = 0;
+  EXPECT_EQ(cuMemAlloc(&q, 64), CUDA_ERROR_ILLEGAL_ADDRESS);
+  CUevent event = nullptr;
+  EXPECT_EQ(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), CUDA_ERROR_ILLEGAL_ADDRESS);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  EXPECT_EQ(cuMemGetInfo(&free_bytes, &total_bytes), CUDA_ERROR_ILLEGAL_ADDRESS);
+  EXPECT_EQ(cuMemsetD8Async(p, 1, 64, stream_), CUDA_ERROR_ILLEGAL_ADDRESS);
+  EXPECT_EQ(cuStreamDestroy(stream_), CUDA_ERROR_ILLEGAL_ADDRESS) << "destroyed, but says so";
+
+  // The last release resets the context; a new retain gets a healthy one.
+  CUcontext popped = nullptr;
+  ASSERT_EQ(cuCtxPopCurrent(&popped), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevicePrimaryCtxRelease(0), CUDA_SUCCESS);
+  ASSERT_EQ(cuDevicePrimaryCtxRetain(&context_, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuCtxPushCurrent(context_), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc(&q, 64), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree(q), CUDA_SUCCESS);
+}
+
+// As the real driver: a child of fork() cannot use the driver its parent
+// initialized, not even by calling cuInit again.
+TEST_F(EmulatorTest, ForkedChildIsRefused) {
+  const pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    alarm(20);  // a hang fails the test instead of blocking it
+    int count = 0;
+    CUdeviceptr p = 0;
+    const bool refused = cuDeviceGetCount(&count) == CUDA_ERROR_NOT_INITIALIZED &&
+                         cuInit(0) == CUDA_ERROR_NOT_INITIALIZED &&
+                         cuMemAlloc(&p, 64) == CUDA_ERROR_NOT_INITIALIZED &&
+                         cuStreamSynchronize(stream_) == CUDA_ERROR_NOT_INITIALIZED;
+    _exit(refused ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "wait status " << status;
+  int count = 0;
+  EXPECT_EQ(cuDeviceGetCount(&count), CUDA_SUCCESS) << "the parent still works";
+}
+
+// main() sets ANYDEV_CUDA_EMULATOR_NULL_SYMBOLS=cuMemPoolGetAccess.
+TEST(EmulatorProcAddress, NullSymbolIsSuccessWithANullPointer) {
+  void* fn = reinterpret_cast<void*>(1);
+  CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  ASSERT_EQ(
+      cuGetProcAddress("cuMemPoolGetAccess", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &status),
+      CUDA_SUCCESS);
+  EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS);
+  EXPECT_EQ(fn, nullptr);
+}
+
+constexpr std::size_t kImpossible = std::size_t{1} << 62;
+
+TEST_F(EmulatorTest, ImpossibleSizeIsOutOfMemoryByDefault) {
+  CUdeviceptr p = 0;
+  void* host = nullptr;
+  EXPECT_EQ(cuMemAlloc(&p, kImpossible), CUDA_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(cuMemAllocAsync(&p, kImpossible, stream_), CUDA_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(cuMemHostAlloc(&host, kImpossible, 0), CUDA_ERROR_OUT_OF_MEMORY);
+}
+
+TEST(EmulatorHugeIsInvalid, ImpossibleSizeIsInvalidValueWhenAsked) {
+  EXPECT_EXIT(
+      {  // a fresh process: the setting is read once, at first use
+        setenv("ANYDEV_CUDA_EMULATOR_HUGE_IS_INVALID", "1", 1);
+        CUcontext context = nullptr;
+        CUstream stream = nullptr;
+        CUdeviceptr p = 0;
+        void* host = nullptr;
+        const bool ok = cuInit(0) == CUDA_SUCCESS &&
+                        cuDevicePrimaryCtxRetain(&context, 0) == CUDA_SUCCESS &&
+                        cuCtxPushCurrent(context) == CUDA_SUCCESS &&
+                        cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS &&
+                        cuMemAlloc(&p, kImpossible) == CUDA_ERROR_INVALID_VALUE &&
+                        cuMemAllocAsync(&p, kImpossible, stream) == CUDA_ERROR_INVALID_VALUE &&
+                        cuMemHostAlloc(&host, kImpossible, 0) == CUDA_ERROR_INVALID_VALUE &&
+                        cuMemAlloc(&p, 64) == CUDA_SUCCESS;
+        std::exit(ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST_F(EmulatorTest, CreatedPoolIsItsOwnWithItsAttributesAndAccess) {
+  CUmemoryPool default_pool = nullptr;
+  ASSERT_EQ(cuDeviceGetDefaultMemPool(&default_pool, 0), CUDA_SUCCESS);
+  CUmemPoolProps props = {};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = 0;
+  CUmemoryPool pool = nullptr;
+  ASSERT_EQ(cuMemPoolCreate(&pool, &props), CUDA_SUCCESS);
+  EXPECT_NE(pool, default_pool);
+  cuuint64_t threshold = 12345;
+  ASSERT_EQ(cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
+            CUDA_SUCCESS);
+  threshold = 0;
+  ASSERT_EQ(cuMemPoolGetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
+            CUDA_SUCCESS);
+  EXPECT_EQ(threshold, 12345u);
+  ASSERT_EQ(cuMemPoolGetAttribute(default_pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold),
+            CUDA_SUCCESS);
+  EXPECT_EQ(threshold, 0u) << "the default pool is untouched";
+
+  CUdeviceptr from_pool = 0, from_default = 0, plain = 0;
+  ASSERT_EQ(cuMemAllocFromPoolAsync(&from_pool, 64, pool, stream_), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAllocAsync(&from_default, 64, stream_), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc(&plain, 64), CUDA_SUCCESS);
+  CUmemoryPool owner = nullptr;
+  ASSERT_EQ(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, from_pool + 8),
+            CUDA_SUCCESS);
+  EXPECT_EQ(owner, pool);
+  ASSERT_EQ(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, from_default),
+            CUDA_SUCCESS);
+  EXPECT_EQ(owner, default_pool);
+  ASSERT_EQ(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, plain),
+            CUDA_SUCCESS);
+  EXPECT_EQ(owner, nullptr);
+
+  CUmemAccessDesc own = {};
+  own.location = props.location;
+  own.flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+  EXPECT_EQ(cuMemPoolSetAccess(pool, &own, 1), CUDA_ERROR_INVALID_VALUE)
+      << "the owner keeps read-write access";
+  CUmemAccess_flags flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+  CUmemLocation where = props.location;
+  ASSERT_EQ(cuMemPoolGetAccess(&flags, pool, &where), CUDA_SUCCESS);
+  EXPECT_EQ(flags, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+
+  // Destroying a pool with memory still allocated is allowed; the memory
+  // stays valid and may be freed later; the pool itself is gone.
+  EXPECT_EQ(cuMemPoolDestroy(pool), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemsetD8Async(from_pool, 7, 64, stream_), CUDA_SUCCESS);
+  CUdeviceptr late = 0;
+  EXPECT_EQ(cuMemAllocFromPoolAsync(&late, 64, pool, stream_), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemPoolDestroy(pool), CUDA_ERROR_INVALID_VALUE) << "destroyed twice";
+  EXPECT_EQ(cuMemPoolDestroy(default_pool), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuMemFreeAsync(from_pool, stream_), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFreeAsync(from_default, stream_), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree(plain), CUDA_SUCCESS);
 }
 
 TEST_F(EmulatorTest, StreamOrderedFree) {
@@ -192,6 +346,7 @@ TEST_F(EmulatorTest, StreamWaitsForAnEventOfAnotherStream) {
 int main(int argc, char** argv) {
   setenv("ANYDEV_CUDA_EMULATOR_DELAY_US", "20000", 0);
   setenv("ANYDEV_CUDA_EMULATOR_QUIET", "1", 0);
+  setenv("ANYDEV_CUDA_EMULATOR_NULL_SYMBOLS", "cuMemPoolGetAccess", 0);
   ::testing::InitGoogleTest(&argc, argv);
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   return RUN_ALL_TESTS();

@@ -14,15 +14,19 @@ if(GTest_FOUND)
 
   if(TARGET anydev-backend-cuda)
     add_executable(anydev-cuda-backend-tests cuda_backend_test.cpp)
+    target_include_directories(anydev-cuda-backend-tests PRIVATE "${ANYDEV_CUDA_EMULATOR_INCLUDE_DIR}")
     target_link_libraries(anydev-cuda-backend-tests PRIVATE
-      anydev::anydev GTest::gtest anydev_warnings Threads::Threads)
+      anydev::anydev GTest::gtest anydev_warnings Threads::Threads ${CMAKE_DL_LIBS})
     target_compile_definitions(anydev-cuda-backend-tests PRIVATE
       ANYDEV_TEST_CUDA_EMULATOR="$<TARGET_FILE:anydev-cuda-emulator>")
     add_dependencies(anydev-cuda-backend-tests anydev-backend-cuda anydev-cuda-emulator)
-    foreach(variant IN ITEMS pools no-pools-delay)
+    foreach(variant IN ITEMS pools no-pools-delay huge-is-invalid)
       set(environment ANYDEV_CUDA_EMULATOR_DEVICES=2)
       if(variant STREQUAL "no-pools-delay")
         list(APPEND environment ANYDEV_CUDA_EMULATOR_MEMORY_POOLS=0 ANYDEV_CUDA_EMULATOR_DELAY_US=300)
+      elseif(variant STREQUAL "huge-is-invalid")
+        # A driver that answers an impossible size with CUDA_ERROR_INVALID_VALUE.
+        list(APPEND environment ANYDEV_CUDA_EMULATOR_HUGE_IS_INVALID=1)
       endif()
       add_test(NAME cuda-backend-${variant} COMMAND anydev-cuda-backend-tests)
       set_tests_properties(cuda-backend-${variant} PROPERTIES
@@ -76,6 +80,18 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
                    "the conformance suite is not run against the CUDA emulator")
   endif()
 
+  # scripts/hardware-check's own run, against the emulator: the two files in
+  # $OUT, the step limits within 300 s, the library check in the summary.
+  if(TARGET anydev-info AND TARGET anydev-conformance-tests AND TARGET anydev-backend-cuda)
+    add_test(NAME hardware-check-rehearsal-emulator
+             COMMAND ${run} -DCOMMAND=bash
+                     "-DARGS=${ANYDEV_CUDA_EMULATOR_SOURCE_DIR}/hardware_check_rehearsal.sh@@${ANYDEV_CUDA_EMULATOR_BINARY_DIR}/hardware-check@@${PROJECT_SOURCE_DIR}/scripts/hardware-check@@$<TARGET_FILE:anydev-info>@@$<TARGET_FILE:anydev-conformance-tests>@@$<TARGET_FILE:anydev-backend-cuda>@@$<TARGET_FILE:anydev>@@$<TARGET_SONAME_FILE_NAME:anydev>"
+                     "-DMUST_MATCH=files in OUT: logs.tar.gz summary.md\n@@worst case ([0-9]|[1-9][0-9]|[12][0-9][0-9]|300)s@@[|] glibc [|] system [0-9.]+. the binaries need GLIBC_[0-9.]+ [|]@@[|] libstdc[+][+] [|] system @@[|] ldd [|] loads [|]@@[|] anydev-info: cuda [|] available [|]@@[|] conformance, cuda, memory pools on [|] pass [|]@@[|] conformance, cuda, memory pools off [|] pass [|]@@archived: ./conformance-cuda-pools.log@@archived: ./libraries.txt"
+                     -P ${check_script})
+    set_tests_properties(hardware-check-rehearsal-emulator PROPERTIES
+      ENVIRONMENT "${uses}" TIMEOUT 300)
+  endif()
+
   if(TARGET anydev-info)
     set(info $<TARGET_FILE:anydev-info>)
     add_test(NAME cuda-emulator-available
@@ -95,6 +111,21 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
     set_tests_properties(cuda-unavailable-missing-symbol PROPERTIES
       ENVIRONMENT "${uses};ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS=cuMemcpyAsync")
 
+    # cuGetProcAddress may return CUDA_SUCCESS with a null pointer: a required
+    # entry point is then missing, an optional one turns its feature off.
+    add_test(NAME cuda-unavailable-null-required-symbol
+             COMMAND ${run} -DCOMMAND=${info}
+                     "-DMUST_MATCH=lacks the required entry point cuMemcpyAsync.*CUDA_SUCCESS with a null pointer"
+                     -P ${check_script})
+    set_tests_properties(cuda-unavailable-null-required-symbol PROPERTIES
+      ENVIRONMENT "${uses};ANYDEV_CUDA_EMULATOR_NULL_SYMBOLS=cuMemcpyAsync")
+    add_test(NAME cuda-null-optional-symbol-turns-pools-off
+             COMMAND ${run} -DCOMMAND=${info}
+                     "-DMUST_MATCH=cuda +available@@device memory: cuMemAlloc with deferred release"
+                     -P ${check_script})
+    set_tests_properties(cuda-null-optional-symbol-turns-pools-off PROPERTIES
+      ENVIRONMENT "${uses};ANYDEV_CUDA_EMULATOR_NULL_SYMBOLS=cuMemAllocFromPoolAsync")
+
     add_test(NAME cuda-unavailable-no-device
              COMMAND ${run} -DCOMMAND=${info} "-DMUST_MATCH=cuInit failed: CUDA_ERROR_NO_DEVICE"
                      -P ${check_script})
@@ -107,5 +138,6 @@ endfunction()
 # folder: pass this folder's paths through the cache.
 set(ANYDEV_CUDA_EMULATOR_CHECK_SCRIPT "${CMAKE_CURRENT_SOURCE_DIR}/check_run.cmake" CACHE INTERNAL "")
 set(ANYDEV_CUDA_EMULATOR_BINARY_DIR "${CMAKE_CURRENT_BINARY_DIR}" CACHE INTERNAL "")
+set(ANYDEV_CUDA_EMULATOR_SOURCE_DIR "${CMAKE_CURRENT_SOURCE_DIR}" CACHE INTERNAL "")
 cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL anydev_cuda_emulator_add_tests
                "$<TARGET_FILE:anydev-cuda-emulator>" "${ANYDEV_CUDA_EMULATOR_CHECK_SCRIPT}")
