@@ -74,12 +74,6 @@ void admit_command(Stream& stream) {
   }
 }
 
-std::size_t commands_in_flight(Stream& stream) {
-  std::lock_guard<std::mutex> lock(stream.mutex);
-  sweep_locked(stream);
-  return stream.pending.size();
-}
-
 void track_command(Stream& stream, cl_event event, const char* call, const char* what,
                    std::size_t bytes) {
   std::lock_guard<std::mutex> lock(stream.mutex);

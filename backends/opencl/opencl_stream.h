@@ -10,7 +10,8 @@
 // Threads enqueuing on one stream at the same moment may each pass the
 // admission once, so the bound can be exceeded by at most the number of such
 // threads. Without it, threads that fill faster than the device works grew
-// the process by ~650 MB/s on PoCL (docs/reliability.md).
+// the process without bound on PoCL (issue 20: ~650 MB/s; 164-173 MB/s on
+// the 2-core machine of docs/reliability.md).
 //
 // A Stream is owned by the core (created by stream_create or
 // stream_wrap_native, destroyed by stream_destroy). A wrapped queue belongs
@@ -60,10 +61,6 @@ inline Stream* as_stream(anydev_bk_stream_t handle) { return reinterpret_cast<St
 // command that will be tracked; never fails (a failed command found while
 // waiting becomes the stream's error, returned by the next synchronize).
 void admit_command(Stream& stream);
-
-// The number of tracked commands not yet known to be complete (for tests
-// and anydev-info); sweeps finished ones first.
-std::size_t commands_in_flight(Stream& stream);
 
 // Takes ownership of `event` (the event of a command just enqueued on the
 // stream) and remembers it until it is known to have completed.

@@ -72,9 +72,15 @@ TEST(OpenclPinning, MemoryIsLockedMatchesTheKernel) {
     GTEST_SKIP() << "mlock of 1 MiB failed (" << std::strerror(error)
                  << "; RLIMIT_MEMLOCK too low?): the locked case is not checked";
   }
-  EXPECT_TRUE(kernel_says_locked(address, kBytes));
-  EXPECT_EQ(backend_says_locked(table, handle), 1);
+  const bool locked_now = kernel_says_locked(address, kBytes);
+  EXPECT_EQ(backend_says_locked(table, handle), locked_now ? 1 : 0);
   munlock(address, kBytes);
+  if (!locked_now) {
+    table.memory_free(0, ANYDEV_BK_MEMORY_HOST, handle);
+    // AddressSanitizer's mlock interceptor returns 0 without locking.
+    GTEST_SKIP() << "mlock returned 0 but the kernel shows the pages unlocked (a sanitizer "
+                    "build makes mlock a no-op): only the unlocked case was checked";
+  }
   EXPECT_EQ(backend_says_locked(table, handle), kernel_says_locked(address, kBytes) ? 1 : 0);
   EXPECT_EQ(table.memory_free(0, ANYDEV_BK_MEMORY_HOST, handle), ANYDEV_SUCCESS);
 }
