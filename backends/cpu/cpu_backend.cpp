@@ -524,6 +524,7 @@ constexpr anydev_backend_table_t kTable = {
     .enable_peer_access = enable_peer_access,
     .native_handle = native_handle,
     .stream_wrap_native = nullptr,
+    .memory_is_locked = nullptr,
 };
 
 }  // namespace

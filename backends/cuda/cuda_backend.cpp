@@ -221,6 +221,7 @@ const anydev_backend_table_t kTable = {
     .enable_peer_access = EnablePeerAccess,
     .native_handle = NativeHandle,
     .stream_wrap_native = StreamWrapNative,
+    .memory_is_locked = nullptr,
 };
 
 }  // namespace

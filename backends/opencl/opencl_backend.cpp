@@ -52,7 +52,7 @@ anydev_status_t device_props(int device_index, anydev_bk_device_props_t* props) 
   }
   copy_text(props->name, sizeof(props->name), device->name);
   copy_text(props->description, sizeof(props->description), device->description);
-  props->total_memory = device->global_memory;
+  props->total_memory = device->memory_limit;
   // Device buffers are cl_mem objects, never host-addressable, even on a CPU device.
   props->host_memory_is_device_accessible = 0;
   // A CPU device (PoCL) is the host's own processor: the default selection
@@ -69,7 +69,7 @@ anydev_status_t memory_info(int device_index, size_t* free_bytes, size_t* total_
     return s;
   }
   if (free_bytes != nullptr) *free_bytes = device_free_memory(*device);
-  if (total_bytes != nullptr) *total_bytes = device->global_memory;
+  if (total_bytes != nullptr) *total_bytes = device->memory_limit;
   return ANYDEV_SUCCESS;
 }
 
@@ -183,6 +183,7 @@ anydev_backend_table_t make_table() {
   table.enable_peer_access = enable_peer_access;
   table.native_handle = native_handle;
   table.stream_wrap_native = stream_wrap_native;
+  table.memory_is_locked = memory_is_locked;
   return table;
 }
 

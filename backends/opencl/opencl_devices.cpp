@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "opencl_accounting.h"
 #include "opencl_errors.h"
 #include "opencl_services.h"
 
@@ -71,7 +72,7 @@ void CL_CALLBACK context_notify(const char* message, const void*, size_t, void* 
 
 // Adds the usable devices of one platform; `skipped` collects why others
 // were left out.
-void add_platform_devices(cl_platform_id platform, std::string* skipped) {
+void add_platform_devices(cl_platform_id platform, std::size_t limit, std::string* skipped) {
   const std::string platform_name = platform_string(platform, CL_PLATFORM_NAME);
   cl_uint count = 0;
   cl_int err = cl().clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count);
@@ -110,6 +111,13 @@ void add_platform_devices(cl_platform_id platform, std::string* skipped) {
     device->type = device_value<cl_device_type>(id, CL_DEVICE_TYPE, 0);
     device->global_memory = device_value<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE, 0);
     device->max_allocation = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, 0);
+    device->host_unified_memory =
+        device_value<cl_bool>(id, CL_DEVICE_HOST_UNIFIED_MEMORY, CL_FALSE) == CL_TRUE;
+    device->memory_limit = device->global_memory;
+    if (limit != 0 && limit < device->global_memory) {
+      device->memory_limit = limit;
+      device->limit_source = kMemoryLimitVariable;
+    }
     const std::string extensions = device_string(id, CL_DEVICE_EXTENSIONS);
     device->reports_free_memory =
         extensions.find("cl_amd_device_attribute_query") != std::string::npos;
@@ -118,6 +126,10 @@ void add_platform_devices(cl_platform_id platform, std::string* skipped) {
             device_string(id, CL_DRIVER_VERSION), "; platform ", platform_name, " (",
             platform_version, "); global memory ", device->global_memory >> 20,
             " MiB, largest allocation ", device->max_allocation >> 20, " MiB");
+    if (device->memory_limit != device->global_memory) {
+      device->description += cat(" (anydev allocates at most ", device->memory_limit >> 20,
+                                 " MiB: ", kMemoryLimitVariable, ")");
+    }
     device->index = static_cast<int>(devices().size());
     devices().push_back(std::move(device));
   }
@@ -144,8 +156,10 @@ anydev_status_t enumerate_devices() {
     return set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
                      cat(cl_failure("clGetPlatformIDs", err), " while listing OpenCL platforms"));
   }
+  std::size_t limit = 0;
+  if (anydev_status_t s = read_memory_limit(&limit); s != ANYDEV_SUCCESS) return s;
   std::string skipped;
-  for (cl_platform_id platform : platforms) add_platform_devices(platform, &skipped);
+  for (cl_platform_id platform : platforms) add_platform_devices(platform, limit, &skipped);
   if (devices().empty()) {
     return set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
                      cat("no usable OpenCL device on ", count, " platform(s)", skipped));
@@ -220,15 +234,16 @@ anydev_status_t create_queue(Device& device, cl_command_queue* out) {
 }
 
 std::size_t device_free_memory(const Device& device) {
+  const std::size_t unaccounted = unaccounted_memory(device);
   if (device.reports_free_memory) {
     size_t free_kib[2] = {0, 0};
     if (cl().clGetDeviceInfo(device.id, kDeviceGlobalFreeMemoryAmd, sizeof(free_kib), free_kib,
                              nullptr) == CL_SUCCESS &&
-        free_kib[0] != 0) {
+        free_kib[0] != 0 && free_kib[0] * 1024 < unaccounted) {
       return free_kib[0] * 1024;
     }
   }
-  return device.global_memory;
+  return unaccounted;
 }
 
 }  // namespace anydev::opencl

@@ -15,6 +15,7 @@
 #ifndef ANYDEV_BACKENDS_OPENCL_OPENCL_DEVICES_H_
 #define ANYDEV_BACKENDS_OPENCL_OPENCL_DEVICES_H_
 
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <string>
@@ -36,6 +37,14 @@ struct Device {
   int version_major = 1;  // from CL_DEVICE_VERSION
   int version_minor = 2;
   bool reports_free_memory = false;  // cl_amd_device_attribute_query
+  bool host_unified_memory = false;  // CL_DEVICE_HOST_UNIFIED_MEMORY
+  // What allocations may take in all (opencl_accounting.h): global_memory,
+  // or less when ANYDEV_OPENCL_MEMORY_LIMIT says so; limit_source says which.
+  std::size_t memory_limit = 0;
+  const char* limit_source = "CL_DEVICE_GLOBAL_MEM_SIZE";
+
+  // Bytes of the live allocations counted against memory_limit.
+  std::atomic<std::size_t> accounted{0};
 
   std::mutex mutex;  // guards the lazily created objects below
   cl_context context = nullptr;
@@ -43,7 +52,7 @@ struct Device {
 };
 
 // Lists the devices. BACKEND_UNAVAILABLE (with the reason set) when there is
-// no platform or no usable device.
+// no platform or no usable device, or ANYDEV_OPENCL_MEMORY_LIMIT is malformed.
 anydev_status_t enumerate_devices();
 
 int device_count();
@@ -60,8 +69,8 @@ anydev_status_t device_context(Device& device, cl_context* context,
 // OpenCL 2.0+ devices when the loader has it, else clCreateCommandQueue).
 anydev_status_t create_queue(Device& device, cl_command_queue* out);
 
-// The device's free memory when an extension reports it (AMD), else its
-// total global memory.
+// The device's free memory: memory_limit minus what anydev has allocated on
+// it, or less when an extension (AMD) reports less.
 std::size_t device_free_memory(const Device& device);
 
 }  // namespace anydev::opencl

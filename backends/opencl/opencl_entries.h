@@ -37,6 +37,9 @@ anydev_status_t device_alloc(int device, size_t bytes, anydev_bk_stream_t stream
                              void** address);
 anydev_status_t memory_free(int device, anydev_bk_memory_kind_t kind, void* handle);
 
+// opencl_pinning.cpp
+anydev_status_t memory_is_locked(int device, void* handle, int* locked);
+
 // opencl_transfer.cpp
 anydev_status_t copy(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                      anydev_bk_memory_ref_t src, size_t bytes);

@@ -145,20 +145,18 @@ std::string cl_failure(const char* call, cl_int code) {
   return cat(call, " failed: ", cl_error_name(code), " (", code, ")");
 }
 
+bool is_exhaustion(cl_int code) {
+  return code == CL_MEM_OBJECT_ALLOCATION_FAILURE || code == CL_OUT_OF_RESOURCES ||
+         code == CL_OUT_OF_HOST_MEMORY;
+}
+
 anydev_status_t allocation_status(cl_int code) {
-  switch (code) {
-    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
-    case CL_OUT_OF_RESOURCES:
-    case CL_OUT_OF_HOST_MEMORY:
-    case CL_INVALID_BUFFER_SIZE:
-      return ANYDEV_ERROR_OUT_OF_MEMORY;
-    default:
-      return ANYDEV_ERROR_DEVICE;
-  }
+  if (is_exhaustion(code) || code == CL_INVALID_BUFFER_SIZE) return ANYDEV_ERROR_OUT_OF_MEMORY;
+  return ANYDEV_ERROR_DEVICE;
 }
 
 anydev_status_t call_status(cl_int code) {
-  return code == CL_OUT_OF_HOST_MEMORY ? ANYDEV_ERROR_OUT_OF_MEMORY : ANYDEV_ERROR_DEVICE;
+  return is_exhaustion(code) ? ANYDEV_ERROR_OUT_OF_MEMORY : ANYDEV_ERROR_DEVICE;
 }
 
 anydev_status_t report_cl(const char* call, cl_int code, const std::string& operation) {

@@ -19,12 +19,18 @@ const char* cl_error_name(cl_int code);
 // "clFinish failed: CL_OUT_OF_RESOURCES (-5)".
 std::string cl_failure(const char* call, cl_int code);
 
-// The status for a failed allocation: OUT_OF_MEMORY for the codes by which
-// OpenCL says memory ran out (or the size is too large), DEVICE otherwise.
+// Whether the code is one by which OpenCL says memory or resources ran out:
+// CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY.
+bool is_exhaustion(cl_int code);
+
+// The status for a failed allocation: OUT_OF_MEMORY for is_exhaustion codes
+// and CL_INVALID_BUFFER_SIZE (the size is too large), DEVICE otherwise.
 anydev_status_t allocation_status(cl_int code);
 
-// The status for any other failed call: OUT_OF_MEMORY for
-// CL_OUT_OF_HOST_MEMORY, DEVICE otherwise.
+// The status for any other failed call (copies, fills, synchronize, and the
+// asynchronous failures a synchronize reports): OUT_OF_MEMORY for the
+// is_exhaustion codes (a fill at the memory limit fails with
+// CL_MEM_OBJECT_ALLOCATION_FAILURE or CL_OUT_OF_RESOURCES), DEVICE otherwise.
 anydev_status_t call_status(cl_int code);
 
 // Sets the core's error to `cl_failure(call, code) + " in " + operation` with

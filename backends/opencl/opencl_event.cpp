@@ -53,11 +53,16 @@ anydev_status_t event_record(anydev_bk_event_t event_handle, anydev_bk_stream_t 
   if (stream == nullptr) {
     return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "event_record: the stream is NULL");
   }
+  admit_command(*stream);
   cl_event marker = nullptr;
   cl_int err = cl().clEnqueueMarkerWithWaitList(stream->queue, 0, nullptr, &marker);
   if (err != CL_SUCCESS) {
     return report_cl("clEnqueueMarkerWithWaitList", err,
                      cat("event_record on a stream of OpenCL device ", stream->device->index));
+  }
+  // The stream counts the marker too (one more reference), for backpressure.
+  if (cl().clRetainEvent(marker) == CL_SUCCESS) {
+    track_command(*stream, marker, "clEnqueueMarkerWithWaitList", "event_record", 0);
   }
   // Another queue may wait for this marker: OpenCL needs it submitted first.
   err = cl().clFlush(stream->queue);
@@ -144,12 +149,15 @@ anydev_status_t stream_wait_event(anydev_bk_stream_t stream_handle,
             " cannot be waited for on a stream of OpenCL device ", stream->device->index, " (",
             stream->device->name, "): each device has its own cl_context"));
   }
-  const cl_int err = cl().clEnqueueBarrierWithWaitList(stream->queue, 1, &marker, nullptr);
+  admit_command(*stream);
+  cl_event barrier = nullptr;
+  const cl_int err = cl().clEnqueueBarrierWithWaitList(stream->queue, 1, &marker, &barrier);
   cl().clReleaseEvent(marker);
   if (err != CL_SUCCESS) {
     return report_cl("clEnqueueBarrierWithWaitList", err,
                      cat("stream_wait_event on a stream of OpenCL device ", stream->device->index));
   }
+  track_command(*stream, barrier, "clEnqueueBarrierWithWaitList", "stream_wait_event", 0);
   return ANYDEV_SUCCESS;
 }
 

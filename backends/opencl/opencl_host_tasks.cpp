@@ -72,6 +72,7 @@ void CL_CALLBACK on_marker_done(cl_event, cl_int status, void* user_data) {
 anydev_status_t enqueue_host_task(Stream& stream, std::function<void()> work, const char* what,
                                   std::size_t bytes) {
   HostTaskWorker::instance();  // start the worker before any callback can need it
+  admit_command(stream);
   cl_int err = CL_SUCCESS;
   cl_event gate = cl().clCreateUserEvent(stream.context, &err);
   if (err != CL_SUCCESS) return report_cl("clCreateUserEvent", err, describe(stream, what, bytes));

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "opencl_accounting.h"
 #include "opencl_entries.h"
 #include "opencl_errors.h"
 #include "opencl_services.h"
@@ -71,14 +72,23 @@ anydev_status_t check_size(const Device& device, const char* operation, size_t b
   return ANYDEV_SUCCESS;
 }
 
-anydev_status_t create_buffer(Device& device, const char* operation, cl_mem_flags flags,
-                              size_t bytes, cl_mem* out) {
+// Reserves the memory (opencl_accounting.h), then creates the buffer; on
+// failure nothing stays reserved.
+anydev_status_t create_buffer(Device& device, const char* operation, anydev_bk_memory_kind_t kind,
+                              cl_mem_flags flags, size_t bytes, cl_mem* out) {
   if (anydev_status_t s = check_size(device, operation, bytes); s != ANYDEV_SUCCESS) return s;
   cl_context context = nullptr;
   if (anydev_status_t s = device_context(device, &context); s != ANYDEV_SUCCESS) return s;
+  const bool counted = counts_against_device(device, kind);
+  if (counted) {
+    if (anydev_status_t s = reserve_memory(device, operation, bytes); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+  }
   cl_int err = CL_SUCCESS;
   cl_mem mem = cl().clCreateBuffer(context, flags, bytes, nullptr, &err);
   if (err != CL_SUCCESS || mem == nullptr) {
+    if (counted) unreserve_memory(device, bytes);
     return set_error(allocation_status(err),
                      cat(cl_failure("clCreateBuffer", err), " in ", operation, " of ", bytes,
                          " bytes on ", place(device)));
@@ -99,7 +109,7 @@ anydev_status_t host_alloc(int device_index, size_t bytes, void** handle, void**
     return s;
   }
   cl_mem mem = nullptr;
-  if (anydev_status_t s = create_buffer(*device, "host_alloc",
+  if (anydev_status_t s = create_buffer(*device, "host_alloc", ANYDEV_BK_MEMORY_HOST,
                                         CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, &mem);
       s != ANYDEV_SUCCESS) {
     return s;
@@ -112,6 +122,7 @@ anydev_status_t host_alloc(int device_index, size_t bytes, void** handle, void**
                                          0, bytes, 0, nullptr, nullptr, &err);
   if (err != CL_SUCCESS || mapped == nullptr) {
     cl().clReleaseMemObject(mem);
+    if (counts_against_device(*device, ANYDEV_BK_MEMORY_HOST)) unreserve_memory(*device, bytes);
     return set_error(allocation_status(err),
                      cat(cl_failure("clEnqueueMapBuffer", err), " in host_alloc of ", bytes,
                          " bytes on ", place(*device)));
@@ -130,7 +141,8 @@ anydev_status_t device_alloc(int device_index, size_t bytes, anydev_bk_stream_t,
     return s;
   }
   cl_mem mem = nullptr;
-  if (anydev_status_t s = create_buffer(*device, "device_alloc", CL_MEM_READ_WRITE, bytes, &mem);
+  if (anydev_status_t s = create_buffer(*device, "device_alloc", ANYDEV_BK_MEMORY_DEVICE,
+                                        CL_MEM_READ_WRITE, bytes, &mem);
       s != ANYDEV_SUCCESS) {
     return s;
   }
@@ -168,6 +180,10 @@ anydev_status_t memory_free(int device_index, anydev_bk_memory_kind_t kind, void
     }
   }
   const cl_int err = cl().clReleaseMemObject(mem);
+  // The handle is gone from the registry either way: so is its reservation.
+  if (counts_against_device(*allocation.device, kind)) {
+    unreserve_memory(*allocation.device, allocation.bytes);
+  }
   if (err != CL_SUCCESS) {
     return report_cl("clReleaseMemObject", err,
                      cat("memory_free of a ", kind_name(kind), " of ", allocation.bytes,

@@ -50,6 +50,30 @@ cl_int queue_value(cl_command_queue queue, cl_command_queue_info what, T* value)
 
 }  // namespace
 
+void admit_command(Stream& stream) {
+  std::unique_lock<std::mutex> lock(stream.mutex);
+  while (stream.pending.size() >= kMaxCommandsInFlight) {
+    sweep_locked(stream);
+    if (stream.pending.size() < kMaxCommandsInFlight) break;
+    // The queue is in order: once this command is done, so are the ones
+    // before it, and half the bound is free again (amortized O(1) sweeps).
+    cl_event wait_for = stream.pending[stream.pending.size() - kMaxCommandsInFlight / 2].event;
+    cl_int err = cl().clRetainEvent(wait_for);
+    if (err != CL_SUCCESS) break;
+    lock.unlock();
+    err = cl().clFlush(stream.queue);
+    if (err == CL_SUCCESS) err = cl().clWaitForEvents(1, &wait_for);
+    cl().clReleaseEvent(wait_for);
+    lock.lock();
+    // A failed command is recorded by the sweep; any other failure to wait
+    // must not spin: admit the command (the next synchronize reports it).
+    if (err != CL_SUCCESS && err != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) {
+      sweep_locked(stream);
+      break;
+    }
+  }
+}
+
 void track_command(Stream& stream, cl_event event, const char* call, const char* what,
                    std::size_t bytes) {
   std::lock_guard<std::mutex> lock(stream.mutex);
@@ -58,8 +82,9 @@ void track_command(Stream& stream, cl_event event, const char* call, const char*
 }
 
 std::string describe(const Stream& stream, const char* what, std::size_t bytes) {
-  return cat(what, " of ", bytes, " bytes on OpenCL device ", stream.device->index, " (",
-             stream.device->name, ")");
+  const std::string size = bytes == 0 ? std::string() : cat(" of ", bytes, " bytes");
+  return cat(what, size, " on OpenCL device ", stream.device->index, " (", stream.device->name,
+             ")");
 }
 
 anydev_status_t stream_create(int device_index, anydev_bk_stream_t* out) {

@@ -3,6 +3,16 @@
 // asynchronous failure (a command whose event ends with a negative status)
 // is reported, once, by the next synchronize.
 //
+// Backpressure: at most kMaxCommandsInFlight tracked commands per stream are
+// enqueued and not yet known complete. Before enqueuing, admit_command waits
+// (in the calling thread, holding no lock) until the stream is below that
+// bound, as the CUDA driver blocks a launching thread when its queue is full.
+// Threads enqueuing on one stream at the same moment may each pass the
+// admission once, so the bound can be exceeded by at most the number of such
+// threads. Without it, threads that fill faster than the device works grew
+// the process without bound on PoCL (issue 20: ~650 MB/s; 164-173 MB/s on
+// the 2-core machine of docs/reliability.md).
+//
 // A Stream is owned by the core (created by stream_create or
 // stream_wrap_native, destroyed by stream_destroy). A wrapped queue belongs
 // to the user: the stream holds one clRetainCommandQueue reference and gives
@@ -21,6 +31,9 @@
 namespace anydev::opencl {
 
 // One enqueued command whose completion status is not yet known.
+// The bound on a stream's enqueued-not-completed commands (see above).
+inline constexpr std::size_t kMaxCommandsInFlight = 1024;
+
 struct PendingCommand {
   cl_event event = nullptr;  // owned
   const char* call = "";     // the OpenCL call that enqueued it
@@ -42,6 +55,12 @@ struct Stream {
 };
 
 inline Stream* as_stream(anydev_bk_stream_t handle) { return reinterpret_cast<Stream*>(handle); }
+
+// Waits, if the stream holds kMaxCommandsInFlight commands not known to be
+// complete, until at most half of them are left. Call before enqueuing a
+// command that will be tracked; never fails (a failed command found while
+// waiting becomes the stream's error, returned by the next synchronize).
+void admit_command(Stream& stream);
 
 // Takes ownership of `event` (the event of a command just enqueued on the
 // stream) and remembers it until it is known to have completed.

@@ -108,6 +108,7 @@ void fill_host(char* dst, const std::array<unsigned char, 16>& pattern, size_t s
 // One clEnqueueFillBuffer; `offset` and `bytes` are multiples of `size`.
 anydev_status_t fill_command(Stream& stream, cl_mem mem, const void* pattern, size_t size,
                              size_t offset, size_t bytes) {
+  admit_command(stream);
   cl_event event = nullptr;
   const cl_int err =
       cl().clEnqueueFillBuffer(stream.queue, mem, pattern, size, offset, bytes, 0, nullptr, &event);
@@ -184,6 +185,7 @@ anydev_status_t copy(anydev_bk_stream_t stream_handle, anydev_bk_memory_ref_t ds
     return enqueue_host_task(
         *stream, [to, from, bytes] { std::memcpy(to, from, bytes); }, "copy", bytes);
   }
+  admit_command(*stream);
   cl_event event = nullptr;
   cl_int err = CL_SUCCESS;
   const char* call = nullptr;

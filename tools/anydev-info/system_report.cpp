@@ -28,6 +28,8 @@ constexpr EnvVarSpec kEnvironment[] = {
     {"ANYDEV_CUDA_LIBRARY", "CUDA driver library to open (unset: libcuda.so.1)"},
     {"ANYDEV_CUDA_MEMORY_POOLS", "cuda backend uses stream-ordered memory pools: 0|1 (unset: 1)"},
     {"ANYDEV_OPENCL_LIBRARY", "OpenCL ICD loader to open (unset: libOpenCL.so.1)"},
+    {"ANYDEV_OPENCL_MEMORY_LIMIT",
+     "opencl backend allocates at most this many bytes per device (unset: global memory)"},
     {"ANYDEV_HIP_LIBRARY", "HIP runtime library to open (unset: libamdhip64.so)"},
     {"ANYDEV_LEVEL_ZERO_LIBRARY", "Level Zero loader to open (unset: libze_loader.so.1)"},
     {"ANYDEV_VALIDATE", "validation layer: 0|1|backtrace (unset: 0)"},
