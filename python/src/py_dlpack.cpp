@@ -71,8 +71,13 @@ extern "C" void capsule_tensor_deleter(DLManagedTensor* self) {
 // The capsule's share. A capsule nobody consumed (still named "dltensor")
 // also deletes the tensor, which does nothing if a consumer already did.
 extern "C" void capsule_destructor(PyObject* capsule) {
+  // A destructor must not disturb an exception being raised.
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject* pending = PyErr_GetRaisedException();
+#else
   PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
-  PyErr_Fetch(&type, &value, &traceback);  // a destructor must not disturb a pending error
+  PyErr_Fetch(&type, &value, &traceback);
+#endif
   const char* name = PyCapsule_GetName(capsule);
   auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, name));
   if (managed != nullptr) {
@@ -81,7 +86,11 @@ extern "C" void capsule_destructor(PyObject* capsule) {
     drop_owner(tensor);
   }
   PyErr_Clear();
+#if PY_VERSION_HEX >= 0x030C0000
+  PyErr_SetRaisedException(pending);
+#else
   PyErr_Restore(type, value, traceback);
+#endif
 }
 
 bool is_host_side(int device_type) {
