@@ -2,6 +2,7 @@
 #include "anydev/anydev.h"
 #include "api_common.h"
 #include "device_selection.h"
+#include "native_stream_value.h"
 #include "taken_memory.h"
 
 using namespace anydev::core;
@@ -33,6 +34,14 @@ anydev_status_t same_device(const char* op, const ContextState& a, const Context
   return ANYDEV_SUCCESS;
 }
 
+// -1 is the one "default device" value; any other negative index is an
+// error (it used to mean device 0 silently).
+anydev_status_t check_device_index(const char* op, int device) {
+  if (device >= -1) return ANYDEV_SUCCESS;
+  return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "device index ", device,
+              " is negative (pass an index >= 0, or -1 for the default device)");
+}
+
 }  // namespace
 
 extern "C" {
@@ -40,6 +49,7 @@ extern "C" {
 anydev_status_t anydev_context_create(const char* api, int device, anydev_context_t* out) {
   static constexpr const char* op = "anydev_context_create";
   ANYDEV_REQUIRE_ARG(op, out);
+  if (anydev_status_t s = check_device_index(op, device); s != ANYDEV_SUCCESS) return s;
   return guarded(op, [&] {
     const Backend* backend = nullptr;
     int index = 0;
@@ -62,6 +72,7 @@ anydev_status_t anydev_context_wrap_native_stream(const char* api, int device, v
   ANYDEV_REQUIRE_ARG(op, api);
   ANYDEV_REQUIRE_ARG(op, native_stream);
   ANYDEV_REQUIRE_ARG(op, out);
+  if (anydev_status_t s = check_device_index(op, device); s != ANYDEV_SUCCESS) return s;
   return guarded(op, [&] {
     const Backend* backend = nullptr;
     int index = 0;
@@ -71,6 +82,10 @@ anydev_status_t anydev_context_wrap_native_stream(const char* api, int device, v
     if (backend->table->stream_wrap_native == nullptr) {
       return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", backend->name,
                   " backend cannot wrap native streams");
+    }
+    if (anydev_status_t s = check_native_stream_value(op, backend->name, native_stream);
+        s != ANYDEV_SUCCESS) {
+      return s;
     }
     anydev_bk_stream_t wrapped = nullptr;
     if (anydev_status_t s = backend->table->stream_wrap_native(index, native_stream, &wrapped);

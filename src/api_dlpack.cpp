@@ -10,6 +10,7 @@
 #include "dlpack_types.h"
 #include "dtype.h"
 #include "foreign_memory.h"
+#include "native_stream_value.h"
 #include "stream_ordered_release.h"
 
 using namespace anydev::core;
@@ -325,6 +326,13 @@ anydev_status_t anydev_buffer_make_ready(anydev_buffer_t buf, void* consumer_str
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", allocation.backend->name,
                 " backend cannot wrap a consumer's native stream (", consumer_stream,
                 "); pass NULL to wait on the host");
+  }
+  if (consumer_stream != nullptr) {
+    if (anydev_status_t s =
+            check_native_stream_value(op, allocation.backend->name, consumer_stream);
+        s != ANYDEV_SUCCESS) {
+      return s;
+    }
   }
   std::shared_ptr<Stream> last;
   {

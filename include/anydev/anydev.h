@@ -174,7 +174,8 @@ typedef struct anydev_memory_info_t {
  * api == NULL and device < 0: the first entry of ANYDEV_BACKEND (or the
  * default order cuda, hip, level_zero, opencl, cpu) that has its device.
  * api == NULL and device >= 0: the first backend of that order with that
- * device. api != NULL: exactly that backend (device < 0 means 0). */
+ * device. api != NULL: exactly that backend (device -1 means 0). Any other
+ * negative device is INVALID_ARGUMENT. */
 ANYDEV_API anydev_status_t anydev_context_create(const char* api, int device,
                                                  anydev_context_t* out);
 ANYDEV_API anydev_status_t anydev_context_retain(anydev_context_t ctx);
@@ -217,8 +218,12 @@ ANYDEV_API anydev_status_t anydev_context_free(anydev_context_t ctx, void* taken
 /* A native handle of the context (ANYDEV_NATIVE_DEVICE or _CONTEXT). */
 ANYDEV_API anydev_status_t anydev_context_native_handle(anydev_context_t ctx,
                                                         anydev_native_kind_t kind, void** out);
-/* A context on `device` of `api` whose stream wraps native_stream without
- * owning it. */
+/* A context on `device` of `api` (-1 means 0; other negative values are
+ * INVALID_ARGUMENT) whose stream wraps native_stream without owning it.
+ * native_stream must be the address of a native stream of that backend (a
+ * CUstream, cl_command_queue, ...) or, on cuda only, 1 (CU_STREAM_LEGACY) or
+ * 2 (CU_STREAM_PER_THREAD); any other value below 4096 is INVALID_ARGUMENT
+ * and is never passed to the driver. */
 ANYDEV_API anydev_status_t anydev_context_wrap_native_stream(const char* api, int device,
                                                              void* native_stream,
                                                              anydev_context_t* out);

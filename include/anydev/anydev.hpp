@@ -544,10 +544,12 @@ class DeviceContext {
   // The first entry of ANYDEV_BACKEND (else cuda, hip, level_zero, opencl,
   // cpu) that has a device.
   DeviceContext() : handle_(create(nullptr, -1)) {}
-  // Device `device_id` of `api` ("cuda", "cpu", ...); an empty api means the
-  // first backend of the preference order that has that device.
+  // Device `device_id` (>= 0; a negative index is Error(invalid_argument):
+  // DeviceContext() is the default device) of `api` ("cuda", "cpu", ...); an
+  // empty api means the first backend of the preference order that has that
+  // device.
   explicit DeviceContext(int device_id, std::string_view api = {})
-      : handle_(create(detail::OptionalCString(api).get(), device_id)) {}
+      : handle_(create(detail::OptionalCString(api).get(), checked_index(device_id))) {}
 
   // Devices of `api` (empty: the first available backend); 0 when the backend
   // is unavailable or unknown. Never throws.
@@ -579,11 +581,12 @@ class DeviceContext {
 
   // A context on device `device` of `api` whose stream is an existing native
   // stream (CUstream, cl_command_queue, ...), e.g. a PyTorch CUDA stream; the
-  // native stream is not owned and must outlive the context's work.
+  // native stream is not owned and must outlive the context's work. A
+  // negative device is Error(invalid_argument), as in the constructor.
   static DeviceContext wrap_native_stream(std::string_view api, int device, void* native_stream) {
     anydev_context_t out = nullptr;
-    detail::check(anydev_context_wrap_native_stream(detail::OptionalCString(api).get(), device,
-                                                    native_stream, &out));
+    detail::check(anydev_context_wrap_native_stream(detail::OptionalCString(api).get(),
+                                                    checked_index(device), native_stream, &out));
     return adopt(out);
   }
 
@@ -756,6 +759,15 @@ class DeviceContext {
   struct Adopt {};
   explicit DeviceContext(Adopt) noexcept {}
 
+  static int checked_index(int device_id) {
+    if (device_id < 0) {
+      throw Error(Status::invalid_argument,
+                  "DeviceContext: device index " + std::to_string(device_id) +
+                      " is negative (pass an index >= 0, or use DeviceContext() for the default "
+                      "device)");
+    }
+    return device_id;
+  }
   static anydev_context_t create(const char* api, int device) {
     anydev_context_t out = nullptr;
     detail::check(anydev_context_create(api, device, &out));

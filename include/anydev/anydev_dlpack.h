@@ -99,11 +99,13 @@ ANYDEV_API anydev_status_t anydev_buffer_from_dlpack(anydev_context_t ctx, DLMan
  * consumer. consumer_stream == NULL: blocks until that work has finished
  * (what a host-side consumer needs). Otherwise consumer_stream is a native
  * stream of buf's backend and device (a CUstream -- including
- * CU_STREAM_LEGACY (1) and CU_STREAM_PER_THREAD (2) -- or an OpenCL
- * in-order cl_command_queue of anydev's context): it is made to wait for
- * that work on the device, without blocking the caller and without taking
- * ownership of it (UNSUPPORTED on a backend that cannot wrap a native
- * stream, e.g. cpu). Does not clear asynchronous errors of anydev's streams
+ * CU_STREAM_LEGACY (1) and CU_STREAM_PER_THREAD (2) on cuda only -- or an
+ * OpenCL in-order cl_command_queue of anydev's context): it is made to wait
+ * for that work on the device, without blocking the caller and without
+ * taking ownership of it (UNSUPPORTED on a backend that cannot wrap a native
+ * stream, e.g. cpu). Any other value below 4096 (1 and 2 on a backend other
+ * than cuda) has no meaning as a stream: INVALID_ARGUMENT, never passed to
+ * the driver. Does not clear asynchronous errors of anydev's streams
  * (synchronize reports them). */
 ANYDEV_API anydev_status_t anydev_buffer_make_ready(anydev_buffer_t buf, void* consumer_stream);
 

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,7 @@ namespace {
 class PyView {
  public:
   PyView(py::handle object, bool writable, const char* method) {
-    const int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(object.ptr(), &view_, flags) != 0) {
       PyErr_Clear();
       throw py::type_error(std::string(method) + ": expected a HostBuffer, a DeviceBuffer or a " +
@@ -33,6 +34,8 @@ class PyView {
   PyView& operator=(const PyView&) = delete;
   void* data() const { return view_.buf; }
   std::size_t bytes() const { return static_cast<std::size_t>(view_.len); }
+  const char* format() const { return view_.format; }
+  std::size_t itemsize() const { return static_cast<std::size_t>(view_.itemsize); }
 
  private:
   Py_buffer view_{};
@@ -56,7 +59,26 @@ void require_same_dtype(const char* method, const Buffer& a, const Buffer& b) {
   }
 }
 
+// A copy between a buffer and a Python object moves bytes: the object's
+// elements must be the buffer's dtype (or plain bytes, copied as the
+// buffer's raw bytes), else InvalidArgumentError naming both -- float64
+// values copied into a float32 buffer would be silently reinterpreted.
+void require_matching_elements(const char* method, const Buffer& buf, const PyView& view,
+                               const char* role) {
+  const FormatElements elements = format_elements(view.format(), view.itemsize());
+  if (elements.raw_bytes || elements.dtype == buf.dtype) return;
+  const std::string format = view.format() == nullptr ? "B" : view.format();
+  throw Error(Status::invalid_argument,
+              std::string(buf.type_name()) + "." + method + ": the " + role + "'s elements are " +
+                  (elements.dtype ? dtype_name(*elements.dtype) : "not an anydev dtype") +
+                  " (buffer format '" + format + "', " + std::to_string(view.itemsize()) +
+                  " bytes each) but the buffer's are " + dtype_name(buf.dtype) +
+                  "; convert it first (NumPy: a.astype('" + dtype_name(buf.dtype) +
+                  "')) or pass a byte view (memoryview(a).cast('B')) to copy raw bytes");
+}
+
 std::size_t normalize_index(const Buffer& buf, const char* method, Py_ssize_t index) {
+  buf.get(method);  // a taken buffer says so, not "0 elements"
   const auto size = static_cast<Py_ssize_t>(buf.count);
   const Py_ssize_t i = index < 0 ? index + size : index;
   if (i < 0 || i >= size) {
@@ -103,6 +125,7 @@ void set_item(const Buffer& buf, Py_ssize_t index, py::handle value) {
 }
 
 py::object get_slice(const Buffer& buf, const py::slice& slice) {
+  buf.get("__getitem__");  // a taken buffer says so
   Py_ssize_t start = 0, stop = 0, step = 0, length = 0;
   if (!slice.compute(static_cast<Py_ssize_t>(buf.count), &start, &stop, &step, &length)) {
     throw py::error_already_set();
@@ -145,6 +168,7 @@ void copy_to(const Buffer& src, py::handle dst) {
   }
   const PyView view(dst, true, "enqueue_copy_to");
   const anydev_buffer_t s = src.get("enqueue_copy_to");
+  require_matching_elements("enqueue_copy_to", src, view, "destination");
   check(anydev_enqueue_copy_to_host(nullptr, view.data(), view.bytes(), s));
   synchronize_context(s);
 }
@@ -158,14 +182,25 @@ void copy_from(const Buffer& dst, py::handle src) {
   }
   const PyView view(src, false, "enqueue_copy_from");
   const anydev_buffer_t d = dst.get("enqueue_copy_from");
+  require_matching_elements("enqueue_copy_from", dst, view, "source");
   check(anydev_enqueue_copy_from_host(nullptr, d, view.data(), view.bytes()));
   synchronize_context(d);
 }
 
+// What a buffer-protocol export of a HostBuffer holds until the consumer
+// releases the view (view->internal): the shape and stride the view points
+// to, and one reference to the C handle, so that take_ptr refuses while the
+// view lives exactly as while a DLPack tensor lives (the Python reference in
+// view->obj alone would not stop take_ptr). Owned by the view; touched only
+// with the GIL held.
+struct HostExport {
+  Py_ssize_t extents[2] = {0, 0};  // shape[0], strides[0]
+  anydev_buffer_t held = nullptr;  // one reference, released with the view
+};
+
 // The buffer protocol of HostBuffer, written against the C API so that a
 // refusal (bfloat16 has no format code; a taken buffer has no memory) is a
 // Python BufferError rather than an exception escaping a C callback.
-// view->internal holds the shape and stride until the view is released.
 extern "C" int host_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
   view->obj = nullptr;
   try {
@@ -182,17 +217,21 @@ extern "C" int host_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
     }
     const auto item = static_cast<Py_ssize_t>(anydev_dtype_size(buf.dtype));
     static char empty = 0;  // an empty buffer has no address; hand out a valid one
-    auto* extents = new Py_ssize_t[2]{static_cast<Py_ssize_t>(info.count), item};
+    auto exported = std::make_unique<HostExport>();
+    exported->extents[0] = static_cast<Py_ssize_t>(info.count);
+    exported->extents[1] = item;
+    check(anydev_buffer_retain(buf.get("buffer protocol")));
+    exported->held = buf.get("buffer protocol");
     view->buf = info.address != nullptr ? info.address : &empty;
-    view->len = extents[0] * item;
+    view->len = exported->extents[0] * item;
     view->readonly = 0;
     view->itemsize = item;
     view->format = (flags & PyBUF_FORMAT) != 0 ? const_cast<char*>(format) : nullptr;
     view->ndim = 1;
-    view->shape = (flags & PyBUF_ND) != 0 ? &extents[0] : nullptr;
-    view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? &extents[1] : nullptr;
+    view->shape = (flags & PyBUF_ND) != 0 ? &exported->extents[0] : nullptr;
+    view->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? &exported->extents[1] : nullptr;
     view->suboffsets = nullptr;
-    view->internal = extents;
+    view->internal = exported.release();
     view->obj = obj;
     Py_INCREF(obj);
     return 0;
@@ -206,15 +245,24 @@ extern "C" int host_getbuffer(PyObject* obj, Py_buffer* view, int flags) {
   return -1;
 }
 
+// Never fails: releasing a reference reports nothing worth raising here.
 extern "C" void host_releasebuffer(PyObject*, Py_buffer* view) {
-  delete[] static_cast<Py_ssize_t*>(view->internal);
+  auto* exported = static_cast<HostExport*>(view->internal);
   view->internal = nullptr;
+  if (exported == nullptr) return;
+  static_cast<void>(anydev_buffer_release(exported->held));
+  delete exported;
 }
 
 }  // namespace
 
 anydev_buffer_t Buffer::get(const char* method) const {
   if (handle.get() == nullptr) anydev::detail::throw_empty(type_name(), method, "buffer");
+  if (taken) {
+    throw Error(Status::invalid_state,
+                std::string(type_name()) + "." + method +
+                    ": the buffer is empty: its memory was handed to the caller with take_ptr()");
+  }
   return handle.get();
 }
 
@@ -277,10 +325,12 @@ void bind_buffers(py::module_& m) {
           "(counted in that dtype); shares memory and keeps it alive.")
       .def("enqueue_copy_to", &copy_to, py::arg("dst"),
            "Copies into a HostBuffer or DeviceBuffer of the same dtype (its size; on its context), "
-           "or into a writable C-contiguous Python object (this buffer's size; synchronous).")
+           "or into a writable C-contiguous Python object of the same dtype or of bytes (this "
+           "buffer's size; synchronous).")
       .def("enqueue_copy_from", &copy_from, py::arg("src"),
            "Copies from a HostBuffer or DeviceBuffer of the same dtype (this buffer's size; on "
-           "this buffer's context), or from a C-contiguous Python object (synchronous).")
+           "this buffer's context), or from a C-contiguous Python object of the same dtype or of "
+           "bytes (synchronous).")
       .def(
           "enqueue_fill",
           [](const Buffer& b, py::handle value) {
@@ -298,12 +348,22 @@ void bind_buffers(py::module_& m) {
           "take_ptr",
           [](Buffer& b) {
             void* out = nullptr;
-            check(anydev_buffer_take_ptr(b.get("take_ptr"), &out));
+            const anydev_status_t status = anydev_buffer_take_ptr(b.get("take_ptr"), &out);
+            if (status == ANYDEV_ERROR_INVALID_STATE) {
+              throw Error(Status::invalid_state,
+                          std::string(b.type_name()) + ".take_ptr: " + anydev_last_error_message() +
+                              " (every export holds a reference until it is released: a "
+                              "memoryview, a NumPy array of the buffer protocol, a DLPack "
+                              "capsule or the tensor made from it)");
+            }
+            check(status);
             b.count = 0;
+            b.taken = true;
             return reinterpret_cast<std::uintptr_t>(out);
           },
           "Hands the memory to the caller (release it with ctx.free(address)); needs the only "
-          "handle to it. The buffer is empty afterwards.")
+          "handle to it, so it fails while an export (memoryview, NumPy array, DLPack capsule or "
+          "tensor) lives. The buffer is empty afterwards.")
       .def("context",
            [](const Buffer& b) {
              anydev_context_t out = nullptr;

@@ -2,7 +2,9 @@
 // run-time dtype (the C++ API's HostBuffer<T> fixes T at compile time).
 // Shared by copy like the C++ types; thread-safe as the C ABI. Element
 // access of a HostBuffer is plain memory access (no synchronization, as in
-// C++); element access of a DeviceBuffer copies synchronously.
+// C++); element access of a DeviceBuffer copies synchronously. After
+// take_ptr the object keeps its handle but every operation that needs the
+// memory raises InvalidStateError naming take_ptr (len() is 0).
 #ifndef ANYDEV_PYTHON_PY_BUFFER_H_
 #define ANYDEV_PYTHON_PY_BUFFER_H_
 
@@ -19,7 +21,10 @@ struct Buffer {
   anydev_memory_kind_t kind = ANYDEV_MEMORY_HOST;
   anydev_dtype_t dtype = ANYDEV_DTYPE_FLOAT32;
   std::size_t count = 0;
+  bool taken = false;  // take_ptr handed the memory to the caller
 
+  // The handle, or InvalidStateError naming `method` (and take_ptr when the
+  // memory was taken).
   anydev_buffer_t get(const char* method) const;
   anydev_buffer_info_t info(const char* method) const;
   bool is_host() const { return kind == ANYDEV_MEMORY_HOST; }

@@ -93,10 +93,8 @@ void bind_context(py::module_& m) {
       .def_static(
           "wrap_native_stream",
           [](const std::string& api, int device, std::uintptr_t native_stream) {
-            anydev_context_t out = nullptr;
-            check(anydev_context_wrap_native_stream(api.c_str(), device,
-                                                    reinterpret_cast<void*>(native_stream), &out));
-            return DeviceContext::adopt(out);
+            return DeviceContext::wrap_native_stream(api, device,
+                                                     reinterpret_cast<void*>(native_stream));
           },
           py::arg("api"), py::arg("device"), py::arg("native_stream"),
           "A context on device `device` of `api` whose stream is the existing native stream "

@@ -3,18 +3,31 @@
 // __dlpack_device__(); anydev.from_dlpack(obj, ctx=None) imports any object
 // that implements them (or a legacy "dltensor" capsule).
 //
-// Stream semantics of __dlpack__ (see docs/embedding.md):
-//   memory the host reads (kDLCPU, kDLCUDAHost, kDLROCMHost): stream None
-//     waits on the host for the work enqueued on the buffer; -1 does not;
-//   device memory (kDLCUDA, kDLROCM, kDLOpenCL): an int stream (1 legacy
-//     default, 2 per-thread, or a CUstream/cl_command_queue address) is made
-//     to wait on the device for that work; None waits on the host; -1 does
-//     not; 0 is refused (the standard calls it ambiguous).
+// Stream semantics of __dlpack__ (see docs/embedding.md): every int has a
+// defined meaning for the buffer's DLPack device type, or is refused:
+//   memory the host reads (kDLCPU, kDLCUDAHost, kDLROCMHost): None or any
+//     int but -1 waits on the host for the work enqueued on the buffer; -1
+//     does not;
+//   kDLCUDA: None waits on the host; -1 does not; 1 (legacy default), 2
+//     (per-thread default) or a CUstream address is made to wait on the
+//     device; 0 is refused (the standard calls it ambiguous);
+//   kDLOpenCL and other device memory: None waits on the host; -1 does not;
+//     a cl_command_queue (...) address is made to wait on the device; 0, 1
+//     and 2 (CUDA's reserved values) are refused, never dereferenced.
+//
+// Capsules. The capsule's DLManagedTensor is a CapsuleTensor whose deleter
+// may run more than once: a consumer that calls it without renaming the
+// capsule (torch 1.13 does while unwinding a failed import) leaves the
+// capsule destructor to call it again, and the second call does nothing.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <cstdint>
+#include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "anydev/anydev_dlpack.h"
@@ -29,21 +42,83 @@ namespace {
 constexpr const char* kCapsuleName = "dltensor";
 constexpr const char* kUsedCapsuleName = "used_dltensor";
 
-// A capsule nobody consumed still owns its tensor.
-void capsule_destructor(PyObject* capsule) {
-  if (!PyCapsule_IsValid(capsule, kCapsuleName)) return;  // consumed (renamed)
-  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kCapsuleName));
-  if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
+// What a capsule made by __dlpack__ points to: a copy of the tensor
+// anydev_buffer_to_dlpack made (`inner`, released by the first deleter
+// call). Two owners share it: the capsule (until it is destroyed) and the
+// consumer (until it calls the deleter, at most once in effect). Both may
+// let go on any thread, in either order.
+struct CapsuleTensor {
+  DLManagedTensor managed{};  // the capsule's pointer; deleter is capsule_tensor_deleter
+  DLManagedTensor* inner = nullptr;
+  std::atomic<bool> deleted{false};
+  std::atomic<int> owners{2};
+};
+
+void drop_owner(CapsuleTensor* tensor) noexcept {
+  if (tensor->owners.fetch_sub(1, std::memory_order_acq_rel) == 1) delete tensor;
+}
+
+// Idempotent: the first call releases anydev's tensor and the consumer's
+// share; later calls (while the capsule still holds its share) do nothing.
+extern "C" void capsule_tensor_deleter(DLManagedTensor* self) {
+  if (self == nullptr) return;
+  auto* tensor = static_cast<CapsuleTensor*>(self->manager_ctx);
+  if (tensor->deleted.exchange(true, std::memory_order_acq_rel)) return;
+  tensor->inner->deleter(tensor->inner);
+  drop_owner(tensor);
+}
+
+// The capsule's share. A capsule nobody consumed (still named "dltensor")
+// also deletes the tensor, which does nothing if a consumer already did.
+extern "C" void capsule_destructor(PyObject* capsule) {
+  // A destructor must not disturb an exception being raised.
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject* pending = PyErr_GetRaisedException();
+#else
+  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+  PyErr_Fetch(&type, &value, &traceback);
+#endif
+  const char* name = PyCapsule_GetName(capsule);
+  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, name));
+  if (managed != nullptr) {
+    auto* tensor = static_cast<CapsuleTensor*>(managed->manager_ctx);
+    if (name != nullptr && std::string_view(name) == kCapsuleName) capsule_tensor_deleter(managed);
+    drop_owner(tensor);
+  }
+  PyErr_Clear();
+#if PY_VERSION_HEX >= 0x030C0000
+  PyErr_SetRaisedException(pending);
+#else
+  PyErr_Restore(type, value, traceback);
+#endif
 }
 
 bool is_host_side(int device_type) {
   return device_type == kDLCPU || device_type == kDLCUDAHost || device_type == kDLROCMHost;
 }
 
+// The device types anydev_buffer_from_dlpack takes (anydev_dlpack.h).
+bool importable(int device_type) {
+  return is_host_side(device_type) || device_type == kDLCUDA || device_type == kDLROCM;
+}
+
 std::pair<int, int> dlpack_device(const Buffer& b) {
   int type = 0, id = 0;
   check(anydev_buffer_dlpack_device(b.get("__dlpack_device__"), &type, &id));
   return {type, id};
+}
+
+const char* device_type_name(int device_type) {
+  switch (device_type) {
+    case kDLCUDA:
+      return "kDLCUDA";
+    case kDLOpenCL:
+      return "kDLOpenCL";
+    case kDLROCM:
+      return "kDLROCM";
+    default:
+      return "this device type";
+  }
 }
 
 // Orders the consumer after the buffer's work, as the module comment says.
@@ -61,7 +136,17 @@ void make_ready(const Buffer& b, int device_type, const py::object& stream) {
       throw py::buffer_error("__dlpack__: stream " + std::to_string(value) +
                              " is not allowed (use None, -1, 1, 2 or a stream handle)");
     }
-    if (!is_host_side(device_type)) consumer = reinterpret_cast<void*>(value);
+    if (!is_host_side(device_type)) {
+      if ((value == 1 || value == 2) && device_type != kDLCUDA) {
+        throw py::buffer_error(
+            std::string(b.type_name()) + ".__dlpack__: stream " + std::to_string(value) +
+            " has no meaning for " + device_type_name(device_type) + " memory (DLPack " +
+            std::to_string(device_type) + "): 1 and 2 are CUDA's default streams; pass None to " +
+            "wait on the host, -1 for no synchronization, or a native queue of the buffer's " +
+            "device (e.g. DeviceContext.stream().native_handle())");
+      }
+      consumer = reinterpret_cast<void*>(static_cast<std::uintptr_t>(value));
+    }
   }
   anydev_status_t status = ANYDEV_SUCCESS;
   {
@@ -93,12 +178,22 @@ py::object to_capsule(const Buffer& b, const py::object& stream, const py::objec
   std::vector<int64_t> extents;
   if (!shape.is_none()) extents = shape.cast<std::vector<int64_t>>();
   make_ready(b, type, stream);
-  DLManagedTensor* managed = nullptr;
+  DLManagedTensor* inner = nullptr;
   check(anydev_buffer_to_dlpack(b.get("__dlpack__"), static_cast<int>(extents.size()),
-                                shape.is_none() ? nullptr : extents.data(), &managed));
-  PyObject* capsule = PyCapsule_New(managed, kCapsuleName, capsule_destructor);
+                                shape.is_none() ? nullptr : extents.data(), &inner));
+  auto* tensor = new (std::nothrow) CapsuleTensor;
+  if (tensor == nullptr) {
+    inner->deleter(inner);
+    throw std::bad_alloc();
+  }
+  tensor->inner = inner;
+  tensor->managed.dl_tensor = inner->dl_tensor;
+  tensor->managed.manager_ctx = tensor;
+  tensor->managed.deleter = capsule_tensor_deleter;
+  PyObject* capsule = PyCapsule_New(&tensor->managed, kCapsuleName, capsule_destructor);
   if (capsule == nullptr) {
-    managed->deleter(managed);
+    inner->deleter(inner);
+    delete tensor;
     throw py::error_already_set();
   }
   return py::reinterpret_steal<py::object>(capsule);
@@ -119,6 +214,18 @@ py::object from_dlpack(const py::object& obj, const py::object& ctx_arg) {
     py::object stream = py::none();
     if (py::hasattr(obj, "__dlpack_device__")) {
       const auto device = obj.attr("__dlpack_device__")().cast<std::pair<int, int>>();
+      if (!importable(device.first)) {
+        // Known before export: ask for no capsule anydev cannot take.
+        throw Error(Status::unsupported,
+                    "anydev.from_dlpack: cannot import memory of DLPack device type " +
+                        std::to_string(device.first) +
+                        (device.first == kDLOpenCL
+                             ? " (kDLOpenCL): anydev's opencl backend can use only the cl_mem "
+                               "objects it allocated"
+                             : ": anydev imports kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDA and "
+                               "kDLROCM") +
+                        "; nothing was exported");
+      }
       const char* api = device.first == kDLCUDA   ? "cuda"
                         : device.first == kDLROCM ? "hip"
                                                   : nullptr;

@@ -1,9 +1,11 @@
 #include "py_values.h"
 
+#include <bit>
 #include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string_view>
 
 #include "anydev/anydev.hpp"
 
@@ -207,6 +209,100 @@ const char* buffer_format(anydev_dtype_t dtype) {
     default:
       return nullptr;
   }
+}
+
+namespace {
+
+// An integer dtype of `itemsize` bytes.
+std::optional<anydev_dtype_t> integer_of(std::size_t itemsize, bool is_signed) {
+  switch (itemsize) {
+    case 1:
+      return is_signed ? ANYDEV_DTYPE_INT8 : ANYDEV_DTYPE_UINT8;
+    case 2:
+      return is_signed ? ANYDEV_DTYPE_INT16 : ANYDEV_DTYPE_UINT16;
+    case 4:
+      return is_signed ? ANYDEV_DTYPE_INT32 : ANYDEV_DTYPE_UINT32;
+    case 8:
+      return is_signed ? ANYDEV_DTYPE_INT64 : ANYDEV_DTYPE_UINT64;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<anydev_dtype_t> float_of(std::size_t itemsize) {
+  switch (itemsize) {
+    case 2:
+      return ANYDEV_DTYPE_FLOAT16;
+    case 4:
+      return ANYDEV_DTYPE_FLOAT32;
+    case 8:
+      return ANYDEV_DTYPE_FLOAT64;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<anydev_dtype_t> complex_of(std::size_t itemsize) {
+  if (itemsize == 8) return ANYDEV_DTYPE_COMPLEX64;
+  if (itemsize == 16) return ANYDEV_DTYPE_COMPLEX128;
+  return std::nullopt;
+}
+
+}  // namespace
+
+FormatElements format_elements(const char* format, std::size_t itemsize) {
+  FormatElements out;
+  if (format == nullptr || format[0] == '\0') {  // the buffer protocol's default: "B"
+    out.raw_bytes = true;
+    out.dtype = ANYDEV_DTYPE_UINT8;
+    return out;
+  }
+  std::string_view code(format);
+  // A byte-order prefix; only the host's own order describes these elements.
+  const char order = code.front();
+  if (order == '@' || order == '=' || order == '<' || order == '>' || order == '!') {
+    code.remove_prefix(1);
+    const bool little = order == '<';
+    const bool big = order == '>' || order == '!';
+    const bool host_little = std::endian::native == std::endian::little;
+    if (itemsize > 1 && ((little && !host_little) || (big && host_little))) return out;
+  }
+  if (code == "B" || code == "c") {
+    out.raw_bytes = true;
+    out.dtype = ANYDEV_DTYPE_UINT8;
+    return out;
+  }
+  if (code.size() == 1) {
+    switch (code.front()) {
+      case '?':
+        if (itemsize == 1) out.dtype = ANYDEV_DTYPE_BOOL;
+        return out;
+      case 'b':
+      case 'h':
+      case 'i':
+      case 'l':
+      case 'q':
+      case 'n':
+        out.dtype = integer_of(itemsize, true);
+        return out;
+      case 'H':
+      case 'I':
+      case 'L':
+      case 'Q':
+      case 'N':
+        out.dtype = integer_of(itemsize, false);
+        return out;
+      case 'e':
+      case 'f':
+      case 'd':
+        out.dtype = float_of(itemsize);
+        return out;
+      default:
+        return out;
+    }
+  }
+  if (code == "Zf" || code == "Zd") out.dtype = complex_of(itemsize);
+  return out;
 }
 
 }  // namespace anydev::python

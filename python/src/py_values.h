@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "anydev/anydev.h"
@@ -32,6 +33,17 @@ pybind11::object decode(anydev_dtype_t dtype, const void* bytes);
 // struct-module format code for the buffer protocol (a static string);
 // nullptr for bfloat16 (no standard code).
 const char* buffer_format(anydev_dtype_t dtype);
+
+// What a buffer-protocol object's elements are, read from its format code
+// and item size: the anydev dtype they match (nullopt when none: a struct,
+// several values per item, a byte order other than the host's), and whether
+// they are plain bytes ("B", "c" or no format), which copy into a buffer of
+// any dtype as its raw bytes.
+struct FormatElements {
+  std::optional<anydev_dtype_t> dtype;
+  bool raw_bytes = false;
+};
+FormatElements format_elements(const char* format, std::size_t itemsize);
 
 }  // namespace anydev::python
 

@@ -4,6 +4,7 @@
  * "N passed, M failed" and exits non-zero on any failure. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -141,6 +142,33 @@ static anydev_context_t make_cpu_context(void) {
   return ctx;
 }
 
+/* -1 is the one "default device" value; -5 used to mean device 0 silently. */
+static void test_negative_device_index_is_invalid_argument(void) {
+  anydev_context_t sentinel = (anydev_context_t)(uintptr_t)0x1;
+  anydev_context_t out = sentinel;
+  const int indices[] = {-2, -5, INT_MIN};
+  for (size_t i = 0; i < sizeof indices / sizeof indices[0]; ++i) {
+    char text[16];
+    snprintf(text, sizeof text, "%d", indices[i]);
+    CHECK_STATUS(anydev_context_create("cpu", indices[i], &out), ANYDEV_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(anydev_last_error_message(), "anydev_context_create"));
+    CHECK(contains(anydev_last_error_message(), text));
+    CHECK(out == sentinel);
+    CHECK_STATUS(anydev_context_create(NULL, indices[i], &out), ANYDEV_ERROR_INVALID_ARGUMENT);
+    CHECK(out == sentinel);
+    int stream = 0;
+    CHECK_STATUS(anydev_context_wrap_native_stream("cpu", indices[i], &stream, &out),
+                 ANYDEV_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(anydev_last_error_message(), text));
+    CHECK(out == sentinel);
+  }
+  CHECK_STATUS(anydev_context_create("cpu", -1, &out), ANYDEV_SUCCESS); /* the default: 0 */
+  int id = -1;
+  CHECK_STATUS(anydev_context_device_id(out, &id), ANYDEV_SUCCESS);
+  CHECK(id == 0);
+  CHECK_STATUS(anydev_context_release(out), ANYDEV_SUCCESS);
+}
+
 static void test_context(void) {
   anydev_context_t sentinel = (anydev_context_t)(uintptr_t)0x1;
   anydev_context_t out = sentinel;
@@ -150,6 +178,7 @@ static void test_context(void) {
   CHECK_STATUS(anydev_context_create("cpu", 1, &out), ANYDEV_ERROR_OUT_OF_RANGE);
   CHECK(out == sentinel);
   CHECK_STATUS(anydev_context_create("cpu", 0, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  test_negative_device_index_is_invalid_argument();
 
   anydev_context_t ctx = make_cpu_context();
   if (ctx == NULL) return;

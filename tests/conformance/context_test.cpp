@@ -54,6 +54,21 @@ TEST_P(ContextTest, DeviceIndexPastTheLastIsOutOfRange) {
   EXPECT_TRUE(Fails(Status::out_of_range, [&] { DeviceContext past(1 << 30, api()); }));
 }
 
+// DeviceContext() is the default device; a negative index (-5 used to mean
+// device 0 silently) is refused by the C++ API and, below -1, by the C ABI.
+TEST_P(ContextTest, NegativeDeviceIndexIsInvalidArgument) {
+  for (const int index : {-1, -5, -(1 << 30)}) {
+    EXPECT_TRUE(Fails(Status::invalid_argument, [&] { DeviceContext negative(index, api()); },
+                      {"DeviceContext", std::to_string(index)}));
+    EXPECT_TRUE(Fails(Status::invalid_argument, [&] { DeviceContext negative(index); },
+                      {std::to_string(index)}));
+    int not_a_stream = 0;
+    EXPECT_TRUE(Fails(Status::invalid_argument,
+                      [&] { DeviceContext::wrap_native_stream(api(), index, &not_a_stream); },
+                      {std::to_string(index)}));
+  }
+}
+
 TEST_P(ContextTest, CopiesShareTheContextAndItsStream) {
   const DeviceContext copy = ctx();
   EXPECT_EQ(copy.handle(), ctx().handle());

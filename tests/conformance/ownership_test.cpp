@@ -151,6 +151,27 @@ TEST_P(TakePtrTest, EveryOperationOnATakenBufferIsInvalidState) {
   });
 }
 
+// Element access of a taken buffer names take_ptr (not "index 0 is out of
+// range for a buffer of 0 elements").
+TEST_P(TakePtrTest, ElementAccessOfATakenBufferNamesTakePtr) {
+  ForEachKind([&]<Kind K>() {
+    Buffer<K, float> buffer = Create<K, float>(ctx(), 16);
+    float* const taken = std::move(buffer).take_ptr();
+    const Buffer<K, float>& b = buffer;  // NOLINT(bugprone-use-after-move)
+    if constexpr (K == Kind::host) {
+      EXPECT_TRUE(Fails(Status::invalid_state, [&] { (void)b.at(0); }, {"at", "take_ptr"}));
+      EXPECT_TRUE(Fails(Status::invalid_state, [&] { (void)b.at(20); }, {"at", "take_ptr"}));
+      EXPECT_TRUE(
+          Fails(Status::invalid_state, [&] { (void)b.as_span(); }, {"as_span", "take_ptr"}));
+    } else {
+      EXPECT_TRUE(Fails(Status::invalid_state, [&] { (void)b.map_to_host(); }, {"take_ptr"}));
+    }
+    EXPECT_TRUE(Fails(Status::invalid_state, [&] { b.enqueue_fill(1.0f); }, {"take_ptr"}));
+    ctx().free(taken);
+    ctx().synchronize();
+  });
+}
+
 TEST_P(TakePtrTest, AnotherHandleMakesItInvalidState) {
   ForEachKind([&]<Kind K>() {
     const Array<std::uint16_t> values = Pattern<std::uint16_t>(64, 621);

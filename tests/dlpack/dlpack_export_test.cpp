@@ -2,6 +2,8 @@
 // lifetimes (the deleter from any thread, in any order) and errors.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -185,6 +187,55 @@ TEST(DlpackExport, MakeReadyWaitsOrRefusesAForeignStreamOnCpu) {
   const anydev_status_t s = anydev_buffer_make_ready(h.handle(), &stream);
   EXPECT_EQ(s, ANYDEV_ERROR_UNSUPPORTED);
   EXPECT_NE(error_of(s).find("cpu backend cannot wrap"), std::string::npos);
+}
+
+// A caller's integer is handed to a backend as a native stream only when it
+// has a defined meaning there: 1 and 2 are CUDA's reserved streams (PoCL
+// dereferenced queue 0x1 in clGetCommandQueueInfo), and nothing lives
+// below address 4096. Runs on each backend that can wrap native streams.
+TEST(DlpackExport, CallerIntegersWithoutAMeaningAreRefusedAsStreams) {
+  int tested = 0;
+  // ctest's dlpack.caller_integers_cuda_emulator names the emulator: then
+  // cuda must be there.
+  if (std::getenv("ANYDEV_CUDA_LIBRARY") != nullptr) {
+    ASSERT_GT(DeviceContext::number_of_devices("cuda"), 0)
+        << "ANYDEV_CUDA_LIBRARY is set but the cuda backend has no device";
+  }
+  for (const char* api : {"opencl", "cuda"}) {
+    if (DeviceContext::number_of_devices(api) == 0) continue;
+    SCOPED_TRACE(api);
+    ++tested;
+    const bool cuda = std::string(api) == "cuda";
+    const DeviceContext ctx(0, api);
+    const auto d = ctx.enqueue_create_buffer<float>(1024);
+    d.enqueue_fill(1.0f);  // work the consumer would have to wait for
+    for (const std::uintptr_t value : {1u, 2u, 3u, 100u, 4095u}) {
+      SCOPED_TRACE(value);
+      auto* native = reinterpret_cast<void*>(value);
+      const bool meaningful = cuda && value <= 2;
+      const anydev_status_t s = anydev_buffer_make_ready(d.handle(), native);
+      EXPECT_EQ(s, meaningful ? ANYDEV_SUCCESS : ANYDEV_ERROR_INVALID_ARGUMENT) << error_of(s);
+      if (!meaningful) {
+        EXPECT_NE(error_of(s).find("anydev_buffer_make_ready"), std::string::npos);
+        EXPECT_NE(error_of(s).find("native stream " + std::to_string(value)), std::string::npos)
+            << error_of(s);
+      }
+      anydev_context_t wrapped = nullptr;
+      const anydev_status_t w = anydev_context_wrap_native_stream(api, 0, native, &wrapped);
+      EXPECT_EQ(w, meaningful ? ANYDEV_SUCCESS : ANYDEV_ERROR_INVALID_ARGUMENT) << error_of(w);
+      if (w == ANYDEV_SUCCESS) {
+        anydev_context_release(wrapped);
+      } else {
+        EXPECT_EQ(wrapped, nullptr);
+        EXPECT_NE(error_of(w).find(api), std::string::npos) << error_of(w);
+      }
+    }
+    ctx.synchronize();
+  }
+  if (tested == 0) {
+    GTEST_SKIP() << "neither the opencl nor the cuda backend has a device here (cpu cannot wrap "
+                    "native streams at all)";
+  }
 }
 
 TEST(DlpackExport, TakenBufferCannotBeExported) {

@@ -188,3 +188,42 @@ def test_dlpack_capsule_protocol(ctx):
     assert x.unsafe_ptr() == h.unsafe_ptr()
     with pytest.raises(TypeError, match="__dlpack__"):
         anydev.from_dlpack(42)
+
+
+@pytest.mark.parametrize("index", [-1, -5, -(2**31)])
+def test_negative_device_index_is_refused(index):
+    # DeviceContext(-5) used to pick device 0 silently; DeviceContext() is
+    # the default device.
+    with pytest.raises(anydev.InvalidArgumentError, match=f"device index {index} is negative"):
+        anydev.DeviceContext(index, api="cpu")
+    with pytest.raises(anydev.InvalidArgumentError, match=f"device index {index}"):
+        anydev.DeviceContext(index)
+    with pytest.raises(anydev.InvalidArgumentError, match=f"device index {index}"):
+        anydev.DeviceContext.wrap_native_stream("cpu", index, 1 << 20)
+
+
+def test_copies_with_python_objects_refuse_another_dtype(ctx):
+    # float64 values copied into a float32 buffer used to be reinterpreted
+    # ([0.0, 1.875, 0.0, 2.0]); int32 gave denormals.
+    d = ctx.enqueue_create_buffer(4, dtype="float32")
+    d.enqueue_fill(0.5)
+    with pytest.raises(anydev.InvalidArgumentError, match="float64.*float32.*enqueue_copy_from|"
+                       "enqueue_copy_from.*float64.*float32"):
+        d.enqueue_copy_from(array.array("d", [1.0, 2.0]))
+    with pytest.raises(anydev.InvalidArgumentError, match="enqueue_copy_from.*int32.*float32"):
+        d.enqueue_copy_from(array.array("i", [1, 2, 3, 4]))
+    out = array.array("i", [0, 0, 0, 0])
+    with pytest.raises(anydev.InvalidArgumentError, match="enqueue_copy_to.*int32.*float32"):
+        d.enqueue_copy_to(out)
+    assert list(out) == [0, 0, 0, 0]  # refused without change
+    check = array.array("f", [0.0] * 4)
+    d.enqueue_copy_to(check)
+    assert list(check) == [0.5] * 4
+    # Plain bytes copy as the buffer's raw bytes (an explicit byte view).
+    raw = array.array("f", [1.0, 2.0, 3.0, 4.0]).tobytes()
+    d.enqueue_copy_from(raw)
+    d.enqueue_copy_from(bytearray(raw))
+    back = bytearray(16)
+    d.enqueue_copy_to(back)
+    assert bytes(back) == raw
+    d.enqueue_copy_from(memoryview(array.array("d", [1.0, 2.0])).cast("B"))

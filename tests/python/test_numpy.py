@@ -142,3 +142,33 @@ def test_errors_for_unsupported_exchanges(ctx):
     h = ctx.enqueue_create_host_buffer(4, dtype="bfloat16")
     with pytest.raises(BufferError, match="bfloat16"):
         memoryview(h)
+
+
+def test_numpy_copies_refuse_another_dtype(ctx):
+    h = ctx.enqueue_create_host_buffer(4, dtype="float32")
+    h.enqueue_fill(0.5)
+    ctx.synchronize()
+    for wrong in [numpy.arange(4, dtype=numpy.float64), numpy.arange(4, dtype=numpy.int32),
+                  numpy.arange(4, dtype=">f4"), numpy.zeros(16, dtype=numpy.int8)]:
+        with pytest.raises(anydev.InvalidArgumentError, match="enqueue_copy_from.*float32"):
+            h.enqueue_copy_from(wrong)
+        with pytest.raises(anydev.InvalidArgumentError, match="enqueue_copy_to.*float32"):
+            h.enqueue_copy_to(wrong)
+    assert [h[i] for i in range(4)] == [0.5] * 4  # refused without change
+    values = numpy.arange(4, dtype=numpy.float32)
+    h.enqueue_copy_from(values)
+    assert [h[i] for i in range(4)] == [0.0, 1.0, 2.0, 3.0]
+    h.enqueue_copy_from(values.view(numpy.uint8))  # a byte view copies raw bytes
+    h.enqueue_copy_from(memoryview(numpy.ones(2, numpy.float64)).cast("B"))
+    for dtype in ["int8", "uint16", "int32", "int64", "uint64", "float16", "float64", "complex64",
+                  "complex128", "bool"]:
+        b = ctx.enqueue_create_host_buffer(3, dtype=dtype)
+        src = numpy.ones(3, dtype=dtype)
+        b.enqueue_copy_from(src)
+        dst = numpy.zeros(3, dtype=dtype)
+        b.enqueue_copy_to(dst)
+        assert (dst == src).all(), dtype
+    longs = ctx.enqueue_create_host_buffer(2, dtype="int64")
+    longs.enqueue_copy_from(numpy.array([7, 8], dtype=numpy.int_))  # format 'l'
+    longs.enqueue_copy_from(numpy.array([7, 8], dtype=numpy.longlong))  # format 'q'
+    assert longs[1] == 8

@@ -80,3 +80,48 @@ def test_numpy_memory_goes_through_an_opencl_context(ocl):
     d.enqueue_copy_to(back)
     assert back.tolist() == list(range(16))
     assert (a == 0.0).all()
+
+
+@pytest.mark.parametrize("stream", [1, 2])
+def test_cuda_stream_values_are_refused_for_kdlopencl(ocl, stream):
+    # stream=1 used to reach clGetCommandQueueInfo(queue=0x1): a segfault.
+    d = ocl.enqueue_create_buffer(1024, dtype="float32")
+    d.enqueue_fill(1.0)
+    with pytest.raises(BufferError, match=f"stream {stream} has no meaning for kDLOpenCL"):
+        d.__dlpack__(stream=stream)
+    with pytest.raises(anydev.InvalidArgumentError, match=f"native stream {stream} .*opencl"):
+        anydev.DeviceContext.wrap_native_stream("opencl", 0, stream)
+    ocl.synchronize()
+
+
+@pytest.mark.parametrize("stream", [3, 100, 4095])
+def test_small_stream_values_are_never_dereferenced(ocl, stream):
+    d = ocl.enqueue_create_buffer(1024, dtype="float32")
+    d.enqueue_fill(1.0)
+    with pytest.raises(anydev.InvalidArgumentError, match=f"native stream {stream} .*below"):
+        d.__dlpack__(stream=stream)
+    with pytest.raises(anydev.InvalidArgumentError, match=f"native stream {stream}"):
+        anydev.DeviceContext.wrap_native_stream("opencl", 0, stream)
+    capsule = d.__dlpack__(stream=None)  # None waits on the host
+    assert type(capsule).__name__ == "PyCapsule"
+
+
+def test_anydev_from_dlpack_refuses_kdlopencl_before_exporting(ocl):
+    d = ocl.enqueue_create_buffer(16, dtype="float32")
+    with pytest.raises(anydev.UnsupportedError, match="kDLOpenCL.*nothing was exported"):
+        anydev.from_dlpack(d)
+    ocl.free(d.take_ptr())  # no capsule was left holding the memory
+
+
+def test_torch_import_of_kdlopencl_fails_cleanly(ocl):
+    # Debian's torch 1.13 fails an assert, calls the deleter while unwinding
+    # and leaves the capsule named "dltensor": the capsule's destructor used
+    # to call the deleter a second time (a segfault).
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed (Debian: python3-torch)")
+    d = ocl.enqueue_create_buffer(16, dtype="float32")
+    for _ in range(3):
+        with pytest.raises(Exception):
+            torch.from_dlpack(d)
+    import gc
+    gc.collect()
+    ocl.free(d.take_ptr())  # every failed import gave its reference back, once
