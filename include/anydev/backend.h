@@ -199,6 +199,11 @@ typedef struct anydev_backend_table_t {
   /* Optional: wraps an existing native stream without owning it;
    * stream_destroy on the result must not destroy the native stream. */
   anydev_status_t (*stream_wrap_native)(int device, void* native_stream, anydev_bk_stream_t* out);
+
+  /* Optional: *locked = 1 when host memory `handle` (from host_alloc) is
+   * page-locked (pinned), 0 when it is ordinary pageable memory. NULL: the
+   * core reports the memory as locked (the backend pins everything). */
+  anydev_status_t (*memory_is_locked)(int device, void* handle, int* locked);
 } anydev_backend_table_t;
 
 /* The signature of the entry symbol. */
