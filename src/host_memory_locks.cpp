@@ -74,7 +74,8 @@ void warn_pageable(const Backend* backend, int device, std::size_t bytes) {
           memlock_limit_text(),
           "; for a backend that locks with mlock (cpu) raise it with `ulimit -l` (bytes/1024), "
           "LimitMEMLOCK= in a systemd unit or `docker run --ulimit memlock=-1`, or grant "
-          "CAP_IPC_LOCK. anydev_buffer_is_locked / HostBuffer::is_locked() tell which buffers "
+          "CAP_IPC_LOCK (unless the backend was told not to lock, as with ANYDEV_CPU_MLOCK=0). "
+          "anydev_buffer_is_locked / HostBuffer::is_locked() tell which buffers "
           "are locked; anydev-info shows the locked total (logged once per backend)"));
 }
 
@@ -98,19 +99,35 @@ anydev_status_t backend_memory_is_locked(const Backend* backend, int device, voi
 void note_host_alloc(const Backend* backend, int device, void* handle, std::size_t bytes) noexcept {
   try {
     int locked = 0;
-    if (backend_memory_is_locked(backend, device, handle, &locked) != ANYDEV_SUCCESS) {
-      log(ANYDEV_LOG_DEBUG, cat(backend->name, ": memory_is_locked failed; counting ", bytes,
-                                " bytes of host memory as pageable: ", last_error_message()));
-      clear_last_error();
-      locked = 0;
+    if (backend->table->memory_is_locked != nullptr) {
+      // The caller's call succeeds: keep the thread's last error as it was.
+      const anydev_status_t error_status = last_error_status();
+      std::string error_message = last_error_message();
+      if (backend_memory_is_locked(backend, device, handle, &locked) != ANYDEV_SUCCESS) {
+        log(ANYDEV_LOG_DEBUG, cat(backend->name, ": memory_is_locked failed; counting ", bytes,
+                                  " bytes of host memory as pageable: ", last_error_message()));
+        if (error_status == ANYDEV_SUCCESS) {
+          clear_last_error();
+        } else {
+          set_error(error_status, std::move(error_message));
+        }
+        locked = 0;
+      }
+    } else {
+      locked = 1;
     }
     bool warn = false;
     {
       State& s = state();
       std::lock_guard<std::mutex> hold(s.mutex);
       HostMemoryLocks& totals = s.devices[{backend, device}];
-      if (!s.blocks.emplace(BlockKey{backend, device, handle}, Block{bytes, locked != 0}).second) {
-        return;  // already noted (a backend handing out a live handle twice)
+      const auto [it, fresh] =
+          s.blocks.try_emplace(BlockKey{backend, device, handle}, Block{bytes, locked != 0});
+      if (!fresh) {
+        // A handle noted before whose free was not seen: count the new block.
+        totals.total_bytes -= it->second.bytes;
+        if (it->second.locked) totals.locked_bytes -= it->second.bytes;
+        it->second = Block{bytes, locked != 0};
       }
       totals.total_bytes += bytes;
       if (locked != 0) totals.locked_bytes += bytes;
