@@ -24,6 +24,14 @@
 
 #include "anydev/anydev.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ANYDEV_MLOCK_IS_A_NO_OP 1  // AddressSanitizer's mlock does nothing and succeeds
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ANYDEV_MLOCK_IS_A_NO_OP 1
+#endif
+#endif
+
 namespace {
 
 constexpr int kIpcLockBit = CAP_IPC_LOCK;
@@ -94,6 +102,10 @@ int ChildChecks(const char* log_path) {
 }
 
 TEST(Memlock, PastTheLimitHostBuffersSayTheyArePageableAndOneWarningNamesTheLimit) {
+#ifdef ANYDEV_MLOCK_IS_A_NO_OP
+  GTEST_SKIP() << "AddressSanitizer intercepts mlock as a no-op that succeeds, so the lock limit "
+                  "cannot be reached in this build";
+#endif
   char log_path[] = "/tmp/anydev-memlock-XXXXXX";
   const int log_fd = mkstemp(log_path);
   ASSERT_GE(log_fd, 0);
