@@ -217,6 +217,7 @@ const anydev_backend_table_t kTable = {
     .enable_peer_access = EnablePeerAccess,
     .native_handle = NativeHandle,
     .stream_wrap_native = StreamWrapNative,
+    .memory_is_locked = nullptr,  // cuMemHostAlloc memory is always page-locked
 };
 
 }  // namespace
