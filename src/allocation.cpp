@@ -2,6 +2,7 @@
 
 #include "foreign_memory.h"
 #include "fork_guard.h"
+#include "host_memory_locks.h"
 #include "logging.h"
 #include "objects.h"
 #include "pool/pooled_allocation.h"
@@ -94,6 +95,7 @@ Allocation::~Allocation() {
     if (table->stream_synchronize(owner.native) != ANYDEV_SUCCESS) {
       log_failure(backend, "stream_synchronize");
     }
+    note_host_free(backend, device, kind, handle);
     if (table->memory_free(device, kind, handle) != ANYDEV_SUCCESS) {
       log_failure(backend, "memory_free");
     }

@@ -6,6 +6,7 @@
 #include "buffer_access.h"
 #include "dtype.h"
 #include "format.h"
+#include "host_memory_locks.h"
 #include "pool/pooled_allocation.h"
 #include "range_check.h"
 #include "taken_memory.h"
@@ -254,6 +255,34 @@ anydev_status_t anydev_buffer_native_handle(anydev_buffer_t buf, void** out) {
   }
   return backend->table->native_handle(view.allocation->device, ANYDEV_NATIVE_MEMORY,
                                        view.allocation->handle, out);
+}
+
+anydev_status_t anydev_buffer_is_locked(anydev_buffer_t buf, int* locked) {
+  static constexpr const char* op = "anydev_buffer_is_locked";
+  ANYDEV_REQUIRE_ARG(op, locked);
+  BufferView view;
+  if (anydev_status_t s = access_buffer(op, buf, "buf", &view); s != ANYDEV_SUCCESS) return s;
+  const Allocation& allocation = *view.allocation;
+  if (buf->kind != ANYDEV_MEMORY_HOST) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "buf is a device buffer on ",
+                describe_device(allocation.backend, allocation.device),
+                "; only host memory is page-locked or pageable");
+  }
+  if (allocation.handle == nullptr || allocation.foreign_release) {
+    *locked = 0;  // empty, or memory anydev did not allocate
+    return ANYDEV_SUCCESS;
+  }
+  return guarded(op, [&] {
+    int value = 0;
+    if (anydev_status_t s = backend_memory_is_locked(allocation.backend, allocation.device,
+                                                     allocation.handle, &value);
+        s != ANYDEV_SUCCESS) {
+      return fail(s, op, "asking ", describe_device(allocation.backend, allocation.device), ": ",
+                  last_error_message());
+    }
+    *locked = value;
+    return ANYDEV_SUCCESS;
+  });
 }
 
 }  // extern "C"

@@ -9,6 +9,7 @@
 #include <new>
 #include <thread>
 
+#include "host_memory_locks.h"
 #include "logging.h"
 #include "registry.h"
 #include "status.h"
@@ -44,6 +45,7 @@ void run(const Item& item) {
     report(item.backend, "event_destroy", table->event_destroy(item.event));
     return;
   }
+  note_host_free(item.backend, item.device, item.kind, item.handle);
   report(item.backend, "memory_free", table->memory_free(item.device, item.kind, item.handle));
   report(item.backend, "event_destroy", table->event_destroy(item.event));
 }

@@ -150,7 +150,8 @@ const CpuDeviceInfo& device_info() {
 
 std::string pinned_memory_text() {
   if (!lock_pinned_memory()) {
-    return "pinned host memory: page-aligned, populated, not locked (ANYDEV_CPU_MLOCK=0)";
+    return "pinned host memory: aligned to 64 bytes or more, populated, not locked "
+           "(ANYDEV_CPU_MLOCK=0)";
   }
   struct rlimit limit {};
   std::string limit_text = "unknown";
@@ -158,7 +159,8 @@ std::string pinned_memory_text() {
     limit_text =
         limit.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(limit.rlim_cur) + " bytes";
   }
-  return "pinned host memory: page-aligned, populated, locked with mlock up to RLIMIT_MEMLOCK (" +
+  return "pinned host memory: aligned to 64 bytes or more, populated, locked with mlock up to "
+         "RLIMIT_MEMLOCK (" +
          limit_text + ")";
 }
 
@@ -394,6 +396,23 @@ anydev_status_t memory_free(int device, anydev_bk_memory_kind_t kind, void* hand
   });
 }
 
+anydev_status_t memory_is_locked(int device, void* handle, int* locked) {
+  return guarded("memory_is_locked", [&] {
+    if (anydev_status_t s = check_device("memory_is_locked", device); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    if (handle == nullptr) return null_argument("memory_is_locked", "handle");
+    if (locked == nullptr) return null_argument("memory_is_locked", "locked");
+    bool is_locked = false;
+    if (anydev_status_t s = memory_locked(MemoryKind::kPinnedHost, handle, &is_locked);
+        s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    *locked = is_locked ? 1 : 0;
+    return ANYDEV_SUCCESS;
+  });
+}
+
 [[gnu::hot]] anydev_status_t copy(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                                   anydev_bk_memory_ref_t src, std::size_t bytes) {
   return guarded("copy", [&] {
@@ -524,7 +543,7 @@ constexpr anydev_backend_table_t kTable = {
     .enable_peer_access = enable_peer_access,
     .native_handle = native_handle,
     .stream_wrap_native = nullptr,
-    .memory_is_locked = nullptr,
+    .memory_is_locked = memory_is_locked,
 };
 
 }  // namespace

@@ -1,15 +1,9 @@
 #include "cpu_memory.h"
 
 #include <pthread.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <mutex>
 #include <new>
 #include <string>
@@ -17,18 +11,20 @@
 
 #include "cpu_device_info.h"
 #include "cpu_services.h"
+#include "cpu_small_blocks.h"
 
 namespace anydev::cpu {
 namespace {
 
-// One live allocation: its page-rounded length and kind.
+// One live large allocation: its page-rounded length, kind and lock state.
 struct Mapping {
   std::size_t length;
   MemoryKind kind;
+  bool locked;
 };
 
-// Live allocations. Leaked on purpose: frees may come from other threads
-// while static destructors run at exit.
+// Live large allocations. Leaked on purpose: frees may come from other
+// threads while static destructors run at exit.
 struct Registry {
   std::mutex mutex;
   std::unordered_map<void*, Mapping> mappings;
@@ -39,9 +35,6 @@ Registry& registry() {
   return *instance;
 }
 
-std::atomic<bool> g_lock_pinned{true};
-std::atomic<bool> g_lock_failure_logged{false};
-
 const char* operation_name(MemoryKind kind) {
   return kind == MemoryKind::kPinnedHost ? "host_alloc" : "device_alloc";
 }
@@ -50,63 +43,53 @@ const char* kind_name(MemoryKind kind) {
   return kind == MemoryKind::kPinnedHost ? "pinned host memory" : "device memory";
 }
 
-std::string errno_text(int error) {
-  char buffer[128];
-  // GNU strerror_r: returns the text, which may or may not be in `buffer`.
-  const char* text = strerror_r(error, buffer, sizeof buffer);
-  return std::string(text) + " (errno " + std::to_string(error) + ")";
-}
-
 std::string address_text(const void* address) {
   char text[32];
   std::snprintf(text, sizeof text, "%p", address);
   return text;
 }
 
-std::string memlock_limit_text() {
-  struct rlimit limit {};
-  if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0) return "unknown";
-  if (limit.rlim_cur == RLIM_INFINITY) return "unlimited";
-  return std::to_string(limit.rlim_cur) + " bytes";
+anydev_status_t not_live(const char* op, MemoryKind kind, const void* address) {
+  return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                   std::string("cpu ") + op + "(" + address_text(address) + ", " + kind_name(kind) +
+                       "): not a live allocation of the cpu backend");
 }
 
-void lock_or_log(void* address, std::size_t length) {
-  if (mlock(address, length) == 0) return;
-  const int error = errno;
-  if (!g_lock_failure_logged.exchange(true, std::memory_order_relaxed)) {
-    log(ANYDEV_LOG_DEBUG,
-        "host_alloc: mlock of " + std::to_string(length) + " bytes failed: " + errno_text(error) +
-            "; RLIMIT_MEMLOCK is " + memlock_limit_text() +
-            ". Pinned host memory that cannot be locked stays populated but pageable (logged "
-            "once; set ANYDEV_CPU_MLOCK=0 to stop trying)");
-  }
+anydev_status_t wrong_kind(const char* op, MemoryKind kind, const void* address,
+                           MemoryKind actual) {
+  return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                   std::string("cpu ") + op + "(" + address_text(address) + ", " + kind_name(kind) +
+                       "): the allocation is " + kind_name(actual));
 }
 
-void lock_registry_before_fork() { registry().mutex.lock(); }
-void unlock_registry_after_fork() { registry().mutex.unlock(); }
+void lock_before_fork() {
+  registry().mutex.lock();
+  lock_small_blocks_before_fork();
+}
+void unlock_after_fork() {
+  unlock_small_blocks_after_fork();
+  registry().mutex.unlock();
+}
 
 }  // namespace
-
-void set_lock_pinned_memory(bool lock) { g_lock_pinned.store(lock, std::memory_order_relaxed); }
-
-bool lock_pinned_memory() { return g_lock_pinned.load(std::memory_order_relaxed); }
 
 void install_fork_handlers() {
   static const bool installed = [] {
     registry();
-    return pthread_atfork(lock_registry_before_fork, unlock_registry_after_fork,
-                          unlock_registry_after_fork) == 0;
+    small_block_stats();  // creates the allocator's state before any fork
+    return pthread_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork) == 0;
   }();
   if (!installed) log(ANYDEV_LOG_WARN, "pthread_atfork failed: a forked child may not allocate");
 }
 
 anydev_status_t allocate_pages(MemoryKind kind, std::size_t bytes, void** out) {
+  if (is_small_block(bytes)) return allocate_small_block(kind, bytes, out);
   // Built only when an error is reported.
   const auto op = [&] {
     return std::string("cpu ") + operation_name(kind) +
            "(device=0, bytes=" + std::to_string(bytes) + ")";
   };
-  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t page = page_bytes();
   if (bytes > SIZE_MAX - (page - 1)) {
     return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
                      op() + ": the byte count cannot be rounded up to whole pages");
@@ -121,53 +104,76 @@ anydev_status_t allocate_pages(MemoryKind kind, std::size_t bytes, void** out) {
                                                        " bytes of host memory are available");
     }
   }
-  int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-  if (kind == MemoryKind::kPinnedHost) flags |= MAP_POPULATE;
-  void* address = mmap(nullptr, length, PROT_READ | PROT_WRITE, flags, -1, 0);
-  if (address == MAP_FAILED) {
-    const int error = errno;
+  PageMapping mapping;
+  int error = 0;
+  if (!map_pages(kind, length, page, &mapping, &error)) {
     return set_error(ANYDEV_ERROR_OUT_OF_MEMORY, op() + ": mmap of " + std::to_string(length) +
                                                      " bytes failed: " + errno_text(error));
   }
-  if (kind == MemoryKind::kPinnedHost && lock_pinned_memory()) lock_or_log(address, length);
   try {
     Registry& reg = registry();
     std::lock_guard<std::mutex> hold(reg.mutex);
-    reg.mappings.emplace(address, Mapping{.length = length, .kind = kind});
+    reg.mappings.emplace(mapping.address,
+                         Mapping{.length = length, .kind = kind, .locked = mapping.locked});
   } catch (const std::bad_alloc&) {
-    munmap(address, length);
+    unmap_pages(mapping.address, length);
     return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
                      op() + ": out of host memory for the allocation registry");
   }
-  *out = address;
+  *out = mapping.address;
   return ANYDEV_SUCCESS;
 }
 
 anydev_status_t free_pages(MemoryKind kind, void* address) {
+  MemoryKind actual = kind;
+  switch (free_small_block(kind, address, &actual)) {
+    case SmallBlockLookup::kFound:
+      return ANYDEV_SUCCESS;
+    case SmallBlockLookup::kWrongKind:
+      return wrong_kind("memory_free", kind, address, actual);
+    case SmallBlockLookup::kNotLiveBlock:
+      return not_live("memory_free", kind, address);
+    case SmallBlockLookup::kNotSmall:
+      break;
+  }
   Mapping mapping{};
   {
     Registry& reg = registry();
     std::lock_guard<std::mutex> hold(reg.mutex);
     const auto it = reg.mappings.find(address);
-    if (it == reg.mappings.end()) {
-      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
-                       "cpu memory_free(" + address_text(address) + ", " + kind_name(kind) +
-                           "): not a live allocation of the cpu backend");
-    }
-    if (it->second.kind != kind) {
-      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
-                       "cpu memory_free(" + address_text(address) + ", " + kind_name(kind) +
-                           "): the allocation is " + kind_name(it->second.kind));
-    }
+    if (it == reg.mappings.end()) return not_live("memory_free", kind, address);
+    if (it->second.kind != kind) return wrong_kind("memory_free", kind, address, it->second.kind);
     mapping = it->second;
     reg.mappings.erase(it);
   }
-  if (munmap(address, mapping.length) != 0) {
-    const int error = errno;
+  if (const int error = unmap_pages(address, mapping.length); error != 0) {
     return set_error(ANYDEV_ERROR_INTERNAL, "cpu memory_free(" + address_text(address) +
                                                 "): munmap of " + std::to_string(mapping.length) +
                                                 " bytes failed: " + errno_text(error));
   }
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t memory_locked(MemoryKind kind, void* address, bool* locked) {
+  MemoryKind actual = kind;
+  switch (small_block_locked(kind, address, locked, &actual)) {
+    case SmallBlockLookup::kFound:
+      return ANYDEV_SUCCESS;
+    case SmallBlockLookup::kWrongKind:
+      return wrong_kind("memory_is_locked", kind, address, actual);
+    case SmallBlockLookup::kNotLiveBlock:
+      return not_live("memory_is_locked", kind, address);
+    case SmallBlockLookup::kNotSmall:
+      break;
+  }
+  Registry& reg = registry();
+  std::lock_guard<std::mutex> hold(reg.mutex);
+  const auto it = reg.mappings.find(address);
+  if (it == reg.mappings.end()) return not_live("memory_is_locked", kind, address);
+  if (it->second.kind != kind) {
+    return wrong_kind("memory_is_locked", kind, address, it->second.kind);
+  }
+  *locked = it->second.locked;
   return ANYDEV_SUCCESS;
 }
 

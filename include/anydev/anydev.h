@@ -313,6 +313,18 @@ ANYDEV_API anydev_status_t anydev_buffer_format(anydev_buffer_t buf, char* out, 
                                                 size_t* needed);
 /* A native handle of the buffer's memory (ANYDEV_NATIVE_MEMORY). */
 ANYDEV_API anydev_status_t anydev_buffer_native_handle(anydev_buffer_t buf, void** out);
+/* *locked = 1 when the host buffer's memory is page-locked (pinned), 0 when
+ * it is ordinary pageable memory: past the lock limit (RLIMIT_MEMLOCK), with
+ * a backend that does not lock host memory, or memory not allocated by
+ * anydev (DLPack imports); 0 for an empty buffer. A view answers for its
+ * allocation. INVALID_ARGUMENT for a device buffer. */
+ANYDEV_API anydev_status_t anydev_buffer_is_locked(anydev_buffer_t buf, int* locked);
+/* Host memory this process holds from ctx's device and backend (live host
+ * buffers, taken pointers and the host pool's cache): *total_bytes of it,
+ * *locked_bytes page-locked. Either pointer may be NULL. */
+ANYDEV_API anydev_status_t anydev_context_host_memory_locks(anydev_context_t ctx,
+                                                            size_t* locked_bytes,
+                                                            size_t* total_bytes);
 
 /* ---- caching pools (docs/memory-pools.md) ------------------------------- */
 

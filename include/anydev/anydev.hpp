@@ -382,6 +382,13 @@ struct PoolStats {
   std::uint64_t cache_misses;
 };
 
+// Host memory held from one device (live host buffers, taken pointers and
+// the host pool's cache) and how much of it is page-locked.
+struct HostMemoryLocks {
+  std::size_t locked_bytes;
+  std::size_t total_bytes;
+};
+
 // False when ANYDEV_POOL=0 turned the caching pools off.
 inline bool pool_enabled() noexcept { return anydev_pool_enabled() != 0; }
 
@@ -630,6 +637,13 @@ class DeviceContext {
                                             static_cast<anydev_memory_kind_t>(kind), &stats));
     return PoolStats{stats.bytes_in_use,     stats.bytes_cached, stats.peak_bytes_in_use,
                      stats.allocation_count, stats.cache_hits,   stats.cache_misses};
+  }
+  // This process's host memory from the device and its locked part.
+  HostMemoryLocks host_memory_locks() const {
+    HostMemoryLocks out{};
+    detail::check(anydev_context_host_memory_locks(get("host_memory_locks"), &out.locked_bytes,
+                                                   &out.total_bytes));
+    return out;
   }
   // Frees the device's cached blocks (both kinds) without waiting: blocks a
   // stream still uses are freed by a core thread once that work is done.
@@ -1032,6 +1046,14 @@ class HostBuffer : public detail::BufferBase<HostBuffer<T>, T> {
   std::span<T> as_span() const {
     this->check_usable("as_span");
     return std::span<T>(this->unsafe_ptr(), this->size());
+  }
+  // Whether the memory is really page-locked (pinned): false past the lock
+  // limit (RLIMIT_MEMLOCK), with a backend that does not lock host memory,
+  // for memory anydev did not allocate (DLPack imports) and for size 0.
+  bool is_locked() const {
+    int out = 0;
+    detail::check(anydev_buffer_is_locked(this->get("is_locked"), &out));
+    return out != 0;
   }
 };
 

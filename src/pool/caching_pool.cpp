@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "host_memory_locks.h"
 #include "logging.h"
 #include "objects.h"
 #include "pool/size_classes.h"
@@ -35,6 +36,7 @@ CachingPool::~CachingPool() {
 }
 
 void CachingPool::free_now(void* handle, const char* why) {
+  note_host_free(backend_, device_, kind_, handle);
   if (table_->memory_free(device_, kind_, handle) != ANYDEV_SUCCESS) {
     log(ANYDEV_LOG_ERROR, cat(backend_->name, ": pool: memory_free of a cached ", kind_name(kind_),
                               " block (", why, ") failed: ", last_error_message()));
@@ -100,9 +102,12 @@ bool CachingPool::take_cached_locked(std::size_t bytes, const std::shared_ptr<St
 
 anydev_status_t CachingPool::backend_allocate(const std::shared_ptr<Stream>& stream,
                                               std::size_t bytes, void** handle, void** address) {
-  return kind_ == ANYDEV_BK_MEMORY_HOST
-             ? table_->host_alloc(device_, bytes, handle, address)
-             : table_->device_alloc(device_, bytes, stream->native, handle, address);
+  if (kind_ != ANYDEV_BK_MEMORY_HOST) {
+    return table_->device_alloc(device_, bytes, stream->native, handle, address);
+  }
+  const anydev_status_t s = table_->host_alloc(device_, bytes, handle, address);
+  if (s == ANYDEV_SUCCESS) note_host_alloc(backend_, device_, *handle, bytes);
+  return s;
 }
 
 anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std::size_t bytes,

@@ -534,6 +534,45 @@ static void test_last_error(void) {
   CHECK(strcmp(anydev_last_error_message(), "") == 0);
 }
 
+/* Honest pinning (issue 20): whether a host buffer is page-locked, and the
+ * device's locked total. */
+static void test_host_memory_locks(anydev_context_t ctx) {
+  anydev_buffer_t host = NULL;
+  anydev_buffer_t device = NULL;
+  CHECK_STATUS(anydev_buffer_create(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_FLOAT32, 16, &host),
+               ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_buffer_create(ctx, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_FLOAT32, 16, &device),
+               ANYDEV_SUCCESS);
+  int locked = -1;
+  CHECK_STATUS(anydev_buffer_is_locked(host, &locked), ANYDEV_SUCCESS);
+  CHECK(locked == 0 || locked == 1);
+  size_t locked_bytes = 0;
+  size_t total_bytes = 0;
+  CHECK_STATUS(anydev_context_host_memory_locks(ctx, &locked_bytes, &total_bytes), ANYDEV_SUCCESS);
+  CHECK(total_bytes >= 16 * sizeof(float));
+  CHECK(locked_bytes <= total_bytes);
+  CHECK(locked == 0 || locked_bytes > 0);
+  CHECK_STATUS(anydev_context_host_memory_locks(ctx, NULL, NULL), ANYDEV_SUCCESS);
+  locked = -1;
+  CHECK_STATUS(anydev_buffer_is_locked(device, &locked), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(anydev_last_error_message(), "anydev_buffer_is_locked"));
+  CHECK(contains(anydev_last_error_message(), "device buffer"));
+  CHECK(locked == -1);
+  CHECK_STATUS(anydev_buffer_is_locked(host, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_buffer_is_locked(NULL, &locked), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_host_memory_locks(NULL, &locked_bytes, &total_bytes),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  anydev_buffer_t empty = NULL;
+  CHECK_STATUS(anydev_buffer_create(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_FLOAT32, 0, &empty),
+               ANYDEV_SUCCESS);
+  locked = -1;
+  CHECK_STATUS(anydev_buffer_is_locked(empty, &locked), ANYDEV_SUCCESS);
+  CHECK(locked == 0);
+  CHECK_STATUS(anydev_buffer_release(empty), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_buffer_release(device), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_buffer_release(host), ANYDEV_SUCCESS);
+}
+
 int main(void) {
   test_names_and_version();
   test_dtypes();
@@ -547,6 +586,7 @@ int main(void) {
     test_format(ctx);
     test_take_ptr(ctx);
     test_streams_and_events(ctx);
+    test_host_memory_locks(ctx);
     CHECK_STATUS(anydev_context_release(ctx), ANYDEV_SUCCESS);
   }
   printf("%d passed, %d failed\n", g_passed, g_failed);

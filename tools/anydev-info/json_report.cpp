@@ -31,7 +31,9 @@ void write_device(std::ostream& out, const DeviceReport& d) {
   write_pool_stats(out, d.host_pool);
   out << ", \"device\": ";
   write_pool_stats(out, d.device_pool);
-  out << "}}";
+  out << "}, \"host_memory\": {\"locked_bytes\": " << d.host_locks.locked_bytes
+      << ", \"total_bytes\": " << d.host_locks.total_bytes << ", \"probe_buffer_locked\": "
+      << (d.host_locks.probe_locked ? json_bool(*d.host_locks.probe_locked) : "null") << "}}";
 }
 
 void write_backend(std::ostream& out, const BackendReport& b) {

@@ -59,6 +59,24 @@ class ContextHandle {
   anydev_context_t ctx_ = nullptr;
 };
 
+// Makes a 1-element host buffer on ctx, asks whether it is page-locked, and
+// reads the device's locked host memory while it lives.
+HostLocksReport probe_host_locks(anydev_context_t ctx) {
+  HostLocksReport report;
+  anydev_buffer_t probe = nullptr;
+  if (anydev_buffer_create(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT8, 1, &probe) ==
+      ANYDEV_SUCCESS) {
+    int locked = 0;
+    if (anydev_buffer_is_locked(probe, &locked) == ANYDEV_SUCCESS) {
+      report.probe_locked = locked != 0;
+    }
+  }
+  anydev_context_host_memory_locks(ctx, &report.locked_bytes, &report.total_bytes);
+  if (probe != nullptr) anydev_buffer_release(probe);
+  anydev_clear_last_error();
+  return report;
+}
+
 DeviceReport probe_device(const std::string& api, int index) {
   DeviceReport device;
   device.index = index;
@@ -101,6 +119,7 @@ DeviceReport probe_device(const std::string& api, int index) {
     pool = PoolStatsReport{stats.bytes_in_use,     stats.bytes_cached, stats.peak_bytes_in_use,
                            stats.allocation_count, stats.cache_hits,   stats.cache_misses};
   }
+  device.host_locks = probe_host_locks(ctx.get());
   return device;
 }
 

@@ -33,6 +33,16 @@ struct PoolStatsReport {
   std::uint64_t cache_misses = 0;
 };
 
+// Host memory of one device in this process (anydev_context_host_memory_locks),
+// read while a 1-element probe host buffer is alive, and whether that probe
+// buffer is page-locked (anydev_buffer_is_locked; nullopt when the probe
+// could not be made).
+struct HostLocksReport {
+  std::size_t locked_bytes = 0;
+  std::size_t total_bytes = 0;
+  std::optional<bool> probe_locked;
+};
+
 // One device of an available backend, probed by creating a context on it.
 struct DeviceReport {
   int index = 0;
@@ -43,6 +53,7 @@ struct DeviceReport {
   std::optional<CallError> error;  // set when the context could not be created or queried
   PoolStatsReport host_pool;       // this process's pools of the device (docs/memory-pools.md)
   PoolStatsReport device_pool;
+  HostLocksReport host_locks;  // read after the pool statistics
 };
 
 // One known backend, available or not (anydev_backend_info).

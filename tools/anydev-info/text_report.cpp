@@ -82,6 +82,24 @@ void write_devices(std::ostream& out, const SystemReport& report) {
       out << "  " << b.name << ':' << d.index << "  " << d.description << '\n';
     }
   }
+  // Whether host buffers are really page-locked (pinned), probed with one
+  // 1-element host buffer per device.
+  bool any_locks = false;
+  for (const BackendReport& b : report.backends) {
+    for (const DeviceReport& d : b.devices) {
+      if (d.error) continue;
+      if (!any_locks) out << '\n';
+      any_locks = true;
+      const HostLocksReport& h = d.host_locks;
+      out << "  " << b.name << ':' << d.index << "  locked host memory: " << h.locked_bytes
+          << " of " << h.total_bytes << " bytes ("
+          << (!h.probe_locked ? "no probe host buffer could be made"
+              : *h.probe_locked
+                  ? "host buffers are page-locked"
+                  : "host buffers are NOT page-locked: see anydev's warning on stderr")
+          << ")\n";
+    }
+  }
   out << '\n';
 }
 
