@@ -1,5 +1,6 @@
 // The plugin's entry point and table; initialization and device queries.
 #include <cuda.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "anydev/backend.h"
 #include "cuda_entries.h"
 #include "cuda_errors.h"
+#include "cuda_pool.h"
 #include "cuda_state.h"
 
 namespace anydev::cuda {
@@ -67,18 +69,15 @@ anydev_status_t QueryDevice(int index, bool pools_allowed, DeviceState* d) {
       CUDA_SUCCESS) {
     pools = 0;
   }
-  d->memory_pools =
-      pools_allowed && pools != 0 && drv.MemAllocAsync != nullptr && drv.MemFreeAsync != nullptr;
+  d->memory_pools = pools_allowed && pools != 0 && PoolEntryPointsPresent(drv);
   char bus[64] = {};
   if ((r = drv.DeviceGetPCIBusId(bus, sizeof(bus) - 1, d->device)) != CUDA_SUCCESS) {
     return fail(r, "cuDeviceGetPCIBusId");
   }
   d->pci_bus_id = bus;
-  d->description = Cat(
-      "compute capability ", d->compute_major, ".", d->compute_minor, ", PCI bus id ",
-      d->pci_bus_id, ", driver ", DriverVersionText(drv.version), " (", drv.opened_path,
-      "), device memory: ",
-      d->memory_pools ? "stream-ordered (cuMemAllocAsync)" : "cuMemAlloc with deferred release");
+  d->description =
+      Cat("compute capability ", d->compute_major, ".", d->compute_minor, ", PCI bus id ",
+          d->pci_bus_id, ", driver ", DriverVersionText(drv.version), " (", drv.opened_path, ")");
   return ANYDEV_SUCCESS;
 }
 
@@ -119,6 +118,7 @@ anydev_status_t Initialize(const anydev_core_services_t* core, const char** libr
   const std::string where = Cat(drv.opened_path, ", driver ", DriverVersionText(drv.version), ")");
 
   CUresult r = drv.Init(0);
+  state.initialized_pid = getpid();
   if (r != CUDA_SUCCESS) {
     return ReportFailure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, "cuInit",
                          Cat("initializing the CUDA driver (", where));
@@ -138,8 +138,12 @@ anydev_status_t Initialize(const anydev_core_services_t* core, const char** libr
     if (const anydev_status_t s = QueryDevice(i, pools_allowed, d.get()); s != ANYDEV_SUCCESS) {
       return s;
     }
-    Log(ANYDEV_LOG_DEBUG, Cat("device ", i, ": ", d->name, ", ", d->description));
     devices.push_back(std::move(d));
+  }
+  // Only once nothing can fail any more: initialize never leaves a pool behind.
+  for (const auto& d : devices) {
+    CreateDevicePool(d.get());
+    Log(ANYDEV_LOG_DEBUG, Cat("device ", d->index, ": ", d->name, ", ", d->description));
   }
   state.devices = std::move(devices);
   Log(ANYDEV_LOG_INFO,
@@ -217,7 +221,7 @@ const anydev_backend_table_t kTable = {
     .enable_peer_access = EnablePeerAccess,
     .native_handle = NativeHandle,
     .stream_wrap_native = StreamWrapNative,
-    .memory_is_locked = nullptr,  // cuMemHostAlloc memory is always page-locked
+    .memory_is_locked = nullptr,
 };
 
 }  // namespace
