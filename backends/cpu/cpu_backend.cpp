@@ -524,6 +524,9 @@ constexpr anydev_backend_table_t kTable = {
     .enable_peer_access = enable_peer_access,
     .native_handle = native_handle,
     .stream_wrap_native = nullptr,
+    // Survives fork(): its workers, memory registry and pools are recreated
+    // or reset in a child (docs/reliability.md, fork()).
+    .flags = ANYDEV_BK_FLAG_SURVIVES_FORK,
 };
 
 }  // namespace

@@ -34,8 +34,19 @@ struct Registry {
   std::unordered_map<void*, Mapping> mappings;
 };
 
+// Made on first use without a C++ static guard (a fork() during a guarded
+// initialisation would leave the guard locked in the child): racing threads
+// each make one, the first published wins.
+std::atomic<Registry*> g_registry{nullptr};
+
 Registry& registry() {
-  static Registry* const instance = new Registry;
+  Registry* instance = g_registry.load(std::memory_order_acquire);
+  if (instance != nullptr) return *instance;
+  auto* fresh = new Registry;
+  if (g_registry.compare_exchange_strong(instance, fresh, std::memory_order_acq_rel)) {
+    return *fresh;
+  }
+  delete fresh;
   return *instance;
 }
 
@@ -92,12 +103,14 @@ void set_lock_pinned_memory(bool lock) { g_lock_pinned.store(lock, std::memory_o
 bool lock_pinned_memory() { return g_lock_pinned.load(std::memory_order_relaxed); }
 
 void install_fork_handlers() {
-  static const bool installed = [] {
-    registry();
-    return pthread_atfork(lock_registry_before_fork, unlock_registry_after_fork,
-                          unlock_registry_after_fork) == 0;
-  }();
-  if (!installed) log(ANYDEV_LOG_WARN, "pthread_atfork failed: a forked child may not allocate");
+  // Once per process, without a C++ static guard (see registry()).
+  static std::atomic<bool> installed{false};
+  if (installed.exchange(true)) return;
+  registry();
+  if (pthread_atfork(lock_registry_before_fork, unlock_registry_after_fork,
+                     unlock_registry_after_fork) != 0) {
+    log(ANYDEV_LOG_WARN, "pthread_atfork failed: a forked child may not allocate");
+  }
 }
 
 anydev_status_t allocate_pages(MemoryKind kind, std::size_t bytes, void** out) {

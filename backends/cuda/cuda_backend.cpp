@@ -217,6 +217,7 @@ const anydev_backend_table_t kTable = {
     .enable_peer_access = EnablePeerAccess,
     .native_handle = NativeHandle,
     .stream_wrap_native = StreamWrapNative,
+    .flags = 0,  // the driver's threads and contexts do not survive fork()
 };
 
 }  // namespace

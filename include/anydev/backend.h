@@ -199,7 +199,20 @@ typedef struct anydev_backend_table_t {
   /* Optional: wraps an existing native stream without owning it;
    * stream_destroy on the result must not destroy the native stream. */
   anydev_status_t (*stream_wrap_native)(int device, void* native_stream, anydev_bk_stream_t* out);
+
+  /* Backend-wide properties: a bitwise or of ANYDEV_BK_FLAG_*. Appended after
+   * the first ABI 1 table: the core reads it as 0 from a plugin whose
+   * struct_size ends before it. */
+  uint64_t flags;
 } anydev_backend_table_t;
+
+/* anydev_backend_table_t.flags: the backend's state (threads, driver) is
+ * usable in a child process forked after the backend was initialized. A
+ * backend without it that was initialized before fork() is unavailable in the
+ * child (contexts: ANYDEV_ERROR_BACKEND_UNAVAILABLE, with a reason naming the
+ * backend and fork()); one never initialized before the fork may still be
+ * initialized in the child. */
+#define ANYDEV_BK_FLAG_SURVIVES_FORK (1ull << 0)
 
 /* The signature of the entry symbol. */
 typedef anydev_status_t (*anydev_backend_entry_fn)(uint32_t core_abi_version,
