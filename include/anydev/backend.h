@@ -14,9 +14,11 @@
  *                                        const anydev_backend_table_t** out);
  *
  * The core refuses a table whose `abi_version` differs from
- * ANYDEV_BACKEND_ABI_VERSION or whose `struct_size` is smaller than the table
- * it was built against. New entries are only ever appended, so a newer plugin
- * (bigger struct_size) works with an older core of the same ABI version.
+ * ANYDEV_BACKEND_ABI_VERSION or whose `struct_size` is smaller than the first
+ * table of that ABI version. New entries are only ever appended, so a newer
+ * plugin (bigger struct_size) works with an older core of the same ABI
+ * version, and an older plugin with a newer core (the fields it lacks read as
+ * zero: optional entries NULL, `flags` 0).
  *
  * Ownership. Handles that a backend returns (streams, events, memory) are
  * owned by the core until it hands them back through the matching destroy or
