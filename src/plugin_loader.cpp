@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <cstring>
+
+#include "logging.h"
 #include "status.h"
 
 namespace anydev::core {
@@ -25,9 +28,9 @@ std::string validate_backend_table(const anydev_backend_table_t* table,
     return cat("backend ABI version ", table->abi_version, ", but this anydev expects version ",
                ANYDEV_BACKEND_ABI_VERSION);
   }
-  if (table->struct_size < sizeof(anydev_backend_table_t)) {
-    return cat("backend table of ", table->struct_size, " bytes, but this anydev needs ",
-               sizeof(anydev_backend_table_t), " (ABI version ", ANYDEV_BACKEND_ABI_VERSION, ")");
+  if (table->struct_size < kOldestBackendTableBytes) {
+    return cat("backend table of ", table->struct_size, " bytes, but this anydev needs at least ",
+               kOldestBackendTableBytes, " (ABI version ", ANYDEV_BACKEND_ABI_VERSION, ")");
   }
   if (table->name == nullptr || expected_name != table->name) {
     return cat("the table names backend \"", table->name ? table->name : "(null)",
@@ -98,6 +101,15 @@ PluginLoad load_plugin(const std::string& path, std::string_view expected_name,
     result.error = cat(path, ": ", why);
     dlclose(library);
     return result;
+  }
+  if (table->struct_size < sizeof(anydev_backend_table_t)) {
+    // Built against an older header: the fields it lacks read as zero.
+    auto* full = new anydev_backend_table_t{};  // lives for the process
+    std::memcpy(static_cast<void*>(full), table, table->struct_size);
+    full->struct_size = sizeof(anydev_backend_table_t);
+    log(ANYDEV_LOG_DEBUG, cat(path, ": backend table of ", table->struct_size,
+                              " bytes (built against an older anydev); later fields read as 0"));
+    table = full;
   }
   result.table = table;
   result.library = library;

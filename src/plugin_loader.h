@@ -6,9 +6,17 @@
 // ABI version, size or name, a required entry left NULL -- comes back as a
 // message naming the file and the cause; nothing here is fatal. Thread-safe
 // (dlopen is), but the registry calls it under its lock anyway.
+//
+// Table size. Entries are appended to anydev_backend_table_t within one ABI
+// version; a plugin built against an older header hands over a shorter table
+// (its struct_size). Any size from the first ABI 1 table
+// (kOldestBackendTableBytes) up is accepted; a shorter table is copied into a
+// full-size one whose later fields are zero (optional entries NULL, flags 0),
+// so the core and its layers only ever see full-size tables.
 #ifndef ANYDEV_SRC_PLUGIN_LOADER_H_
 #define ANYDEV_SRC_PLUGIN_LOADER_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -16,6 +24,14 @@
 
 namespace anydev::core {
 
+// The size of the first ABI 1 table (up to stream_wrap_native): the smallest
+// struct_size a backend may report.
+inline constexpr std::size_t kOldestBackendTableBytes =
+    offsetof(anydev_backend_table_t, stream_wrap_native) +
+    sizeof(anydev_backend_table_t::stream_wrap_native);
+
+// What load_plugin found. Owned by the caller; `table` is full-size (see
+// above) and lives for the process.
 struct PluginLoad {
   const anydev_backend_table_t* table = nullptr;  // null on failure
   void* library = nullptr;                        // dlopen handle; never closed once loaded

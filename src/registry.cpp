@@ -11,6 +11,7 @@
 
 #include "builtin_backends.h"
 #include "environment.h"
+#include "fork_guard.h"
 #include "layers/layer_stack.h"
 #include "logging.h"
 #include "plugin_loader.h"
@@ -68,15 +69,23 @@ const anydev_core_services_t* core_services() {
 }
 
 Registry& Registry::instance() {
-  static Registry* registry = [] {
-    auto* created = new Registry();  // never destroyed (see header)
-    // A fork while another thread probes must not leave the child's lock held.
-    pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
-                   [] { instance().mutex_.unlock(); });
-    return created;
-  }();
-  return *registry;
+  static ProcessObject<Registry> registry;  // never destroyed (see header)
+  return registry.get([] { return new Registry(); },
+                      [](Registry&) {
+                        // A fork while another thread probes must not leave the
+                        // child's lock held; the child handler also retires the
+                        // backends that cannot survive fork().
+                        pthread_atfork([] { instance().mutex_.lock(); },
+                                       [] { instance().mutex_.unlock(); },
+                                       [] { instance().after_fork_in_child(); });
+                      });
 }
+
+namespace {
+// Made when libanydev.so is loaded, before any thread can call into it, so
+// that its fork handlers exist before the first probe.
+[[maybe_unused]] const bool g_registry_made_at_load = (Registry::instance(), true);
+}  // namespace
 
 Registry::Registry() {
   for (const std::string& name : default_backend_order()) {
@@ -205,6 +214,16 @@ void Registry::probe_locked(Backend& backend) {
     log(ANYDEV_LOG_INFO, cat("backend ", backend.name, " unavailable: ", backend.reason));
     return;
   }
+  backend.initialized = true;
+  backend.flags = table->flags;  // the backend's own table, before any layer wraps it
+  if ((backend.flags & ANYDEV_BK_FLAG_SURVIVES_FORK) == 0) {
+    backend.fork_reason =
+        cat(backend.name,
+            " was initialized before fork() in the parent process; its driver's threads and "
+            "state do not exist in this child process, so it cannot be used here (use it only "
+            "in the parent, or initialize it only after fork(); the table of backend ",
+            backend.name, " lacks ANYDEV_BK_FLAG_SURVIVES_FORK)");
+  }
   int count = 0;
   clear_last_error();
   if (table->device_count(&count) != ANYDEV_SUCCESS) {
@@ -241,6 +260,18 @@ void Registry::probe_locked(Backend& backend) {
   backend.table = table;
   backend.available = true;
   log(ANYDEV_LOG_INFO, cat("backend ", backend.name, " available with ", count, " device(s)"));
+}
+
+void Registry::after_fork_in_child() noexcept {
+  // Only this thread exists in the child: the backends may change here.
+  for (auto& backend : backends_) {
+    if (!backend->initialized || (backend->flags & ANYDEV_BK_FLAG_SURVIVES_FORK) != 0) continue;
+    if (backend->fork_reason.empty()) continue;  // already retired by an earlier fork
+    backend->available = false;
+    backend->reason.swap(backend->fork_reason);
+    backend->fork_reason.clear();
+  }
+  mutex_.unlock();
 }
 
 std::vector<std::string> Registry::known_names() {

@@ -11,10 +11,16 @@
 //
 // The registry lives for the whole process (it is never destroyed, so that
 // handles released during exit still find their backend). Backend objects it
-// hands out are stable and immutable once probed. Thread-safe.
+// hands out are stable and immutable once probed, with one exception: in the
+// child of fork() (one thread, before fork() returns), a backend that was
+// initialized before the fork and whose table lacks
+// ANYDEV_BK_FLAG_SURVIVES_FORK becomes unavailable, with a reason naming
+// fork(). A backend never probed before the fork may be probed in the child.
+// Thread-safe.
 #ifndef ANYDEV_SRC_REGISTRY_H_
 #define ANYDEV_SRC_REGISTRY_H_
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -40,7 +46,15 @@ struct Backend {
   std::string plugin_path;  // where its plugin is (empty: built in or not found)
   bool probed = false;
   bool available = false;
-  std::string reason;   // why it is unavailable
+  // initialize() succeeded, in this process or before a fork() in an ancestor.
+  bool initialized = false;
+  // The backend's own table's flags (ANYDEV_BK_FLAG_*; 0 for a plugin built
+  // against a table without the field).
+  std::uint64_t flags = 0;
+  std::string reason;  // why it is unavailable
+  // The reason it has in the child of a fork() when it cannot survive one
+  // (made at probe time, so that the child's fork handler only swaps it in).
+  std::string fork_reason;
   std::string library;  // plugin path and vendor library, for anydev-info
   const anydev_backend_table_t* table = nullptr;
   std::vector<DeviceRecord> devices;
@@ -70,6 +84,9 @@ class Registry {
   void discover_locked();
   Backend* find_locked(std::string_view name);
   void probe_locked(Backend& backend);
+  // The pthread_atfork child handler: retires the backends that cannot
+  // survive fork() (see above), then unlocks the registry's mutex.
+  void after_fork_in_child() noexcept;
 
   std::mutex mutex_;
   bool discovered_ = false;

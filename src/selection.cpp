@@ -4,6 +4,7 @@
 #include <array>
 
 #include "env_list.h"
+#include "fork_guard.h"
 #include "status.h"
 
 namespace anydev::core {
@@ -14,8 +15,11 @@ constexpr int kMaxDeviceIndex = 1 << 20;
 }  // namespace
 
 std::span<const std::string> default_backend_order() {
-  static const std::array<std::string, 5> order = {"cuda", "hip", "level_zero", "opencl", "cpu"};
-  return order;
+  // Fork-safe (fork_guard.h); never destroyed.
+  static ProcessObject<const std::array<std::string, 5>> order;
+  return order.get([] {
+    return new std::array<std::string, 5>{"cuda", "hip", "level_zero", "opencl", "cpu"};
+  });
 }
 
 BackendListParse parse_backend_list(std::string_view text, std::span<const std::string> known) {

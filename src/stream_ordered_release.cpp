@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "host_memory_locks.h"
+#include "fork_guard.h"
 #include "logging.h"
 #include "registry.h"
 #include "status.h"
@@ -53,26 +54,36 @@ void run(const Item& item) {
 // Never destroyed: releases may arrive during exit.
 class Reclaimer {
  public:
+  // A ProcessObject, not a guarded static (fork-safe, fork_guard.h); made
+  // when the library is loaded (below).
   static Reclaimer& instance() {
-    static Reclaimer* reclaimer = [] {
-      auto* created = new Reclaimer();
-      // A forked child has no reclaimer thread and must not inherit a locked
-      // mutex or the parent's queue: it starts afresh on first use.
-      pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
-                     [] {
-                       Reclaimer& r = instance();
-                       r.queue_.clear();
-                       // The parent's thread does not exist here: forget it
-                       // without joining or detaching.
-                       new (&r.thread_) std::thread();
-                       r.started_ = false;
-                       r.stopped_ = false;
-                       r.busy_ = false;
-                       r.mutex_.unlock();
-                     });
-      return created;
-    }();
-    return *reclaimer;
+    static ProcessObject<Reclaimer> reclaimer;
+    return reclaimer.get([] { return new Reclaimer(); },
+                         [](Reclaimer&) {
+                           // A forked child has no reclaimer thread and must not
+                           // inherit a locked mutex or the parent's queue: it
+                           // starts afresh on first use.
+                           pthread_atfork([] { instance().mutex_.lock(); },
+                                          [] { instance().mutex_.unlock(); },
+                                          [] {
+                                            Reclaimer& r = instance();
+                                            r.queue_.clear();
+                                            // The parent's thread does not exist
+                                            // here: forget it without joining or
+                                            // detaching.
+                                            new (&r.thread_) std::thread();
+                                            // Nor its waits: a condition variable the
+                                            // parent's thread waited on at the fork
+                                            // would block the child's next notify
+                                            // (glibc waits for that waiter to leave).
+                                            new (&r.wake_) std::condition_variable();
+                                            new (&r.idle_) std::condition_variable();
+                                            r.started_ = false;
+                                            r.stopped_ = false;
+                                            r.busy_ = false;
+                                            r.mutex_.unlock();
+                                          });
+                         });
   }
 
   void push(const Item& item) {
@@ -135,6 +146,9 @@ class Reclaimer {
   bool busy_ = false;
   bool stopped_ = false;
 };
+
+// Made when libanydev.so is loaded, before any thread can use it.
+[[maybe_unused]] const bool g_reclaimer_made_at_load = (Reclaimer::instance(), true);
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "fork_guard.h"
 #include "pool/pooled_allocation.h"
 
 namespace anydev::core {
@@ -17,8 +18,9 @@ struct Table {
 };
 
 Table& table() {
-  static Table* instance = new Table();  // never destroyed: frees may come at exit
-  return *instance;
+  // Never destroyed: frees may come at exit. Fork-safe (fork_guard.h).
+  static ProcessObject<Table> instance;
+  return instance.get([] { return new Table(); });
 }
 
 }  // namespace

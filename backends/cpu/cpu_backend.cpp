@@ -544,6 +544,9 @@ constexpr anydev_backend_table_t kTable = {
     .native_handle = native_handle,
     .stream_wrap_native = nullptr,
     .memory_is_locked = memory_is_locked,
+    // Survives fork(): its workers, memory registry and pools are recreated
+    // or reset in a child (docs/reliability.md, fork()).
+    .flags = ANYDEV_BK_FLAG_SURVIVES_FORK,
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "cpu_fill.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 
@@ -128,18 +129,33 @@ void write_portable(unsigned char* out, std::size_t bytes, const unsigned char* 
 Writers pick_writers() { return {write_portable, write_portable}; }
 #endif
 
-const Writers& writers() {
-  static const Writers chosen = pick_writers();
+// Chosen on first use without a C++ static guard: a fork() while another
+// thread chose would leave a guard locked in the child (docs/reliability.md,
+// fork()). Racing threads pick the same writers; one store wins.
+std::atomic<BlockWriter> g_cached_writer{nullptr};
+std::atomic<BlockWriter> g_streaming_writer{nullptr};
+
+Writers writers() {
+  BlockWriter cached = g_cached_writer.load(std::memory_order_acquire);
+  BlockWriter streaming = g_streaming_writer.load(std::memory_order_acquire);
+  if (cached != nullptr && streaming != nullptr) return {cached, streaming};
+  const Writers chosen = pick_writers();
+  g_streaming_writer.store(chosen.streaming, std::memory_order_release);
+  g_cached_writer.store(chosen.cached, std::memory_order_release);
   return chosen;
 }
+
+// 0 until first read; read without a guard, like the writers.
+std::atomic<std::size_t> g_streaming_fill_bytes{0};
 
 }  // namespace
 
 std::size_t streaming_fill_bytes() {
-  static const std::size_t bytes = [] {
-    const std::size_t llc = read_last_level_cache_bytes();
-    return llc > 0 ? llc : std::size_t{32} << 20;
-  }();
+  std::size_t bytes = g_streaming_fill_bytes.load(std::memory_order_relaxed);
+  if (bytes != 0) return bytes;
+  const std::size_t llc = read_last_level_cache_bytes();
+  bytes = llc > 0 ? llc : std::size_t{32} << 20;
+  g_streaming_fill_bytes.store(bytes, std::memory_order_relaxed);
   return bytes;
 }
 
@@ -177,7 +193,7 @@ void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std:
   // in the caches: 16-256 MiB at 1.0-1.3x memset; rep movsb from a hot block
   // of the pattern, tried before, reached only 0.4-0.8x).
   if (body > 0) {
-    const Writers& w = writers();
+    const Writers w = writers();
     (streaming ? w.streaming : w.cached)(out + head, body, block);
   }
   // Tail: a prefix of the block (the phase repeats every 64 bytes).

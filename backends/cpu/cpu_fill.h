@@ -55,7 +55,8 @@ void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std:
 
 // The fill size from which streaming stores pay: the last-level cache's size
 // (read_last_level_cache_bytes: sysfs, else sysconf), 32 MiB when unknown.
-// Read once.
+// Read on first use, without a lock (threads racing there each read it), so
+// that a fork() at that moment cannot leave the child blocked.
 std::size_t streaming_fill_bytes();
 
 }  // namespace anydev::cpu

@@ -30,8 +30,19 @@ struct Registry {
   std::unordered_map<void*, Mapping> mappings;
 };
 
+// Made on first use without a C++ static guard (a fork() during a guarded
+// initialisation would leave the guard locked in the child): racing threads
+// each make one, the first published wins.
+std::atomic<Registry*> g_registry{nullptr};
+
 Registry& registry() {
-  static Registry* const instance = new Registry;
+  Registry* instance = g_registry.load(std::memory_order_acquire);
+  if (instance != nullptr) return *instance;
+  auto* fresh = new Registry;
+  if (g_registry.compare_exchange_strong(instance, fresh, std::memory_order_acq_rel)) {
+    return *fresh;
+  }
+  delete fresh;
   return *instance;
 }
 
@@ -74,12 +85,14 @@ void unlock_after_fork() {
 }  // namespace
 
 void install_fork_handlers() {
-  static const bool installed = [] {
-    registry();
-    small_block_stats();  // creates the allocator's state before any fork
-    return pthread_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork) == 0;
-  }();
-  if (!installed) log(ANYDEV_LOG_WARN, "pthread_atfork failed: a forked child may not allocate");
+  // Once per process, without a C++ static guard (see registry()).
+  static std::atomic<bool> installed{false};
+  if (installed.exchange(true)) return;
+  registry();
+  small_block_stats();  // creates the allocator's state before any fork
+  if (pthread_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork) != 0) {
+    log(ANYDEV_LOG_WARN, "pthread_atfork failed: a forked child may not allocate");
+  }
 }
 
 anydev_status_t allocate_pages(MemoryKind kind, std::size_t bytes, void** out) {

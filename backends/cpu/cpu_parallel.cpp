@@ -16,12 +16,17 @@ namespace {
 
 std::atomic<unsigned> g_threads{0};  // 0: not set, use the online CPUs
 
-// Read once: sysconf reads /sys on every call (~10 us).
+// Read once: sysconf reads /sys on every call (~10 us). No C++ static guard:
+// a fork() while another thread read it must not leave the child blocked
+// (docs/reliability.md, fork()); racing threads store the same value.
+std::atomic<unsigned> g_online_cpus{0};  // 0: not read yet
+
 unsigned online_cpus() {
-  static const unsigned cpus = [] {
-    const long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? static_cast<unsigned>(n) : 1u;
-  }();
+  unsigned cpus = g_online_cpus.load(std::memory_order_relaxed);
+  if (cpus != 0) return cpus;
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  cpus = n > 0 ? static_cast<unsigned>(n) : 1u;
+  g_online_cpus.store(cpus, std::memory_order_relaxed);
   return cpus;
 }
 
@@ -125,6 +130,12 @@ class Helpers {
 
 std::atomic<Helpers*> g_helpers{nullptr};
 std::mutex g_helpers_start;
+
+// A fork() while a parent thread starts helpers must not leave
+// g_helpers_start locked in the child, which starts its own helpers.
+[[maybe_unused]] const bool g_helpers_fork_handlers =
+    pthread_atfork([] { g_helpers_start.lock(); }, [] { g_helpers_start.unlock(); },
+                   [] { g_helpers_start.unlock(); }) == 0;
 
 // This process's helpers, started on first use (again in a forked child).
 Helpers* helpers(unsigned wanted) {

@@ -222,6 +222,7 @@ const anydev_backend_table_t kTable = {
     .native_handle = NativeHandle,
     .stream_wrap_native = StreamWrapNative,
     .memory_is_locked = nullptr,
+    .flags = 0,  // the driver's threads and contexts do not survive fork()
 };
 
 }  // namespace

@@ -14,9 +14,11 @@
  *                                        const anydev_backend_table_t** out);
  *
  * The core refuses a table whose `abi_version` differs from
- * ANYDEV_BACKEND_ABI_VERSION or whose `struct_size` is smaller than the table
- * it was built against. New entries are only ever appended, so a newer plugin
- * (bigger struct_size) works with an older core of the same ABI version.
+ * ANYDEV_BACKEND_ABI_VERSION or whose `struct_size` is smaller than the first
+ * table of that ABI version. New entries are only ever appended, so a newer
+ * plugin (bigger struct_size) works with an older core of the same ABI
+ * version, and an older plugin with a newer core (the fields it lacks read as
+ * zero: optional entries NULL, `flags` 0).
  *
  * Ownership. Handles that a backend returns (streams, events, memory) are
  * owned by the core until it hands them back through the matching destroy or
@@ -203,7 +205,20 @@ typedef struct anydev_backend_table_t {
    * page-locked (pinned), 0 when it is ordinary pageable memory. NULL: the
    * core reports the memory as locked (the backend pins everything). */
   anydev_status_t (*memory_is_locked)(int device, void* handle, int* locked);
+
+  /* Backend-wide properties: a bitwise or of ANYDEV_BK_FLAG_*. Appended after
+   * the first ABI 1 table: the core reads it as 0 from a plugin whose
+   * struct_size ends before it. */
+  uint64_t flags;
 } anydev_backend_table_t;
+
+/* anydev_backend_table_t.flags: the backend's state (threads, driver) is
+ * usable in a child process forked after the backend was initialized. A
+ * backend without it that was initialized before fork() is unavailable in the
+ * child (contexts: ANYDEV_ERROR_BACKEND_UNAVAILABLE, with a reason naming the
+ * backend and fork()); one never initialized before the fork may still be
+ * initialized in the child. */
+#define ANYDEV_BK_FLAG_SURVIVES_FORK (1ull << 0)
 
 /* The signature of the entry symbol. */
 typedef anydev_status_t (*anydev_backend_entry_fn)(uint32_t core_abi_version,

@@ -5,6 +5,7 @@
 
 #include "env_list.h"
 #include "environment.h"
+#include "fork_guard.h"
 #include "status.h"
 
 namespace anydev::core::layers {
@@ -102,8 +103,12 @@ TraceParse parse_trace(std::string_view text) {
 }
 
 const LayerSettings& layer_settings() {
-  static const LayerSettings settings = [] {
-    LayerSettings s;
+  // A ProcessObject, not a guarded static: fork-safe (fork_guard.h). Never
+  // destroyed.
+  static ProcessObject<const LayerSettings> settings;
+  return settings.get([] {
+    auto* made = new LayerSettings();
+    LayerSettings& s = *made;
     auto add_error = [&](const std::string& message) {
       if (!s.errors.empty()) s.errors += "; ";
       s.errors += message;
@@ -140,9 +145,8 @@ const LayerSettings& layer_settings() {
         add_error(parsed.error);
       }
     }
-    return s;
-  }();
-  return settings;
+    return made;
+  });
 }
 
 }  // namespace anydev::core::layers

@@ -61,20 +61,24 @@ struct StreamState {
 // trace). Thread-safe: mutex_ guards everything but disabled_.
 class Tracer {
  public:
+  // Fork-safe, not a guarded static (fork_guard.h). First made under the
+  // registry's lock (wrap_trace), which fork() waits for, so the fork
+  // handlers exist before any fork can see the tracer.
   static Tracer& instance() {
-    static Tracer* tracer = [] {
-      auto* created = new Tracer();
-      pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
-                     [] {
-                       Tracer& t = instance();
-                       t.disabled_.store(true);
-                       t.thread_ = nullptr;  // the parent's thread does not exist here
-                       t.mutex_.unlock();
-                     });
-      std::atexit([] { instance().at_exit(); });
-      return created;
-    }();
-    return *tracer;
+    static ProcessObject<Tracer> tracer;
+    return tracer.get([] { return new Tracer(); },
+                      [](Tracer&) {
+                        pthread_atfork([] { instance().mutex_.lock(); },
+                                       [] { instance().mutex_.unlock(); },
+                                       [] {
+                                         Tracer& t = instance();
+                                         t.disabled_.store(true);
+                                         // The parent's thread does not exist here.
+                                         t.thread_ = nullptr;
+                                         t.mutex_.unlock();
+                                       });
+                        std::atexit([] { instance().at_exit(); });
+                      });
   }
 
   bool disabled() const { return disabled_.load(std::memory_order_relaxed); }

@@ -38,13 +38,11 @@ struct Record {
 // The live-handle set. Never destroyed (handles die during exit too).
 class HandleSet {
  public:
+  // Fork-safe, not a guarded static (fork_guard.h).
   static HandleSet& instance() {
-    static HandleSet* set = [] {
-      auto* created = new HandleSet();
-      std::atexit([] { report_live_handles("at exit"); });
-      return created;
-    }();
-    return *set;
+    static ProcessObject<HandleSet> set;
+    return set.get([] { return new HandleSet(); },
+                   [](HandleSet&) { std::atexit([] { report_live_handles("at exit"); }); });
   }
 
   void created(HandleKind kind, const void* handle) {
@@ -154,8 +152,8 @@ struct PendingWrite {
 class PendingWrites {
  public:
   static PendingWrites& instance() {
-    static auto* writes = new PendingWrites();  // never destroyed
-    return *writes;
+    static ProcessObject<PendingWrites> writes;  // never destroyed; fork-safe
+    return writes.get([] { return new PendingWrites(); });
   }
 
   void note_stream(anydev_bk_stream_t stream, int device) {
@@ -290,7 +288,8 @@ namespace detail {
 std::atomic<int> g_validation{-1};
 
 int read_validation() noexcept {
-  static const int enabled = layer_settings().validate != ValidateMode::off ? 1 : 0;
+  // layer_settings() is read once; no static of its own (fork-safe).
+  const int enabled = layer_settings().validate != ValidateMode::off ? 1 : 0;
   g_validation.store(enabled, std::memory_order_relaxed);
   return enabled;
 }
@@ -312,8 +311,8 @@ struct EnabledPeers {
   std::set<std::tuple<const void*, int, int>> pairs;
 
   static EnabledPeers& instance() {
-    static auto* peers = new EnabledPeers();
-    return *peers;
+    static ProcessObject<EnabledPeers> peers;  // fork-safe (fork_guard.h)
+    return peers.get([] { return new EnabledPeers(); });
   }
 };
 

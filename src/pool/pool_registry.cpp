@@ -2,11 +2,13 @@
 
 #include <pthread.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "environment.h"
+#include "fork_guard.h"
 #include "logging.h"
 #include "status.h"
 
@@ -25,21 +27,24 @@ struct Pools {
   std::mutex mutex;
   std::vector<Entry> entries;
 
+  // A ProcessObject, not a guarded static (fork-safe, fork_guard.h); made
+  // when the library is loaded (below), so its fork handlers come first.
   static Pools& instance() {
-    static Pools* pools = [] {
-      auto* created = new Pools();
-      // A forked child must not inherit a locked mutex nor use the parent's
-      // cached memory: it forgets every pool (leaking the objects, whose
-      // mutexes may be held by threads that do not exist in the child).
-      pthread_atfork([] { instance().mutex.lock(); }, [] { instance().mutex.unlock(); },
-                     [] {
-                       Pools& p = instance();
-                       p.entries.clear();
-                       p.mutex.unlock();
+    static ProcessObject<Pools> pools;
+    return pools.get([] { return new Pools(); },
+                     [](Pools&) {
+                       // A forked child must not inherit a locked mutex nor use
+                       // the parent's cached memory: it forgets every pool
+                       // (leaking the objects, whose mutexes may be held by
+                       // threads that do not exist in the child).
+                       pthread_atfork([] { instance().mutex.lock(); },
+                                      [] { instance().mutex.unlock(); },
+                                      [] {
+                                        Pools& p = instance();
+                                        p.entries.clear();
+                                        p.mutex.unlock();
+                                      });
                      });
-      return created;
-    }();
-    return *pools;
   }
 
   CachingPool* find_locked(const Backend* backend, int device, anydev_bk_memory_kind_t kind) {
@@ -50,6 +55,9 @@ struct Pools {
   }
 };
 
+// Made when libanydev.so is loaded, before any thread can use it.
+[[maybe_unused]] const bool g_pools_made_at_load = (Pools::instance(), true);
+
 }  // namespace
 
 std::optional<bool> parse_pool_setting(std::string_view value) noexcept {
@@ -59,15 +67,19 @@ std::optional<bool> parse_pool_setting(std::string_view value) noexcept {
 }
 
 bool pools_enabled() {
-  static const bool enabled = [] {
-    const std::optional<std::string> value = env(kEnvPool);
-    if (!value) return true;
-    if (const std::optional<bool> parsed = parse_pool_setting(*value)) return *parsed;
+  // -1: not read yet. No C++ static guard (fork-safe, fork_guard.h): racing
+  // threads read the same value; the one that stores first reports a bad one.
+  static std::atomic<int> enabled{-1};
+  if (const int known = enabled.load(std::memory_order_relaxed); known >= 0) return known != 0;
+  const std::optional<std::string> value = env(kEnvPool);
+  const std::optional<bool> parsed = value ? parse_pool_setting(*value) : std::optional<bool>(true);
+  const bool on = parsed.value_or(true);
+  int expected = -1;
+  if (enabled.compare_exchange_strong(expected, on ? 1 : 0, std::memory_order_relaxed) && !parsed) {
     log(ANYDEV_LOG_ERROR,
         cat("ANYDEV_POOL=\"", *value, "\" is not 0 or 1; the memory pools stay on (the default)"));
-    return true;
-  }();
-  return enabled;
+  }
+  return on;
 }
 
 CachingPool& pool_for(const Backend* backend, int device, anydev_bk_memory_kind_t kind) {

@@ -6,11 +6,16 @@
  *   TEST_PLUGIN_NAME         backend name ("testgood", ...)
  *   TEST_PLUGIN_ABI_VERSION  abi_version written into the table
  *   TEST_PLUGIN_DEVICE_NAME  the device's name
+ *   TEST_PLUGIN_FLAGS        the table's flags (ANYDEV_BK_FLAG_*; default 0)
+ *   TEST_PLUGIN_OLD_TABLE    hand over a table of the first ABI 1 size (up to
+ *                            stream_wrap_native), as a plugin built against
+ *                            that header would: the memory ends there
  *
  * Thread-safe: the only shared state is the core's services pointer, set
  * once by initialize() under the core's registry lock. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +29,9 @@
 #endif
 #ifndef TEST_PLUGIN_ABI_VERSION
 #define TEST_PLUGIN_ABI_VERSION ANYDEV_BACKEND_ABI_VERSION
+#endif
+#ifndef TEST_PLUGIN_FLAGS
+#define TEST_PLUGIN_FLAGS 0
 #endif
 #ifndef TEST_PLUGIN_DEVICE_NAME
 #define TEST_PLUGIN_DEVICE_NAME TEST_PLUGIN_NAME ": fake device 0 (host memory)"
@@ -249,7 +257,16 @@ static const anydev_backend_table_t kTable = {
     .enable_peer_access = enable_peer_access,
     .native_handle = NULL,
     .stream_wrap_native = NULL,
+    .flags = TEST_PLUGIN_FLAGS,
 };
+
+#ifdef TEST_PLUGIN_OLD_TABLE
+/* The first ABI 1 table's size; the bytes after it do not exist (a sanitizer
+ * build reports any read past them). */
+#define OLD_TABLE_BYTES \
+  (offsetof(anydev_backend_table_t, stream_wrap_native) + sizeof(kTable.stream_wrap_native))
+static _Alignas(anydev_backend_table_t) unsigned char old_table[OLD_TABLE_BYTES];
+#endif
 
 ANYDEV_BACKEND_EXPORT anydev_status_t anydev_backend_entry(uint32_t core_abi_version,
                                                            const anydev_core_services_t* core,
@@ -258,6 +275,13 @@ ANYDEV_BACKEND_EXPORT anydev_status_t anydev_backend_entry(uint32_t core_abi_ver
   /* The version check is the core's job (and what testversion exercises):
    * hand over the table as built. */
   (void)core_abi_version;
+#ifdef TEST_PLUGIN_OLD_TABLE
+  const size_t size = OLD_TABLE_BYTES;
+  memcpy(old_table, &kTable, size);
+  memcpy(old_table + offsetof(anydev_backend_table_t, struct_size), &size, sizeof size);
+  *out = (const anydev_backend_table_t*)(const void*)old_table;
+#else
   *out = &kTable;
+#endif
   return ANYDEV_SUCCESS;
 }

@@ -7,13 +7,20 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
 
+#include "../process/fork_child.h"
 #include "anydev/anydev.hpp"
 #include "anydev/backend.h"
+
+// The fork test's child abandons what the parent made (it must not free it).
+extern "C" __attribute__((visibility("default"))) int __lsan_is_turned_off() {
+  return anydev_test::g_in_forked_child;
+}
 
 namespace {
 
@@ -185,6 +192,92 @@ TEST(PluginSearchOrder, FirstFolderWins) {
   }();
   EXPECT_EQ(count, 1) << "a backend found in two folders must be listed once";
   EXPECT_TRUE(Find("testversion").has_value()) << "plugins of the later folder are found too";
+}
+
+// A fill and read-back on device 0 of `backend`; true when right.
+bool FillWorks(const std::string& backend) {
+  const DeviceContext ctx(0, backend);
+  const anydev::DeviceBuffer<std::uint32_t> device = ctx.enqueue_create_buffer<std::uint32_t>(256);
+  const anydev::HostBuffer<std::uint32_t> host = ctx.enqueue_create_host_buffer<std::uint32_t>(256);
+  device.enqueue_fill(0x600dF00Du);
+  device.enqueue_copy_to(host);
+  ctx.synchronize();
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if (host[i] != 0x600dF00Du) return false;
+  }
+  return true;
+}
+
+// In a forked child: `backend` must be backend_unavailable with a reason
+// naming it and fork(). 0 or `code`.
+int ExpectRetiredInChild(const std::string& backend, int code) {
+  try {
+    const DeviceContext ctx(0, backend);
+    std::fprintf(stderr, "child check %d: DeviceContext(0, \"%s\") succeeded\n", code,
+                 backend.c_str());
+    return code;
+  } catch (const anydev::Error& e) {
+    const std::string what = e.what();
+    if (e.status() == Status::backend_unavailable &&
+        what.find(backend + " was initialized before fork()") != std::string::npos) {
+      return 0;
+    }
+    std::fprintf(stderr, "child check %d: %s: %s\n", code, anydev::to_string(e.status()), e.what());
+    return code;
+  }
+}
+
+// The core's fork rule, on plugins (no vendor driver needed): a backend
+// whose table lacks ANYDEV_BK_FLAG_SURVIVES_FORK (testgood; testoldtable,
+// whose older table has no flags field at all) and that the parent
+// initialized is unavailable in a forked child; one the parent never
+// initialized works there; one with the flag (testforksafe) keeps working.
+// testoldtable also shows that a table of the first ABI 1 size still loads.
+TEST(PluginFork, OnlyBackendsThatSurviveForkStayUsableInTheChild) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  // Before the parent opens testgood, a child may.
+  EXPECT_EQ(anydev_test::run_in_forked_child([] {
+              try {
+                return FillWorks("testgood") ? 0 : 1;
+              } catch (const anydev::Error& e) {
+                std::fprintf(stderr, "child: testgood: %s\n", e.what());
+                return 2;
+              }
+            }),
+            "");
+
+  for (const char* name : {"testgood", "testoldtable", "testforksafe"}) {
+    const std::optional<BackendInfo> info = Find(name);
+    ASSERT_TRUE(info.has_value()) << name;
+    ASSERT_TRUE(info->available) << name << ": " << info->reason;
+    ASSERT_TRUE(FillWorks(name)) << name;
+  }
+
+  EXPECT_EQ(anydev_test::run_in_forked_child([] {
+              if (const int failed = ExpectRetiredInChild("testgood", 1)) return failed;
+              if (const int failed = ExpectRetiredInChild("testoldtable", 2)) return failed;
+              try {
+                if (!FillWorks("testforksafe")) return 3;
+                if (!FillWorks("cpu")) return 4;
+              } catch (const anydev::Error& e) {
+                std::fprintf(stderr, "child: %s\n", e.what());
+                return 5;
+              }
+              const std::optional<BackendInfo> info = Find("testgood");
+              if (!info || info->available || info->device_count != 0 ||
+                  info->reason.find("fork()") == std::string::npos) {
+                std::fprintf(stderr, "child check 6: testgood's listing: %s\n",
+                             info ? info->reason.c_str() : "(not listed)");
+                return 6;
+              }
+              return 0;
+            }),
+            "");
+
+  // The parent keeps all of them.
+  for (const char* name : {"testgood", "testoldtable", "testforksafe"}) {
+    EXPECT_TRUE(FillWorks(name)) << name;
+  }
 }
 
 }  // namespace

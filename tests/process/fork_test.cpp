@@ -138,4 +138,63 @@ TEST(Fork, ChildGetsInvalidStateAndExitsNormally) {
   for (std::size_t i = 0; i < kWords; i += 4099) ASSERT_EQ(host[i], 0x77777777u) << i;
 }
 
+// The parent's reclaimer thread (which finishes releases with pending work)
+// is waiting on its condition variable at the fork; the child releases a
+// buffer with pending work (starting its own reclaimer) and exits, which
+// stops that reclaimer. The child used to hang there: it inherited the
+// condition variable with the parent's waiter in it, and glibc's notify
+// waited for that waiter, which does not exist in the child.
+TEST(Fork, ChildReleasesBuffersWithPendingWorkAndExits) {
+  const DeviceContext ctx(0, "cpu");
+  constexpr std::size_t kWords = 8u << 20;
+  {
+    // Released while its fill is queued: the reclaimer finishes the release.
+    const DeviceBuffer<std::uint32_t> busy = ctx.enqueue_create_buffer<std::uint32_t>(kWords);
+    busy.enqueue_fill(3u);
+  }
+  ctx.synchronize();
+  // Not a threshold: only gives the reclaimer time to go back to waiting, so
+  // that a regression shows here rather than by chance.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::fflush(nullptr);
+
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0) << "fork: " << std::strerror(errno);
+  if (pid == 0) {
+    g_in_forked_child = 1;
+    alarm(30);  // a hang ends as SIGALRM, which the parent reports
+    int code = 0;
+    try {
+      const DeviceContext child_ctx(0, "cpu");
+      for (int round = 0; round < 3; ++round) {
+        const DeviceBuffer<std::uint32_t> busy =
+            child_ctx.enqueue_create_buffer<std::uint32_t>(kWords);
+        busy.enqueue_fill(5u);  // released with the fill still queued
+      }
+      child_ctx.synchronize();
+    } catch (const anydev::Error& e) {
+      std::fprintf(stderr, "child: %s\n", e.what());
+      code = 2;
+    }
+    std::exit(code);  // normal exit: stops the child's reclaimer
+  }
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  pid_t done = 0;
+  while ((done = waitpid(pid, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (done == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    FAIL() << "the forked child did not exit within 60 s";
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << WTERMSIG(status)
+                                 << (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM
+                                         ? " (SIGALRM: it hung)"
+                                         : "");
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
 }  // namespace
