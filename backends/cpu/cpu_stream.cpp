@@ -52,6 +52,13 @@ bool spin_until(Done&& done, std::chrono::microseconds limit) {
 
 }  // namespace
 
+[[gnu::hot, gnu::always_inline]] inline void StreamState::complete_task_locked() {
+  completed_.store(completed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  if (done_waiters_ > 0) done_cv_.notify_all();
+  if (parked_ != nullptr) [[unlikely]]
+    resume_parked_locked();
+}
+
 std::uint64_t StreamState::enqueue(Task task) {
   if (const auto* copy = std::get_if<CopyTask>(&task)) return enqueue(*copy);
   if (const auto* fill = std::get_if<FillTask>(&task)) return enqueue(*fill);
@@ -81,7 +88,7 @@ std::uint64_t StreamState::enqueue_copy_or_fill(const CopyOrFill& task) {
   inline_running_ = false;
   complete_task_locked();
   // Work enqueued meanwhile by other threads, which the pool left to us.
-  const bool wake = take_onto_pool_locked();
+  const bool wake = !queue_.empty() && take_onto_pool_locked();
   lock.unlock();
   if (wake) pool_->schedule(this);
   return seq;
@@ -258,14 +265,7 @@ void StreamState::finish_task_locked(std::optional<TaskFailure> failure) {
   complete_task_locked();
 }
 
-[[gnu::hot]] void StreamState::complete_task_locked() {
-  completed_.store(completed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-  if (done_waiters_ > 0) done_cv_.notify_all();
-  if (parked_ != nullptr) [[unlikely]]
-    resume_parked_locked();
-}
-
-void StreamState::resume_parked_locked() noexcept {
+[[gnu::cold]] void StreamState::resume_parked_locked() noexcept {
   const std::uint64_t done = completed_.load(std::memory_order_relaxed);
   StreamState** link = &parked_;
   while (StreamState* waiter = *link) {
