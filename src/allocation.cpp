@@ -46,7 +46,7 @@ std::shared_ptr<Stream> adopt_stream(const Backend* backend, int device,
   const std::uint64_t generation = fork_generation();
   auto release = [generation](Stream* s) {
     // In a forked child the stream belongs to the parent: leave it.
-    if (fork_generation() == generation) release_stream(s->backend, s->native);
+    if (fork_generation() == generation) release_stream(s->backend, s->native, s->device);
     delete s;
   };
   return std::shared_ptr<Stream>(new Stream{backend, device, native, backend->table}, release);

@@ -2,12 +2,17 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
-#include <deque>
 #include <mutex>
 #include <new>
+#include <string>
+#include <system_error>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "host_memory_locks.h"
 #include "fork_guard.h"
@@ -19,36 +24,87 @@ namespace anydev::core {
 namespace {
 
 struct Item {
-  const Backend* backend;
-  int device;
-  anydev_bk_event_t event;  // null for a stream
-  anydev_bk_memory_kind_t kind;
-  void* handle;                         // memory handle
-  anydev_bk_stream_t stream;            // stream to destroy (null for memory)
+  const Backend* backend = nullptr;
+  int device = -1;
+  anydev_bk_event_t event = nullptr;  // what the release waits for (may be null)
+  anydev_bk_memory_kind_t kind = ANYDEV_BK_MEMORY_HOST;
+  void* handle = nullptr;               // memory handle
+  anydev_bk_stream_t stream = nullptr;  // stream to destroy (null for memory)
   std::function<void()> callback = {};  // run instead of memory_free when set
 };
 
-void report(const Backend* backend, const char* what, anydev_status_t status) {
+// Sleeps between polls of pending events: from kFirstPoll doubling to kLastPoll.
+constexpr std::chrono::microseconds kFirstPoll{50};
+constexpr std::chrono::microseconds kLastPoll{2000};
+
+void report(const Backend* backend, const char* what, anydev_status_t status) noexcept {
   if (status == ANYDEV_SUCCESS) return;
-  log(ANYDEV_LOG_ERROR, cat(backend->name, ": deferred release: ", what, " failed (",
-                            anydev_status_name(status), "): ", last_error_message()));
+  try {
+    log(ANYDEV_LOG_ERROR, cat(backend->name, ": deferred release: ", what, " failed (",
+                              anydev_status_name(status), "): ", last_error_message()));
+  } catch (...) {
+    // Out of memory for the message: the failure itself is all we can drop.
+  }
 }
 
-void run(const Item& item) {
+// Logs (once per process) that releases run on the caller's thread.
+void report_synchronous(const std::string& why) noexcept {
+  static std::once_flag once;
+  try {
+    std::call_once(once, [&] {
+      log(ANYDEV_LOG_WARN, "deferred releases run on the releasing thread instead: " + why);
+    });
+  } catch (...) {
+  }
+}
+
+// For a stream with a known device: records an event after its work, so that
+// the stream is destroyed once that completes, without blocking meanwhile.
+// Leaves item.event null when that fails (the destroy then waits itself).
+void prepare_stream(Item& item) noexcept {
+  if (item.stream == nullptr || item.device < 0 || item.event != nullptr) return;
   const anydev_backend_table_t* table = item.backend->table;
+  if (table->event_query == nullptr) return;
+  anydev_bk_event_t event = nullptr;
+  if (table->event_create(item.device, &event) != ANYDEV_SUCCESS) return;
+  if (table->event_record(event, item.stream) != ANYDEV_SUCCESS) {
+    table->event_destroy(event);
+    return;
+  }
+  item.event = event;
+}
+
+// True when the item's release would not wait: no event, or the event has
+// completed (or cannot be queried: run() then reports the failure).
+bool ready(const Item& item) noexcept {
+  if (item.event == nullptr) return true;
+  const anydev_backend_table_t* table = item.backend->table;
+  if (table->event_query == nullptr) return true;  // run() waits in order
+  int complete = 0;
+  if (table->event_query(item.event, &complete) != ANYDEV_SUCCESS) return true;
+  return complete != 0;
+}
+
+void run(Item& item) noexcept {
+  const anydev_backend_table_t* table = item.backend->table;
+  if (item.event != nullptr) {
+    report(item.backend, "event_synchronize", table->event_synchronize(item.event));
+  }
   if (item.stream != nullptr) {
     report(item.backend, "stream_destroy", table->stream_destroy(item.stream));
-    return;
+  } else if (item.callback) {
+    try {
+      item.callback();
+    } catch (...) {
+      report(item.backend, "release callback", ANYDEV_ERROR_INTERNAL);
+    }
+  } else {
+    note_host_free(item.backend, item.device, item.kind, item.handle);
+    report(item.backend, "memory_free", table->memory_free(item.device, item.kind, item.handle));
   }
-  report(item.backend, "event_synchronize", table->event_synchronize(item.event));
-  if (item.callback) {
-    item.callback();
+  if (item.event != nullptr) {
     report(item.backend, "event_destroy", table->event_destroy(item.event));
-    return;
   }
-  note_host_free(item.backend, item.device, item.kind, item.handle);
-  report(item.backend, "memory_free", table->memory_free(item.device, item.kind, item.handle));
-  report(item.backend, "event_destroy", table->event_destroy(item.event));
 }
 
 // Never destroyed: releases may arrive during exit.
@@ -68,6 +124,7 @@ class Reclaimer {
                                           [] {
                                             Reclaimer& r = instance();
                                             r.queue_.clear();
+                                            r.pending_.clear();
                                             // The parent's thread does not exist
                                             // here: forget it without joining or
                                             // detaching.
@@ -83,20 +140,26 @@ class Reclaimer {
                                             r.busy_ = false;
                                             r.mutex_.unlock();
                                           });
+                           std::atexit([] { instance().stop(); });
                          });
   }
 
-  void push(const Item& item) {
+  void push(Item&& item) noexcept {
     {
       std::unique_lock lock(mutex_);
-      if (!stopped_) {
-        if (!started_) start_locked();
-        queue_.push_back(item);
-        wake_.notify_one();
-        return;
+      if (!stopped_ && (started_ || start_locked())) {
+        try {
+          queue_.push_back(std::move(item));
+          lock.unlock();
+          wake_.notify_one();
+          return;
+        } catch (const std::bad_alloc&) {
+          lock.unlock();
+          report_synchronous("out of memory for the reclaimer's queue");
+        }
       }
     }
-    run(item);  // after exit began: do it here
+    run(item);  // after exit began, or no thread: do it here
   }
 
   void drain() {
@@ -105,45 +168,94 @@ class Reclaimer {
   }
 
  private:
-  void start_locked() {
-    started_ = true;
-    thread_ = std::thread([this] { loop(); });
-    std::atexit([] { instance().stop(); });
+  // Starts the thread; false (the caller releases synchronously) when it
+  // cannot start. Lock held.
+  bool start_locked() noexcept {
+    try {
+      thread_ = std::thread([this] { loop(); });
+      started_ = true;
+      return true;
+    } catch (const std::system_error& e) {
+      report_synchronous(std::string("cannot start the reclaimer thread (") + e.what() +
+                         "; see RLIMIT_NPROC and kernel.threads-max)");
+    } catch (...) {
+      report_synchronous("cannot start the reclaimer thread");
+    }
+    return false;
   }
 
   // At exit: finish what is queued, then end the thread.
   void stop() {
     std::unique_lock lock(mutex_);
-    idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+    idle_.wait(lock, [&] { return (queue_.empty() && !busy_) || !started_; });
     stopped_ = true;
     wake_.notify_one();
     lock.unlock();
     if (thread_.joinable()) thread_.join();
   }
 
+  // Takes the new requests (lock held), then, unlocked, finishes every
+  // request that is ready, keeping the others in pending_.
   void loop() {
     std::unique_lock lock(mutex_);
+    std::chrono::microseconds sleep = kFirstPoll;
     while (true) {
-      wake_.wait(lock, [&] { return !queue_.empty() || stopped_; });
-      if (queue_.empty()) return;  // stopped
-      const Item item = queue_.front();
-      queue_.pop_front();
+      if (queue_.empty()) {
+        if (pending_.empty()) {
+          wake_.wait(lock, [&] { return !queue_.empty() || stopped_; });
+          if (queue_.empty()) return;  // stopped
+        } else {
+          wake_.wait_for(lock, sleep, [&] { return !queue_.empty(); });
+        }
+      }
+      std::vector<Item> arrived;
+      arrived.swap(queue_);
       busy_ = true;
       lock.unlock();
-      run(item);
+      const bool progressed = work(arrived);
+      sleep = progressed ? kFirstPoll : std::min(sleep * 2, kLastPoll);
       lock.lock();
-      busy_ = false;
-      if (queue_.empty()) idle_.notify_all();
+      busy_ = !pending_.empty();
+      if (queue_.empty() && !busy_) idle_.notify_all();
     }
+  }
+
+  // Finishes what is ready among `arrived` and pending_; true when anything
+  // was finished.
+  bool work(std::vector<Item>& arrived) noexcept {
+    bool progressed = false;
+    for (Item& item : arrived) {
+      prepare_stream(item);
+      if (ready(item)) {
+        run(item);
+        progressed = true;
+        continue;
+      }
+      try {
+        pending_.push_back(std::move(item));
+      } catch (const std::bad_alloc&) {
+        run(item);  // waits here instead
+        progressed = true;
+      }
+    }
+    const auto done = std::partition(pending_.begin(), pending_.end(),
+                                     [](const Item& item) { return !ready(item); });
+    for (auto it = done; it != pending_.end(); ++it) {
+      run(*it);
+      progressed = true;
+    }
+    pending_.erase(done, pending_.end());
+    return progressed;
   }
 
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable idle_;
-  std::deque<Item> queue_;
+  std::vector<Item> queue_;
+  std::vector<Item> pending_;  // the thread's own: requests waiting for their event
   std::thread thread_;
   bool started_ = false;
-  bool busy_ = false;
+  bool busy_ = false;  // the thread works, or holds pending requests
   bool stopped_ = false;
 };
 
@@ -153,18 +265,31 @@ class Reclaimer {
 }  // namespace
 
 void release_after_event(const Backend* backend, int device, anydev_bk_event_t event,
-                         anydev_bk_memory_kind_t kind, void* handle) {
-  Reclaimer::instance().push({backend, device, event, kind, handle, nullptr});
+                         anydev_bk_memory_kind_t kind, void* handle) noexcept {
+  Item item;
+  item.backend = backend;
+  item.device = device;
+  item.event = event;
+  item.kind = kind;
+  item.handle = handle;
+  Reclaimer::instance().push(std::move(item));
 }
 
 void run_after_event(const Backend* backend, anydev_bk_event_t event,
-                     std::function<void()> callback) {
-  Reclaimer::instance().push(
-      {backend, -1, event, ANYDEV_BK_MEMORY_HOST, nullptr, nullptr, std::move(callback)});
+                     std::function<void()> callback) noexcept {
+  Item item;
+  item.backend = backend;
+  item.event = event;
+  item.callback = std::move(callback);
+  Reclaimer::instance().push(std::move(item));
 }
 
-void release_stream(const Backend* backend, anydev_bk_stream_t stream) {
-  Reclaimer::instance().push({backend, -1, nullptr, ANYDEV_BK_MEMORY_HOST, nullptr, stream});
+void release_stream(const Backend* backend, anydev_bk_stream_t stream, int device) noexcept {
+  Item item;
+  item.backend = backend;
+  item.device = device;
+  item.stream = stream;
+  Reclaimer::instance().push(std::move(item));
 }
 
 void drain_releases() { Reclaimer::instance().drain(); }

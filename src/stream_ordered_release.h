@@ -1,12 +1,23 @@
 // The reclaimer: one core thread that finishes releases without making the
-// caller wait. It takes, in FIFO order:
+// caller wait. It takes:
 //   - memory to free once an event (recorded on the memory's owner stream
 //     after its last use) has completed;
-//   - backend streams to destroy (destroying one may wait for its work).
-// It starts on first use. At exit (atexit) it finishes what is queued and
-// stops; later requests run inline. In a forked child nothing is queued: the
-// parent's memory and streams are left alone (they belong to the parent).
-// Thread-safe.
+//   - backend streams to destroy once their work has completed (it records
+//     an event on the stream first, when the stream's device is known;
+//     destroying the stream then no longer waits).
+// Releases that wait on different streams are independent: the reclaimer
+// polls the pending events (event_query) and finishes whichever is ready,
+// in any order, so one slow stream delays no other release. While nothing
+// is ready it sleeps, from 50 us doubling to 2 ms, or until a new request
+// arrives. A backend without event_query is waited for in order.
+//
+// It starts on first use. When its thread cannot start (the thread limit) or
+// a request cannot be queued (out of memory), the request is done at once on
+// the caller's thread instead: a release never throws or aborts, it only
+// degrades to a synchronous one (logged once). At exit (atexit) it finishes
+// what is queued and stops; later requests run inline. In a forked child
+// nothing is queued: the parent's memory and streams are left alone (they
+// belong to the parent). Thread-safe.
 #ifndef ANYDEV_SRC_STREAM_ORDERED_RELEASE_H_
 #define ANYDEV_SRC_STREAM_ORDERED_RELEASE_H_
 
@@ -19,18 +30,20 @@ namespace anydev::core {
 struct Backend;
 
 // Frees `handle` (of `kind`, on `device`) after `event` completes, then
-// destroys the event. Takes ownership of the event.
+// destroys the event. Takes ownership of the event. Never throws.
 void release_after_event(const Backend* backend, int device, anydev_bk_event_t event,
-                         anydev_bk_memory_kind_t kind, void* handle);
+                         anydev_bk_memory_kind_t kind, void* handle) noexcept;
 
 // Runs `callback` (on the reclaimer thread) after `event` completes, then
 // destroys the event. Takes ownership of the event. For memory the core does
-// not own (foreign_memory.h).
+// not own (foreign_memory.h). Never throws.
 void run_after_event(const Backend* backend, anydev_bk_event_t event,
-                     std::function<void()> callback);
+                     std::function<void()> callback) noexcept;
 
-// Destroys a backend stream off the caller's thread.
-void release_stream(const Backend* backend, anydev_bk_stream_t stream);
+// Destroys a backend stream off the caller's thread, after its work; with
+// `device` >= 0 (the stream's device) without blocking the reclaimer while
+// the work runs. Never throws.
+void release_stream(const Backend* backend, anydev_bk_stream_t stream, int device = -1) noexcept;
 
 // Waits until everything queued so far has been done (tests, exit).
 void drain_releases();

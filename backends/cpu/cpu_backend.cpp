@@ -4,7 +4,7 @@
 // set_error with a message naming the entry and the values, and never lets an
 // exception cross the C ABI. One device (index 0); every kind of memory is
 // host-addressable, so copies are memmove and fills are host loops, run on
-// the stream's worker thread.
+// the stream worker pool (cpu_workers.h).
 #include <sys/resource.h>
 
 #include <atomic>
@@ -244,11 +244,9 @@ anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
     std::unique_ptr<Stream> stream;
     try {
       stream = std::make_unique<Stream>();
-    } catch (const std::system_error& e) {
+    } catch (const ThreadStartError& e) {
       return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
-                       std::string("cpu stream_create(device=0): cannot start the stream's "
-                                   "worker thread: ") +
-                           e.what());
+                       std::string("cpu stream_create(device=0): ") + e.what());
     }
     *out = reinterpret_cast<anydev_bk_stream_t>(&stream.release()->state());
     return ANYDEV_SUCCESS;

@@ -1,8 +1,6 @@
 #include "cpu_stream.h"
 
-#include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 
 #include <chrono>
 #include <exception>
@@ -14,43 +12,9 @@
 namespace anydev::cpu {
 namespace {
 
-// Restores the calling thread's signal mask when it goes out of scope.
-class ScopedSignalMask {
- public:
-  // Blocks every asynchronous signal, so that signals meant for the
-  // application are never delivered to a worker. Signals raised by a fault
-  // stay unblocked: blocking them would make the kernel kill the process
-  // without running the application's (or a sanitizer's) handler.
-  ScopedSignalMask() {
-    sigset_t block;
-    sigfillset(&block);
-    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS}) {
-      sigdelset(&block, sig);
-    }
-    pthread_sigmask(SIG_BLOCK, &block, &saved_);
-  }
-  ~ScopedSignalMask() { pthread_sigmask(SIG_SETMASK, &saved_, nullptr); }
-  ScopedSignalMask(const ScopedSignalMask&) = delete;
-  ScopedSignalMask& operator=(const ScopedSignalMask&) = delete;
-
- private:
-  sigset_t saved_;
-};
-
-}  // namespace
-
-void set_batch_policy(pthread_t thread) {
-  // SCHED_BATCH: waking the thread never preempts the waker. Without it the
-  // scheduler tends to run a freshly woken worker on the enqueuing thread's
-  // own core at once, so the caller loses its core for the whole task
-  // (measured: a 4 MiB fill's enqueue took the fill's full time). Needs no
-  // privilege; failure is harmless.
-  sched_param param{};
-  param.sched_priority = 0;
-  pthread_setschedparam(thread, SCHED_BATCH, &param);
-}
-
-namespace {
+// The stream whose task the calling thread runs (a pool worker), if any: a
+// stream destroyed from its own task must not wait for itself.
+thread_local const StreamState* t_running = nullptr;
 
 void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -88,6 +52,13 @@ bool spin_until(Done&& done, std::chrono::microseconds limit) {
 
 }  // namespace
 
+[[gnu::hot, gnu::always_inline]] inline void StreamState::complete_task_locked() {
+  completed_.store(completed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  if (done_waiters_ > 0) done_cv_.notify_all();
+  if (parked_ != nullptr) [[unlikely]]
+    resume_parked_locked();
+}
+
 std::uint64_t StreamState::enqueue(Task task) {
   if (const auto* copy = std::get_if<CopyTask>(&task)) return enqueue(*copy);
   if (const auto* fill = std::get_if<FillTask>(&task)) return enqueue(*fill);
@@ -116,30 +87,55 @@ std::uint64_t StreamState::enqueue_copy_or_fill(const CopyOrFill& task) {
   lock.lock();
   inline_running_ = false;
   complete_task_locked();
-  // Work enqueued (or a stop requested) meanwhile by other threads.
-  const bool wake = worker_waiting_ && (!queue_.empty() || stopping_);
+  // Work enqueued meanwhile by other threads, which the pool left to us.
+  const bool wake = !queue_.empty() && take_onto_pool_locked();
   lock.unlock();
-  if (wake) work_cv_.notify_one();
+  if (wake) pool_->schedule(this);
   return seq;
 }
 
 std::uint64_t StreamState::queue_locked(std::unique_lock<std::mutex>& lock, Task task) {
+  while (queue_.size() >= kQueueDepth) [[unlikely]] {
+      // Full: make sure the stream runs, then wait for room.
+      clear_pending_wake_locked();
+      if (take_onto_pool_locked()) {
+        pool_->schedule(this);
+        continue;
+      }
+      ++full_waiters_;
+      room_cv_.wait(lock);
+      --full_waiters_;
+    }
   const bool defer = idle_locked() && defer_wakes_ && may_run_on_caller(task);
   queue_.push_back(std::move(task));
   const std::uint64_t seq = count_submitted_locked();
   // Work behind a deferred task: the worker is needed now.
   const bool had_pending = clear_pending_wake_locked();
   bool wake = false;
-  if (defer && worker_waiting_) {
+  if (defer && !on_pool_) {
     wake_pending_.store(true, std::memory_order_relaxed);
     pending_since_ = std::chrono::steady_clock::now();
   } else {
-    wake = worker_waiting_;
+    wake = take_onto_pool_locked();
     if (wake && !had_pending) woken_for_ = seq;
   }
   lock.unlock();
-  if (wake) work_cv_.notify_one();
+  if (wake) pool_->schedule(this);
   return seq;
+}
+
+bool StreamState::take_onto_pool_locked() {
+  if (on_pool_ || inline_running_ || queue_.empty()) return false;
+  on_pool_ = true;
+  self_ = shared_from_this();
+  return true;
+}
+
+Task StreamState::pop_front_locked() {
+  Task task = std::move(queue_.front());
+  queue_.pop_front();
+  if (full_waiters_ > 0) room_cv_.notify_all();
+  return task;
 }
 
 std::uint64_t StreamState::count_submitted_locked() {
@@ -160,14 +156,10 @@ bool StreamState::clear_pending_wake_locked() {
 }
 
 void StreamState::wake_deferred(bool polled) {
-  bool wake = false;
-  {
-    std::lock_guard<std::mutex> hold(mutex_);
-    if (!clear_pending_wake_locked()) return;
-    if (polled) defer_wakes_ = false;
-    wake = worker_waiting_;
-  }
-  if (wake) work_cv_.notify_one();
+  std::lock_guard<std::mutex> hold(mutex_);
+  if (!clear_pending_wake_locked()) return;
+  if (polled) defer_wakes_ = false;
+  if (take_onto_pool_locked()) pool_->schedule(this);
 }
 
 std::uint64_t StreamState::submitted() const { return submitted_.load(std::memory_order_acquire); }
@@ -175,6 +167,16 @@ std::uint64_t StreamState::submitted() const { return submitted_.load(std::memor
 bool StreamState::defers_wakes() const {
   std::lock_guard<std::mutex> hold(mutex_);
   return defer_wakes_;
+}
+
+std::size_t StreamState::queued() const {
+  std::lock_guard<std::mutex> hold(mutex_);
+  return queue_.size();
+}
+
+int StreamState::blocked_enqueuers() const {
+  std::lock_guard<std::mutex> hold(mutex_);
+  return full_waiters_;
 }
 
 void StreamState::wait_until_complete(std::uint64_t seq) {
@@ -187,8 +189,7 @@ void StreamState::wait_until_complete(std::uint64_t seq) {
 }
 
 void StreamState::run_on_caller_locked(std::unique_lock<std::mutex>& lock) {
-  Task task = std::move(queue_.front());
-  queue_.pop_front();
+  Task task = pop_front_locked();
   inline_running_ = true;
   lock.unlock();
   std::optional<TaskFailure> failure = run_task_catching(task);
@@ -213,7 +214,6 @@ void StreamState::run_on_caller_locked(std::unique_lock<std::mutex>& lock) {
   // when the worker is not running a task (and has not woken up yet), which
   // saves the hand-off and keeps the data in this core's caches. In order:
   // only the queue's front, only while nothing else runs.
-  bool ran_here = false;
   while (completed_.load(std::memory_order_relaxed) < target && !inline_running_ &&
          !queue_.empty() &&
          completed_.load(std::memory_order_relaxed) + queue_.size() ==
@@ -227,12 +227,11 @@ void StreamState::run_on_caller_locked(std::unique_lock<std::mutex>& lock) {
       defer_wakes_ = true;  // the worker was woken for this task and never got to it
     }
     run_on_caller_locked(lock);
-    ran_here = true;
   }
-  const bool had_pending = clear_pending_wake_locked();
-  if ((had_pending || ran_here) && worker_waiting_ && (!queue_.empty() || stopping_)) {
-    work_cv_.notify_one();
-  }
+  // What is left (a wait, a host function, work behind them) goes to the
+  // pool, deferred or not.
+  clear_pending_wake_locked();
+  if (take_onto_pool_locked()) pool_->schedule(this);
   if (!reached(target)) {
     // Spin first: the futex sleep and wake-up would cost more than a short
     // task itself.
@@ -266,62 +265,108 @@ void StreamState::finish_task_locked(std::optional<TaskFailure> failure) {
   complete_task_locked();
 }
 
-[[gnu::hot]] void StreamState::complete_task_locked() {
-  completed_.store(completed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-  if (done_waiters_ > 0) done_cv_.notify_all();
-}
-
-void StreamState::run_worker() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  for (;;) {
-    if (queue_.empty() || inline_running_) {
-      if (queue_.empty() && stopping_) return;
-      worker_waiting_ = true;
-      work_cv_.wait(lock, [&] { return (!queue_.empty() || stopping_) && !inline_running_; });
-      worker_waiting_ = false;
+[[gnu::cold]] void StreamState::resume_parked_locked() noexcept {
+  const std::uint64_t done = completed_.load(std::memory_order_relaxed);
+  StreamState** link = &parked_;
+  while (StreamState* waiter = *link) {
+    if (waiter->park_seq_ > done) {
+      link = &waiter->park_next_;
       continue;
     }
-    Task task = std::move(queue_.front());
-    queue_.pop_front();
-    clear_pending_wake_locked();  // woken some other way: nothing left to defer
+    *link = waiter->park_next_;
+    waiter->park_next_ = nullptr;
+    // Still on the pool, held by its self_: back onto the run queue.
+    waiter->pool_->schedule(waiter);
+  }
+}
+
+bool StreamState::park(StreamState* waiter, std::shared_ptr<StreamState>& held, std::uint64_t seq) {
+  if (wake_pending_.load(std::memory_order_relaxed)) wake_deferred(/*polled=*/false);
+  std::lock_guard<std::mutex> hold(mutex_);
+  if (reached(seq)) return false;
+  waiter->self_ = std::move(held);
+  waiter->park_seq_ = seq;
+  waiter->park_next_ = parked_;
+  parked_ = waiter;
+  return true;
+}
+
+void StreamState::run_on_worker(std::shared_ptr<StreamState>& held) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (unsigned turn = 0;; ++turn) {
+    if (queue_.empty() || inline_running_) {
+      // Nothing runnable, or a caller runs the stream's work: it takes the
+      // stream back onto the pool when it is done, if work is left.
+      on_pool_ = false;
+      if (stopping_ && queue_.empty()) {
+        if (std::optional<TaskFailure> failure = take_failure_locked()) {
+          lock.unlock();
+          log(ANYDEV_LOG_DEBUG,
+              "stream_destroy: dropped an asynchronous error never returned by a "
+              "synchronize: " +
+                  failure->message);
+        }
+      }
+      return;
+    }
+    if (turn >= kTurnTasks && pool_->has_waiting()) {
+      // Other streams wait for a worker: go to the back of the run queue.
+      self_ = std::move(held);
+      pool_->schedule(this);
+      return;
+    }
+    if (auto* wait = std::get_if<WaitTask>(&queue_.front())) {
+      if (!wait->stream->reached(wait->seq)) {
+        std::shared_ptr<StreamState> target = wait->stream;
+        const std::uint64_t seq = wait->seq;
+        lock.unlock();
+        // Parked: the target's completion of `seq` puts this stream back on
+        // the run queue; this worker moves on.
+        if (target->park(this, held, seq)) return;
+        lock.lock();
+        continue;
+      }
+      Task done = pop_front_locked();
+      complete_task_locked();
+      lock.unlock();
+      done = Task{};  // drops the WaitTask's reference outside the lock
+      lock.lock();
+      continue;
+    }
+    Task task = pop_front_locked();
+    clear_pending_wake_locked();  // running anyway: nothing left to defer
     lock.unlock();
+    t_running = this;
     std::optional<TaskFailure> failure = run_task_catching(task);
-    task = Task{};  // drops a WaitTask's reference before the lock is retaken
+    t_running = nullptr;
+    task = Task{};  // drops a reference held by the task before the lock is retaken
     lock.lock();
     finish_task_locked(std::move(failure));
   }
 }
 
 void StreamState::stop() {
-  bool wake = false;
-  {
-    std::lock_guard<std::mutex> hold(mutex_);
-    stopping_ = true;
-    clear_pending_wake_locked();
-    wake = worker_waiting_;
-  }
-  if (wake) work_cv_.notify_one();
+  std::lock_guard<std::mutex> hold(mutex_);
+  stopping_ = true;
+  clear_pending_wake_locked();
+  if (take_onto_pool_locked()) pool_->schedule(this);
 }
 
-Stream::Stream() : state_(std::make_shared<StreamState>()) {
+Stream::Stream() : Stream(WorkerPool::process_pool()) {}
+
+Stream::Stream(WorkerPool& pool) {
+  pool.ensure_started();
+  state_ = std::make_shared<StreamState>(pool);
   state_->owner_ = this;
-  ScopedSignalMask mask;
-  // The worker shares the state, so it stays valid even for a detached worker.
-  worker_ = std::thread([state = state_] { state->run_worker(); });
-  pthread_setname_np(worker_.native_handle(), "anydev-cpu");
-  set_batch_policy(worker_.native_handle());
 }
 
 Stream::~Stream() {
-  state_->stop();
-  if (worker_.get_id() == std::this_thread::get_id()) {
-    // Only reachable if a task destroyed its own stream; joining would
-    // deadlock. The worker returns once the queue is empty.
-    worker_.detach();
-  } else {
-    worker_.join();
-  }
-  if (std::optional<TaskFailure> failure = state_->take_failure()) {
+  StreamState& state = *state_;
+  state.stop();
+  // Destroyed by one of its own tasks: the pool finishes the rest.
+  if (t_running == &state) return;
+  state.wait_until_complete(state.submitted());
+  if (std::optional<TaskFailure> failure = state.take_failure()) {
     log(ANYDEV_LOG_DEBUG,
         "stream_destroy: dropped an asynchronous error never returned by a "
         "synchronize: " +

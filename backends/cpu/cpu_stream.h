@@ -1,4 +1,5 @@
-// A cpu stream: an in-order queue of tasks run by one worker thread.
+// A cpu stream: an in-order queue of tasks, run on the backend's fixed pool
+// of worker threads (cpu_workers.h); a stream owns no thread.
 //
 // StreamState is the queue and its progress counters: `submitted` counts the
 // tasks ever enqueued, `completed` those that have finished (task n, counted
@@ -7,10 +8,26 @@
 // destroyed, when it simply reports everything complete. StreamState is
 // thread-safe: any thread may enqueue, query, wait or synchronize.
 //
-// Stream owns the state and the worker thread. Destroying it (from any thread
-// but its own worker) runs the queued tasks to the end, then joins the
-// worker. The backend's stream handle is the StreamState itself (one load
-// less per call); its owner() is the Stream.
+// Stream owns the state. Destroying it runs the queued tasks to the end (on
+// the pool) and waits for them, unless it is destroyed by one of its own
+// tasks. The backend's stream handle is the StreamState itself (one load less
+// per call); its owner() is the Stream.
+//
+// Scheduling: a stream is "on the pool" (on_pool_) from the moment it is put
+// on the run queue until a worker gives it up with nothing runnable. While
+// on the pool it is either on the run queue, run by exactly one worker, or
+// parked: its front task waits for another stream's task that has not
+// completed, and it sits on that stream's parked list (an intrusive list;
+// parking never allocates) until that task completes, which puts it back on
+// the run queue. No worker blocks on an event, so a bounded pool cannot
+// deadlock on chains of waits. "Waking the worker" below means putting the
+// stream on the run queue.
+//
+// Backpressure: at most kQueueDepth tasks wait in a stream's queue; an
+// enqueue that finds it full blocks until the stream's tasks make room (as
+// the CUDA driver blocks a launch when its queue is full). Every queued task
+// depends only on work already enqueued, so the wait always ends, unless a
+// host function blocks forever.
 //
 // Inline execution: an enqueuing thread that finds every earlier task
 // complete runs a small copy or fill (may_run_inline) itself, between
@@ -37,8 +54,6 @@
 #ifndef ANYDEV_BACKENDS_CPU_CPU_STREAM_H_
 #define ANYDEV_BACKENDS_CPU_CPU_STREAM_H_
 
-#include <pthread.h>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -47,9 +62,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "cpu_task.h"
+#include "cpu_workers.h"
 
 namespace anydev::cpu {
 
@@ -64,19 +79,22 @@ inline constexpr std::chrono::microseconds kSpinBeforeYield{5};
 // stops deferring: about what the wake-up itself would have cost.
 inline constexpr std::chrono::microseconds kDeferLimit{20};
 
-// Gives `thread` the SCHED_BATCH policy (see cpu_stream.cpp); used for the
-// stream workers.
-void set_batch_policy(pthread_t thread);
+// The most tasks a stream's queue holds; a further enqueue blocks until the
+// stream makes room. 1024 tasks of 64 bytes: 64 KiB per stream at most.
+inline constexpr std::size_t kQueueDepth = 1024;
 
-class StreamState {
+class StreamState : public std::enable_shared_from_this<StreamState> {
  public:
-  StreamState() = default;
+  // A state whose tasks run on `pool` (which must outlive it). Made with
+  // std::make_shared only (scheduling takes shared_from_this).
+  explicit StreamState(WorkerPool& pool) : pool_(&pool) {}
   StreamState(const StreamState&) = delete;
   StreamState& operator=(const StreamState&) = delete;
 
   // Appends a task; returns its sequence number. A copy or fill that may
   // run inline (may_run_inline) runs at once on the calling thread when
-  // every earlier task has completed. Throws std::bad_alloc.
+  // every earlier task has completed. Blocks while kQueueDepth tasks are
+  // queued. Throws std::bad_alloc.
   std::uint64_t enqueue(Task task);
   std::uint64_t enqueue(const CopyTask& task);
   std::uint64_t enqueue(const FillTask& task);
@@ -103,14 +121,22 @@ class StreamState {
   // pending (for tests and diagnostics; the answer may be stale at once).
   bool defers_wakes() const;
   bool wake_pending() const { return wake_pending_.load(std::memory_order_relaxed); }
+  // Tasks queued and not yet started, and enqueuers blocked on a full queue
+  // (for tests; stale at once).
+  std::size_t queued() const;
+  int blocked_enqueuers() const;
 
-  // The Stream that owns this state's worker (set by its constructor). Valid
+  // The Stream that owns this state (set by its constructor). Valid
   // while that Stream lives, i.e. while the backend's stream handle does.
   Stream* owner() const { return owner_; }
 
-  // Worker side: runs tasks in order until stop() has been called and the
-  // queue is empty.
-  void run_worker();
+  // Worker side (WorkerPool): runs this stream's tasks in order until none
+  // is runnable, the stream is parked or its turn is over. `held` is the
+  // reference the run queue gave the worker; parking or requeueing moves it
+  // back into self_.
+  void run_on_worker(std::shared_ptr<StreamState>& held);
+  // Marks the stream stopping (its owner is being destroyed) and makes sure
+  // its queued tasks run.
   void stop();
 
  private:
@@ -143,9 +169,20 @@ class StreamState {
   // Pops the queue's front and runs it on the calling thread (lock held on
   // entry and on return, released while the task runs).
   void run_on_caller_locked(std::unique_lock<std::mutex>& lock);
+  // Pops the queue's front, telling blocked enqueuers there is room. Lock held.
+  Task pop_front_locked();
+  // Takes the stream onto the pool if it is not on it and has work no one
+  // else runs; true when the caller must then call pool_->schedule(this)
+  // (after unlocking, or not: the pool's lock is innermost). Lock held.
+  bool take_onto_pool_locked();
+  // Parks `waiter` on this stream until task `seq` completes; false (nothing
+  // done) when it already has. On success `held` moves into waiter->self_.
+  bool park(StreamState* waiter, std::shared_ptr<StreamState>& held, std::uint64_t seq);
+  // Puts the parked streams whose task has completed back on the run queue.
+  // Lock held.
+  void resume_parked_locked() noexcept;
 
   mutable std::mutex mutex_;
-  std::condition_variable work_cv_;  // the worker waits here for tasks or stop
   std::condition_variable done_cv_;  // waiters wait here for `completed` to advance
   std::deque<Task> queue_;
   // Written only under mutex_; read without it by submitted() and by
@@ -153,7 +190,10 @@ class StreamState {
   std::atomic<std::uint64_t> submitted_{0};
   std::atomic<std::uint64_t> completed_{0};  // written only under mutex_
   int done_waiters_ = 0;
-  bool worker_waiting_ = false;
+  int full_waiters_ = 0;             // enqueuers blocked on a full queue
+  std::condition_variable room_cv_;  // they wait here
+  WorkerPool* const pool_;
+  bool on_pool_ = false;         // see "Scheduling" above
   bool inline_running_ = false;  // an enqueuing thread is running a task
   bool stopping_ = false;
   // Deferred wake-up (see above), guarded by mutex_ except that the flag is
@@ -165,15 +205,29 @@ class StreamState {
   std::optional<TaskFailure> first_failure_;
   std::atomic<bool> failed_{false};  // first_failure_ is set; written under mutex_
   Stream* owner_ = nullptr;          // set once, by Stream's constructor
+  // The pool's hold on the stream while it is queued or parked (the worker
+  // that runs it holds it meanwhile); handed over under the pool's or a
+  // target stream's lock.
+  std::shared_ptr<StreamState> self_;
+  StreamState* run_next_ = nullptr;  // the run queue's link (pool's lock)
+  // Streams parked on this one (linked through park_next_), and, for this
+  // stream while parked elsewhere, the task it waits for. Guarded by the
+  // mutex_ of the stream parked on.
+  StreamState* parked_ = nullptr;
+  StreamState* park_next_ = nullptr;
+  std::uint64_t park_seq_ = 0;
 
   friend class Stream;
+  friend class WorkerPool;
 };
 
 class Stream {
  public:
-  // Starts the worker. Throws std::system_error when no thread can be
-  // started, std::bad_alloc when out of memory.
+  // A stream on the process's pool, or on `pool` (tests). Starts the pool's
+  // workers if needed: throws ThreadStartError when none can start,
+  // std::bad_alloc when out of memory.
   Stream();
+  explicit Stream(WorkerPool& pool);
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -183,7 +237,6 @@ class Stream {
 
  private:
   std::shared_ptr<StreamState> state_;
-  std::thread worker_;
 };
 
 }  // namespace anydev::cpu

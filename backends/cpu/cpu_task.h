@@ -43,7 +43,9 @@ struct FillTask {
   std::size_t pattern_size = 0;
 };
 
-// Blocks the running stream until `stream` has completed task number `seq`.
+// Holds the running stream until `stream` has completed task number `seq`.
+// A pool worker never blocks on it: it parks the stream on `stream`
+// (cpu_stream.h); run_task, which blocks, is for other callers.
 struct WaitTask {
   std::shared_ptr<StreamState> stream;
   std::uint64_t seq = 0;

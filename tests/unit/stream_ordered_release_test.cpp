@@ -1,0 +1,187 @@
+// The reclaimer (src/stream_ordered_release.h) against a fake backend whose
+// events complete when the test says so: releases waiting on different
+// events finish in whatever order the events complete (no head-of-line
+// blocking behind a slow stream), and a stream's destruction waits for its
+// work without holding up other releases.
+#include "stream_ordered_release.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "registry.h"
+#include "status.h"
+
+namespace anydev::core {
+namespace {
+
+// An event completes when its gate opens; a stream is a gate (its work
+// finishes when the test opens it), and an event recorded on it takes it.
+struct Gate {
+  bool open = false;
+};
+struct FakeEvent {
+  Gate* gate = nullptr;  // null: complete
+  Gate own;              // the gate of an event made by the test
+};
+
+struct Fake {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::set<void*> freed;
+  std::set<void*> destroyed_streams;
+  int live_events = 0;
+  bool complete_locked(const FakeEvent* e) const { return e->gate == nullptr || e->gate->open; }
+};
+Fake fake;
+
+anydev_status_t MemoryFree(int, anydev_bk_memory_kind_t, void* handle) {
+  std::lock_guard lock(fake.mutex);
+  fake.freed.insert(handle);
+  fake.changed.notify_all();
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t StreamDestroy(anydev_bk_stream_t stream) {
+  std::unique_lock lock(fake.mutex);
+  // Waits for the stream's work, as the backend ABI says.
+  auto* gate = reinterpret_cast<Gate*>(stream);
+  fake.changed.wait(lock, [&] { return gate->open; });
+  fake.destroyed_streams.insert(stream);
+  fake.changed.notify_all();
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t EventCreate(int, anydev_bk_event_t* out) {
+  std::lock_guard lock(fake.mutex);
+  ++fake.live_events;
+  *out = reinterpret_cast<anydev_bk_event_t>(new FakeEvent);
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t EventDestroy(anydev_bk_event_t event) {
+  std::lock_guard lock(fake.mutex);
+  --fake.live_events;
+  delete reinterpret_cast<FakeEvent*>(event);
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t EventRecord(anydev_bk_event_t event, anydev_bk_stream_t stream) {
+  std::lock_guard lock(fake.mutex);
+  reinterpret_cast<FakeEvent*>(event)->gate = reinterpret_cast<Gate*>(stream);
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t EventQuery(anydev_bk_event_t event, int* complete) {
+  std::lock_guard lock(fake.mutex);
+  *complete = fake.complete_locked(reinterpret_cast<FakeEvent*>(event)) ? 1 : 0;
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t EventSynchronize(anydev_bk_event_t event) {
+  std::unique_lock lock(fake.mutex);
+  fake.changed.wait(lock,
+                    [&] { return fake.complete_locked(reinterpret_cast<FakeEvent*>(event)); });
+  return ANYDEV_SUCCESS;
+}
+
+anydev_backend_table_t MakeTable() {
+  anydev_backend_table_t t{};
+  t.struct_size = sizeof(t);
+  t.abi_version = ANYDEV_BACKEND_ABI_VERSION;
+  t.name = "fake";
+  t.memory_free = MemoryFree;
+  t.stream_destroy = StreamDestroy;
+  t.event_create = EventCreate;
+  t.event_destroy = EventDestroy;
+  t.event_record = EventRecord;
+  t.event_query = EventQuery;
+  t.event_synchronize = EventSynchronize;
+  return t;
+}
+const anydev_backend_table_t kTable = MakeTable();
+
+class ReclaimerTest : public ::testing::Test {
+ protected:
+  ReclaimerTest() {
+    backend_.name = "fake";
+    backend_.available = true;
+    backend_.table = &kTable;
+  }
+  ~ReclaimerTest() override {
+    drain_releases();
+    std::lock_guard lock(fake.mutex);
+    fake.freed.clear();
+    fake.destroyed_streams.clear();
+  }
+
+  // An event of the test's own, complete when `open`.
+  anydev_bk_event_t MakeEvent(bool open) {
+    anydev_bk_event_t event = nullptr;
+    EventCreate(0, &event);
+    auto* e = reinterpret_cast<FakeEvent*>(event);
+    e->own.open = open;
+    e->gate = &e->own;
+    return event;
+  }
+  void Open(Gate& gate) {
+    std::lock_guard lock(fake.mutex);
+    gate.open = true;
+    fake.changed.notify_all();
+  }
+  // Waits up to 20 s for `done` (under the fake's lock); a hang is a failure.
+  template <class Done>
+  bool Eventually(Done&& done) {
+    std::unique_lock lock(fake.mutex);
+    return fake.changed.wait_for(lock, std::chrono::seconds(20), done);
+  }
+
+  Backend backend_;
+};
+
+TEST_F(ReclaimerTest, AReleaseBehindASlowStreamsReleaseIsNotHeldUp) {
+  anydev_bk_event_t slow = MakeEvent(false);
+  anydev_bk_event_t fast = MakeEvent(true);
+  int slow_memory = 0, fast_memory = 0;
+  release_after_event(&backend_, 0, slow, ANYDEV_BK_MEMORY_HOST, &slow_memory);
+  release_after_event(&backend_, 0, fast, ANYDEV_BK_MEMORY_HOST, &fast_memory);
+  EXPECT_TRUE(Eventually([&] { return fake.freed.count(&fast_memory) == 1; }))
+      << "the second release waited for the first one's slow event";
+  {
+    std::lock_guard lock(fake.mutex);
+    EXPECT_EQ(fake.freed.count(&slow_memory), 0u) << "freed before its event completed";
+  }
+  Open(reinterpret_cast<FakeEvent*>(slow)->own);
+  EXPECT_TRUE(Eventually([&] { return fake.freed.count(&slow_memory) == 1; }));
+}
+
+TEST_F(ReclaimerTest, ABusyStreamsDestructionDoesNotHoldUpOtherReleases) {
+  Gate busy_stream;  // its work finishes when opened
+  Gate idle_stream{true};
+  int memory = 0;
+  release_stream(&backend_, reinterpret_cast<anydev_bk_stream_t>(&busy_stream), 0);
+  release_stream(&backend_, reinterpret_cast<anydev_bk_stream_t>(&idle_stream), 0);
+  release_after_event(&backend_, 0, MakeEvent(true), ANYDEV_BK_MEMORY_HOST, &memory);
+  EXPECT_TRUE(Eventually([&] {
+    return fake.freed.count(&memory) == 1 && fake.destroyed_streams.count(&idle_stream) == 1;
+  })) << "releases queued behind a busy stream's destruction waited for its work";
+  Open(busy_stream);
+  EXPECT_TRUE(Eventually([&] { return fake.destroyed_streams.count(&busy_stream) == 1; }));
+}
+
+TEST_F(ReclaimerTest, DrainWaitsForPendingReleases) {
+  anydev_bk_event_t slow = MakeEvent(false);
+  int memory = 0;
+  release_after_event(&backend_, 0, slow, ANYDEV_BK_MEMORY_HOST, &memory);
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    Open(reinterpret_cast<FakeEvent*>(slow)->own);
+  });
+  drain_releases();
+  {
+    std::lock_guard lock(fake.mutex);
+    EXPECT_EQ(fake.freed.count(&memory), 1u) << "drain returned before a pending release";
+  }
+  opener.join();
+}
+
+}  // namespace
+}  // namespace anydev::core
