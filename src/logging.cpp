@@ -8,6 +8,7 @@
 #include <string>
 
 #include "environment.h"
+#include "format.h"
 
 namespace anydev::core {
 namespace {
@@ -50,7 +51,8 @@ bool log_enabled(anydev_log_level_t level) {
 }
 
 void log(anydev_log_level_t level, std::string_view message) {
-  logger().log(static_cast<spdlog::level::level_enum>(level), "{}", message);
+  logger().log(static_cast<spdlog::level::level_enum>(level), "{}",
+               controls_escaped(std::string(message)));
 }
 
 }  // namespace anydev::core
