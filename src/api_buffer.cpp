@@ -263,6 +263,11 @@ anydev_status_t anydev_buffer_native_handle(anydev_buffer_t buf, void** out) {
   BufferView view;
   if (anydev_status_t s = access_buffer(op, buf, "buf", &view); s != ANYDEV_SUCCESS) return s;
   const Backend* backend = view.allocation->backend;
+  if (view.allocation->foreign_release) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the buffer wraps imported (DLPack) memory at ",
+                view.allocation->address, ": it has no native handle of the ", backend->name,
+                " backend; its producer holds the native object");
+  }
   if (backend->table->native_handle == nullptr) {
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", backend->name,
                 " backend has no native handles");
