@@ -13,9 +13,6 @@
 namespace anydev::core {
 namespace {
 
-constexpr std::array<std::string_view, 7> kLevelNames = {"trace", "debug",    "info", "warn",
-                                                         "error", "critical", "off"};
-
 spdlog::logger& logger() {
   // Never destroyed: a backend or a late release may log during exit.
   static spdlog::logger* instance = [] {
@@ -23,18 +20,12 @@ spdlog::logger& logger() {
     created->set_pattern("[anydev] [%l] %v");
     spdlog::level::level_enum level = spdlog::level::warn;
     if (const auto value = env(kEnvLogLevel)) {
-      bool known = false;
-      for (std::size_t i = 0; i < kLevelNames.size(); ++i) {
-        if (*value == kLevelNames[i]) {
-          level = static_cast<spdlog::level::level_enum>(i);
-          known = true;
-        }
-      }
-      if (!known) {
-        created->warn(
-            "ANYDEV_LOG_LEVEL=\"{}\" is not one of trace, debug, info, warn, error, critical, "
-            "off; using warn",
-            *value);
+      if (const std::optional<int> parsed = parse_log_level(*value)) {
+        level = static_cast<spdlog::level::level_enum>(*parsed);
+      } else {
+        // Refused like every malformed variable: every backend is
+        // unavailable with this reason (environment.h); said here once too.
+        created->error("{}; every backend is unavailable", check_log_level(*value));
       }
     }
     created->set_level(level);

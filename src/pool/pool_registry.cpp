@@ -63,8 +63,8 @@ bool pools_enabled() {
     const std::optional<std::string> value = env(kEnvPool);
     if (!value) return true;
     if (const std::optional<bool> parsed = parse_pool_setting(*value)) return *parsed;
-    log(ANYDEV_LOG_ERROR,
-        cat("ANYDEV_POOL=\"", *value, "\" is not 0 or 1; the memory pools stay on (the default)"));
+    // Malformed: every backend is unavailable with the reason
+    // (core_environment_errors in environment.h), so no pool is ever made.
     return true;
   }();
   return enabled;
