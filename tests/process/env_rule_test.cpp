@@ -181,7 +181,21 @@ const Case kCases[] = {
     {"ANYDEV_TRACE", "/tmp/", Scope::every_backend, "\"/tmp/\""},
 };
 
-void PrintTo(const Case& c, std::ostream* out) { *out << c.variable << "=\"" << c.value << "\""; }
+// The case as test output shows it (a control character as \xHH).
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.variable << "=\"";
+  for (const char* p = c.value; *p != '\0'; ++p) {
+    const auto u = static_cast<unsigned char>(*p);
+    if (u < 0x20 || u == 0x7F) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      *out << hex;
+    } else {
+      *out << *p;
+    }
+  }
+  *out << "\"";
+}
 
 class EnvRule : public ::testing::TestWithParam<Case> {};
 
