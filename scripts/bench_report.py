@@ -11,6 +11,7 @@ import os
 import re
 import statistics
 import sys
+import tempfile
 
 GB = 1e9
 
@@ -170,6 +171,22 @@ def verdict(value, target, higher_is_better=True):
     ok = value >= target if higher_is_better else value <= target
     return "**met**" if ok else "**missed**"
 
+
+
+def write_replacing(path, text):
+    """Writes `text` to `path` through a temporary file created exclusively
+    beside it (tempfile.mkstemp: a symlink planted at a predictable name is
+    never followed), renamed over `path` at the end."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=os.path.basename(path) + ".", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(temporary, 0o644)  # mkstemp's 0600 is too strict for a report
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 def main():
     results, output = sys.argv[1], sys.argv[2]
@@ -420,8 +437,7 @@ def main():
         w("")
     w(NOTES.rstrip("\n"))
     w("")
-    with open(output, "w") as f:
-        f.write("\n".join(L))
+    write_replacing(output, "\n".join(L))
 
 
 if __name__ == "__main__":

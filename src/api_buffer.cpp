@@ -191,10 +191,25 @@ anydev_status_t anydev_buffer_take_ptr(anydev_buffer_t buf, void** out) {
                   " other reference(s) to this handle and ", users - 1,
                   " other buffer(s) or view(s) of the same memory are alive");
     }
-    void* address = buf->allocation->address == nullptr
-                        ? nullptr
-                        : static_cast<char*>(buf->allocation->address) + buf->offset_bytes;
-    if (address != nullptr) remember_taken(address, std::move(buf->allocation));
+    const Allocation& allocation = *buf->allocation;
+    // Only a whole allocation changes hands: a view (even an empty one, whose
+    // address may be where another allocation starts) would hand out memory
+    // it does not own and make free() ambiguous.
+    if (buf->offset_bytes != 0 || buf->size_bytes != allocation.bytes) {
+      return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the buffer is a view of bytes [",
+                  buf->offset_bytes, ", ", buf->offset_bytes + buf->size_bytes, ") of a ",
+                  allocation.bytes, "-byte allocation; take_ptr hands over whole allocations only");
+    }
+    if (allocation.foreign_release) {
+      return fail(ANYDEV_ERROR_UNSUPPORTED, op,
+                  "the buffer wraps imported (DLPack) memory that its producer owns; release the "
+                  "buffer instead");
+    }
+    void* const address = allocation.address;
+    if (address != nullptr && !remember_taken(buf->allocation)) {
+      return fail(ANYDEV_ERROR_INVALID_STATE, op, "memory at ", address,
+                  " is already recorded as taken from another allocation");
+    }
     buf->allocation.reset();
     buf->taken = true;
     *out = address;
@@ -249,6 +264,11 @@ anydev_status_t anydev_buffer_native_handle(anydev_buffer_t buf, void** out) {
   BufferView view;
   if (anydev_status_t s = access_buffer(op, buf, "buf", &view); s != ANYDEV_SUCCESS) return s;
   const Backend* backend = view.allocation->backend;
+  if (view.allocation->foreign_release) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the buffer wraps imported (DLPack) memory at ",
+                view.allocation->address, ": it has no native handle of the ", backend->name,
+                " backend; its producer holds the native object");
+  }
   if (backend->table->native_handle == nullptr) {
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", backend->name,
                 " backend has no native handles");

@@ -295,9 +295,8 @@ anydev_status_t anydev_context_free(anydev_context_t ctx, void* taken) {
     const ContextState& state = *ctx->state;
     std::shared_ptr<Allocation> allocation = forget_taken(state.backend, state.device, taken);
     if (!allocation) {
-      return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "pointer ", taken,
-                  " was not obtained with take_ptr() on ",
-                  describe_device(state.backend, state.device), " (or was already freed)");
+      return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "pointer ", taken, " is not memory taken ",
+                  "with take_ptr(): ", explain_not_taken(state.backend, state.device, taken));
     }
     {
       std::lock_guard lock(allocation->mutex);

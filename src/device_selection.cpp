@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "env_list.h"
 #include "environment.h"
 #include "logging.h"
 #include "selection.h"
@@ -29,7 +30,7 @@ anydev_status_t candidates(const char* op, std::vector<BackendChoice>* out, std:
     for (const std::string& name : default_backend_order()) out->push_back({name, 0, false});
     return ANYDEV_SUCCESS;
   }
-  *source = cat("ANYDEV_BACKEND=\"", *list, "\"");
+  *source = cat("ANYDEV_BACKEND=", quoted(*list));  // escaped: never a raw control character
   const std::vector<std::string> known = registry.known_names();
   BackendListParse parsed = parse_backend_list(*list, known);
   if (!parsed.ok()) {

@@ -1,10 +1,19 @@
 #include "env_list.h"
 
+#include "format.h"
 #include "status.h"
 
 namespace anydev::core {
 
-std::string quoted(std::string_view text) { return cat("\"", text, "\""); }
+std::string quoted(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : escaped(text)) {
+    if (c == '"') out += '\\';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
 
 std::optional<std::uint64_t> parse_decimal(std::string_view text, std::uint64_t min,
                                            std::uint64_t max) {

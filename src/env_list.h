@@ -14,7 +14,8 @@
 
 namespace anydev::core {
 
-// `text` in double quotes, as the errors show values.
+// `text` in double quotes, as the errors show values: escaped (format.h),
+// and a double quote inside it as \".
 std::string quoted(std::string_view text);
 
 // A decimal number of digits only (no sign, no "0x", no spaces) from `min`

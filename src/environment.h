@@ -1,11 +1,19 @@
 // The environment variables anydev reads, in one place, so that anydev-info
-// and docs/environment.md can list them. Reads are thread-safe as long as
-// nobody calls setenv concurrently (the usual POSIX caveat).
+// and docs/environment.md can list them, and the checks of the core's own
+// variables. One rule for every ANYDEV_* variable (docs/environment.md): a
+// set value that its grammar does not accept, the empty value included, is
+// refused, never ignored or replaced by the default; what the variable
+// configures becomes unavailable with a message naming the variable, the
+// value (escaped) and what is accepted. A core variable's error makes every
+// backend unavailable (core_environment_errors, through
+// layers::layer_settings). Reads are thread-safe as long as nobody calls
+// setenv concurrently (the usual POSIX caveat); the checks are pure.
 #ifndef ANYDEV_SRC_ENVIRONMENT_H_
 #define ANYDEV_SRC_ENVIRONMENT_H_
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace anydev::core {
 
@@ -16,6 +24,22 @@ inline constexpr const char* kEnvPool = "ANYDEV_POOL";  // pool/pool_registry.h
 
 // The variable's value, or nullopt when unset.
 std::optional<std::string> env(const char* name);
+
+// ANYDEV_LOG_LEVEL: anydev's names (trace debug info warn error critical
+// off) and spdlog's (warning, err) -> spdlog's level number (0 trace .. 6
+// off); nullopt for anything else.
+std::optional<int> parse_log_level(std::string_view text);
+
+// The message refusing a malformed value of a core variable, or an empty
+// string when the value is good.
+std::string check_log_level(std::string_view text);
+std::string check_pool(std::string_view text);
+std::string check_plugin_path(std::string_view text);
+
+// "; "-separated messages for the malformed core variables among
+// ANYDEV_LOG_LEVEL, ANYDEV_POOL and ANYDEV_PLUGIN_PATH as set now; empty
+// when none is.
+std::string core_environment_errors();
 
 }  // namespace anydev::core
 

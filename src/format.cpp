@@ -1,5 +1,6 @@
 #include "format.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
@@ -202,6 +203,97 @@ std::string format_buffer(std::string_view type_name, anydev_dtype_t dtype, cons
     for (std::size_t i = count - kEdge; i < count; ++i) append(i);
   }
   out += "])";
+  return out;
+}
+
+namespace {
+
+// The length of the well-formed UTF-8 sequence of a printable character
+// starting at text[i] (2 to 4), or 0 when the bytes there are anything else.
+std::size_t printable_utf8_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char lead = byte(0);
+  std::size_t length = 0;
+  char32_t code = 0;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+    code = lead & 0x1Fu;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    code = lead & 0x0Fu;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    code = lead & 0x07u;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  for (std::size_t k = 1; k < length; ++k) {
+    if ((byte(k) & 0xC0u) != 0x80u) return 0;
+    code = (code << 6) | (byte(k) & 0x3Fu);
+  }
+  const char32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (code < smallest[length] || code > 0x10FFFF) return 0;  // overlong or too large
+  if (code >= 0xD800 && code <= 0xDFFF) return 0;            // surrogate
+  if (code <= 0x9F) return 0;                                // C1 control
+  if (code == 0x2028 || code == 0x2029) return 0;            // line, paragraph separator
+  if (code >= 0x202A && code <= 0x202E) return 0;            // bidirectional embedding
+  if (code >= 0x2066 && code <= 0x2069) return 0;            // bidirectional isolate
+  return length;
+}
+
+}  // namespace
+
+std::string escaped(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+    } else if (const std::size_t length = c >= 0x80 ? printable_utf8_length(text, i) : 0;
+               length > 0) {
+      out.append(text.substr(i, length));
+      i += length;
+      continue;
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0x0Fu];
+    }
+    ++i;
+  }
+  return out;
+}
+
+std::string controls_escaped(std::string message) {
+  const auto is_control = [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && u != '\n') || u == 0x7F;
+  };
+  if (std::none_of(message.begin(), message.end(), is_control)) return message;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(message.size() + 8);
+  for (const char c : message) {
+    if (!is_control(c)) {
+      out += c;
+      continue;
+    }
+    const auto u = static_cast<unsigned char>(c);
+    out += "\\x";
+    out += kHex[u >> 4];
+    out += kHex[u & 0x0Fu];
+  }
   return out;
 }
 

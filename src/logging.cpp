@@ -10,20 +10,10 @@
 
 #include "environment.h"
 #include "fork_guard.h"
+#include "format.h"
 
 namespace anydev::core {
 namespace {
-
-constexpr std::array<std::string_view, 7> kLevelNames = {"trace", "debug",    "info", "warn",
-                                                         "error", "critical", "off"};
-
-// The level ANYDEV_LOG_LEVEL names; nullopt when it names none.
-std::optional<spdlog::level::level_enum> parse_level(const std::string& value) {
-  for (std::size_t i = 0; i < kLevelNames.size(); ++i) {
-    if (value == kLevelNames[i]) return static_cast<spdlog::level::level_enum>(i);
-  }
-  return std::nullopt;
-}
 
 spdlog::logger& logger() {
   // Never destroyed: a backend or a late release may log during exit. A
@@ -35,18 +25,21 @@ spdlog::logger& logger() {
             new spdlog::logger("anydev", std::make_shared<spdlog::sinks::stderr_sink_mt>());
         created->set_pattern("[anydev] [%l] %v");
         spdlog::level::level_enum level = spdlog::level::warn;
-        if (const auto value = env(kEnvLogLevel)) level = parse_level(*value).value_or(level);
+        if (const auto value = env(kEnvLogLevel)) {
+          if (const std::optional<int> parsed = parse_log_level(*value)) {
+            level = static_cast<spdlog::level::level_enum>(*parsed);
+          }
+        }
         created->set_level(level);
         created->flush_on(spdlog::level::trace);
         return created;
       },
       [](spdlog::logger& made) {
-        // Once, by the thread whose logger was kept.
-        if (const auto value = env(kEnvLogLevel); value && !parse_level(*value)) {
-          made.warn(
-              "ANYDEV_LOG_LEVEL=\"{}\" is not one of trace, debug, info, warn, error, critical, "
-              "off; using warn",
-              *value);
+        // Once, by the thread whose logger was kept. A malformed value is
+        // refused like every malformed variable: every backend is unavailable
+        // with this reason (environment.h); said here once too.
+        if (const auto value = env(kEnvLogLevel); value && !parse_log_level(*value)) {
+          made.error("{}; every backend is unavailable", check_log_level(*value));
         }
       });
 }
@@ -58,7 +51,8 @@ bool log_enabled(anydev_log_level_t level) {
 }
 
 void log(anydev_log_level_t level, std::string_view message) {
-  logger().log(static_cast<spdlog::level::level_enum>(level), "{}", message);
+  logger().log(static_cast<spdlog::level::level_enum>(level), "{}",
+               controls_escaped(std::string(message)));
 }
 
 }  // namespace anydev::core

@@ -1,5 +1,7 @@
 #include "status.h"
 
+#include "format.h"
+
 namespace anydev::core {
 namespace {
 
@@ -18,7 +20,7 @@ LastError& last_error() {
 anydev_status_t set_error(anydev_status_t status, std::string message) {
   LastError& error = last_error();
   error.status = status;
-  error.message = std::move(message);
+  error.message = controls_escaped(std::move(message));  // never a raw escape sequence
   return status;
 }
 

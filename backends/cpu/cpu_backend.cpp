@@ -185,6 +185,7 @@ anydev_status_t initialize(const anydev_core_services_t* core, const char** libr
     if (core != nullptr) set_core_services(core);
     if (library != nullptr) *library = "";
     const CpuConfig config = read_config();
+    if (!config.error.empty()) return set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE, config.error);
     set_lock_pinned_memory(config.lock_pinned_memory);
     set_split_threads(config.split_threads);
     install_fork_handlers();

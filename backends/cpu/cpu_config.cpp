@@ -28,24 +28,29 @@ std::optional<unsigned> parse_thread_count(const char* value) {
 }
 
 CpuConfig read_config() {
+  // A malformed value (empty included) is refused, never replaced by the
+  // default: the cpu backend is unavailable with the reason
+  // (docs/environment.md, one rule for every variable).
   CpuConfig config;
+  const auto refuse = [&](const char* variable, const char* value, const char* expected) {
+    if (!config.error.empty()) config.error += "; ";
+    config.error += std::string(variable) +
+                    (*value == '\0' ? std::string(" is set but empty")
+                                    : "=\"" + std::string(value) + "\" is not valid") +
+                    " (expected " + expected + ")";
+  };
   if (const char* value = get_env(kMlockVariable)) {
     if (const std::optional<bool> lock = parse_switch(value)) {
       config.lock_pinned_memory = *lock;
     } else {
-      log(ANYDEV_LOG_WARN, std::string(kMlockVariable) + "=\"" + value +
-                               "\" is not valid (expected 0 or 1); keeping the default, " +
-                               (config.lock_pinned_memory ? "1 (lock pinned host memory)"
-                                                          : "0 (do not lock pinned host memory)"));
+      refuse(kMlockVariable, value, "0 or 1");
     }
   }
   if (const char* value = get_env(kThreadsVariable)) {
     if (const std::optional<unsigned> threads = parse_thread_count(value)) {
       config.split_threads = *threads;
     } else {
-      log(ANYDEV_LOG_WARN, std::string(kThreadsVariable) + "=\"" + value +
-                               "\" is not valid (expected a whole number from 1 to 1024); "
-                               "keeping the default (the online CPUs)");
+      refuse(kThreadsVariable, value, "a whole number from 1 to 1024");
     }
   }
   return config;

@@ -6,13 +6,15 @@
 //                     (1 to 1024; default: the online CPUs; 1 never
 //                     splits).
 //
-// Strict: any other value (including "") is logged as a warning that names
-// it, and the default is kept. read_config is thread-safe; the core calls
+// Strict: any other value (including "") is refused: `error` names it and
+// initialize fails, so the cpu backend is unavailable with that reason
+// (docs/environment.md). read_config is thread-safe; the core calls
 // initialize once.
 #ifndef ANYDEV_BACKENDS_CPU_CPU_CONFIG_H_
 #define ANYDEV_BACKENDS_CPU_CPU_CONFIG_H_
 
 #include <optional>
+#include <string>
 
 namespace anydev::cpu {
 
@@ -22,6 +24,7 @@ inline constexpr const char* kMlockVariable = "ANYDEV_CPU_MLOCK";
 struct CpuConfig {
   bool lock_pinned_memory = true;
   unsigned split_threads = 0;  // 0: the online CPUs
+  std::string error;           // non-empty: a malformed variable, the backend is unavailable
 };
 
 inline constexpr const char* kThreadsVariable = "ANYDEV_CPU_THREADS";

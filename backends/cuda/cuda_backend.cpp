@@ -26,8 +26,11 @@ anydev_status_t MemoryPoolsAllowed(const anydev_core_services_t* core, bool* all
   } else if (std::strcmp(value, "0") == 0) {
     *allowed = false;
   } else {
-    return ReportError(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
-                       Cat("ANYDEV_CUDA_MEMORY_POOLS=\"", value, "\" is neither 0 nor 1"));
+    return ReportError(
+        ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+        value[0] == '\0'
+            ? std::string("ANYDEV_CUDA_MEMORY_POOLS is set but empty (expected 0 or 1)")
+            : Cat("ANYDEV_CUDA_MEMORY_POOLS=\"", value, "\" is neither 0 nor 1"));
   }
   return ANYDEV_SUCCESS;
 }
@@ -100,9 +103,15 @@ anydev_status_t Initialize(const anydev_core_services_t* core, const char** libr
   state.core = core;
   static std::string* library_text = new std::string;  // valid for the life of the process
   const char* env = core->getenv != nullptr ? core->getenv("ANYDEV_CUDA_LIBRARY") : nullptr;
-  const std::string path = env != nullptr && env[0] != '\0' ? env : "libcuda.so.1";
+  const std::string path = env != nullptr ? env : "libcuda.so.1";
   *library_text = path;
   if (library != nullptr) *library = library_text->c_str();
+  if (env != nullptr && env[0] == '\0') {
+    // Refused like every malformed variable (docs/environment.md).
+    return ReportError(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+                       "ANYDEV_CUDA_LIBRARY is set but empty: expected the path or file name of "
+                       "the CUDA driver library (unset it for libcuda.so.1)");
+  }
 
   bool pools_allowed = true;
   if (const anydev_status_t s = MemoryPoolsAllowed(core, &pools_allowed); s != ANYDEV_SUCCESS) {

@@ -3,6 +3,7 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "cuda_entries.h"
@@ -87,13 +88,24 @@ anydev_status_t Fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
             " count; the offset must be a multiple of ",
             alignment, ")"));
   }
-  if (dst.kind == ANYDEV_BK_MEMORY_USER_HOST) {
-    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
-                       Cat("fill: ", Describe(dst), " is not memory of the cuda backend"));
-  }
   ScopedContext scope;
   if (const anydev_status_t s = scope.Enter(stream->device, "fill"); s != ANYDEV_SUCCESS) return s;
   const CudaDriver& drv = Driver();
+  if (dst.kind == ANYDEV_BK_MEMORY_USER_HOST) {
+    // Host memory the driver does not know (imported, e.g. a NumPy array):
+    // no cuMemset can write it, so the fill waits for the stream's earlier
+    // work and writes on this thread; later work on the stream comes after.
+    if (const CUresult r = drv.StreamSynchronize(stream->native); r != CUDA_SUCCESS) {
+      return ReportFailure(r, "cuStreamSynchronize",
+                           Cat("fill of ", bytes, " bytes of ", Describe(dst),
+                               " on a stream of cuda device ", stream->device));
+    }
+    char* const at = static_cast<char*>(dst.handle) + dst.offset;
+    for (std::size_t done = 0; done < bytes; done += pattern_size) {
+      std::memcpy(at + done, pattern, pattern_size);
+    }
+    return ANYDEV_SUCCESS;
+  }
   const CUdeviceptr base = Address(dst);
   const FillPlan plan = PlanFill(pattern, pattern_size, bytes);
   for (int i = 0; i < plan.size; ++i) {

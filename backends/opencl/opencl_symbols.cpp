@@ -26,8 +26,16 @@ void* resolve(void* library, const char* name, Fn* slot) {
 
 anydev_status_t load_opencl(std::string* library) {
   const char* override_path = get_env(kLibraryVariable);
-  const std::string path =
-      override_path != nullptr && *override_path != '\0' ? override_path : kDefaultLibrary;
+  if (override_path != nullptr && *override_path == '\0') {
+    // Refused like every malformed variable (docs/environment.md), never
+    // taken as unset.
+    return set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+                     cat(kLibraryVariable,
+                         " is set but empty: expected the path or file name of the OpenCL "
+                         "library (unset it for ",
+                         kDefaultLibrary, ")"));
+  }
+  const std::string path = override_path != nullptr ? override_path : kDefaultLibrary;
   *library = path;
   dlerror();
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

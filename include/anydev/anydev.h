@@ -212,8 +212,10 @@ ANYDEV_API anydev_status_t anydev_context_can_access(anydev_context_t ctx, anyde
 ANYDEV_API anydev_status_t anydev_context_enable_peer_access(anydev_context_t ctx,
                                                              anydev_context_t peer);
 /* Frees memory obtained with anydev_buffer_take_ptr, ordered on ctx's
- * stream (after the work already enqueued there). Thread safety: a pointer
- * is freed once; a second free (on any thread) is INVALID_ARGUMENT. */
+ * stream (after the work already enqueued there). Any other pointer (NULL,
+ * an address inside a taken allocation, one taken on another device) is
+ * INVALID_ARGUMENT and frees nothing. Thread safety: a pointer is freed
+ * once; a second free (on any thread) is INVALID_ARGUMENT. */
 ANYDEV_API anydev_status_t anydev_context_free(anydev_context_t ctx, void* taken);
 /* A native handle of the context (ANYDEV_NATIVE_DEVICE or _CONTEXT). */
 ANYDEV_API anydev_status_t anydev_context_native_handle(anydev_context_t ctx,
@@ -301,8 +303,10 @@ ANYDEV_API anydev_status_t anydev_buffer_reassign_ownership(anydev_buffer_t buf,
                                                             anydev_context_t ctx);
 /* Hands the memory to the caller (release it with anydev_context_free). Needs
  * the only handle to that memory: another reference or a live view is
- * INVALID_STATE. Afterwards the handle is empty: every use but release is
- * INVALID_STATE. */
+ * INVALID_STATE. Only a whole allocation changes hands: a view (even an
+ * empty one) is INVALID_ARGUMENT, imported (DLPack) memory is UNSUPPORTED;
+ * an empty buffer gives NULL. Afterwards the handle is empty: every use but
+ * release is INVALID_STATE. */
 ANYDEV_API anydev_status_t anydev_buffer_take_ptr(anydev_buffer_t buf, void** out);
 /* Mojo's printing: "HostBuffer([0, 1, 2])", "DeviceBuffer([1.0, ...])".
  * Device buffers are copied to the host synchronously. Writes at most
@@ -311,7 +315,9 @@ ANYDEV_API anydev_status_t anydev_buffer_take_ptr(anydev_buffer_t buf, void** ou
  * (out then holds a truncated, NUL-terminated prefix). */
 ANYDEV_API anydev_status_t anydev_buffer_format(anydev_buffer_t buf, char* out, size_t capacity,
                                                 size_t* needed);
-/* A native handle of the buffer's memory (ANYDEV_NATIVE_MEMORY). */
+/* A native handle of the buffer's memory (ANYDEV_NATIVE_MEMORY).
+ * UNSUPPORTED for imported (DLPack) memory: its producer holds the native
+ * object. */
 ANYDEV_API anydev_status_t anydev_buffer_native_handle(anydev_buffer_t buf, void** out);
 /* *locked = 1 when the host buffer's memory is page-locked (pinned), 0 when
  * it is ordinary pageable memory: past the lock limit (RLIMIT_MEMLOCK), with

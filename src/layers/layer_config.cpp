@@ -113,6 +113,10 @@ const LayerSettings& layer_settings() {
       if (!s.errors.empty()) s.errors += "; ";
       s.errors += message;
     };
+    // The core's other variables follow the same rule (environment.h).
+    if (const std::string core_errors = core_environment_errors(); !core_errors.empty()) {
+      add_error(core_errors);
+    }
     if (const auto value = env(kEnvFault)) {
       FaultParse parsed = parse_fault_list(*value);
       if (parsed.ok()) {

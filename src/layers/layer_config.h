@@ -70,7 +70,9 @@ TraceParse parse_trace(std::string_view text);
 // The settings in effect, from the environment (read once). A malformed
 // variable leaves its layer off and puts its message in `errors`: every
 // backend is then unavailable with that reason (see layer_stack.h), so a
-// typo never silently runs without the requested checks.
+// typo never silently runs without the requested checks. The core's other
+// variables (ANYDEV_LOG_LEVEL, ANYDEV_POOL, ANYDEV_PLUGIN_PATH; see
+// environment.h) add their errors here too: one rule for every variable.
 struct LayerSettings {
   FaultPlan fault;
   bool sync = false;

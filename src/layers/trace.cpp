@@ -15,7 +15,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "file_output.h"
 #include "fork_guard.h"
+#include "format.h"
 #include "layers/layer_config.h"
 #include "layers/table_slots.h"
 #include "logging.h"
@@ -226,62 +228,63 @@ class Tracer {
   void write_locked() {
     if (disabled() || fork_generation() != generation_) return;
     const std::string& path = layer_settings().trace_path;
-    const std::string temporary = path + ".tmp";
-    std::FILE* file = std::fopen(temporary.c_str(), "w");
-    if (file == nullptr) {
-      log(ANYDEV_LOG_ERROR, cat("trace: cannot write ", temporary));
+    const std::string failure = write_file_replacing(path, [&](std::FILE* file) {
+      std::fprintf(file, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+      std::fprintf(file,
+                   "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"anydev "
+                   "host threads\"}},\n"
+                   "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":{\"name\":\"anydev "
+                   "streams\"}}");
+      for (std::size_t i = 0; i < labels_.size(); ++i) {
+        std::fprintf(file,
+                     ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":2,\"tid\":%zu,"
+                     "\"args\":{\"name\":\"%s\"}}",
+                     i + 1, labels_[i].c_str());
+      }
+      int max_thread = 0;
+      for (std::size_t i = 0; i < ops_.size(); ++i) {
+        const Op& op = ops_[i];
+        max_thread = std::max(max_thread, op.host_thread);
+        std::fprintf(file,
+                     ",\n{\"name\":\"%s\",\"cat\":\"call\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,"
+                     "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"backend\":\"%s\",\"device\":%d,"
+                     "\"stream\":%d,\"bytes\":%zu,\"status\":\"%s\"}}",
+                     op.name, op.host_thread, op.call_begin, op.call_end - op.call_begin,
+                     op.backend, op.device, op.stream, op.bytes, anydev_status_name(op.status));
+        if (op.start < 0) continue;
+        std::fprintf(file,
+                     ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":2,\"tid\":%d,"
+                     "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"backend\":\"%s\",\"device\":%d,"
+                     "\"stream\":%d,\"bytes\":%zu,\"enqueue_us\":%.3f,\"start_us\":%.3f,"
+                     "\"end_us\":%.3f}}",
+                     op.name, op.backend, op.stream, op.start, op.end - op.start, op.backend,
+                     op.device, op.stream, op.bytes, op.call_begin, op.start, op.end);
+        std::fprintf(
+            file,
+            ",\n{\"name\":\"enqueue\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":%zu,\"pid\":1,"
+            "\"tid\":%d,\"ts\":%.3f}"
+            ",\n{\"name\":\"enqueue\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,"
+            "\"pid\":2,\"tid\":%d,\"ts\":%.3f}",
+            i + 1, op.host_thread, op.call_begin, i + 1, op.stream, op.start);
+      }
+      for (int t = 1; t <= max_thread; ++t) {
+        std::fprintf(file,
+                     ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,"
+                     "\"args\":{\"name\":\"host thread %d\"}}",
+                     t, t);
+      }
+      std::fprintf(file, "\n]}\n");
+      return std::ferror(file) == 0;
+    });
+    // The file is written several times (see trace.h): a failure is logged
+    // once, until a write succeeds or fails for another reason.
+    if (!failure.empty()) {
+      if (failure != logged_failure_) log(ANYDEV_LOG_ERROR, cat("trace: ", failure));
+      logged_failure_ = failure;
       return;
     }
-    std::fprintf(file, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-    std::fprintf(file,
-                 "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"anydev "
-                 "host threads\"}},\n"
-                 "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":2,\"args\":{\"name\":\"anydev "
-                 "streams\"}}");
-    for (std::size_t i = 0; i < labels_.size(); ++i) {
-      std::fprintf(file,
-                   ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":2,\"tid\":%zu,"
-                   "\"args\":{\"name\":\"%s\"}}",
-                   i + 1, labels_[i].c_str());
-    }
-    int max_thread = 0;
-    for (std::size_t i = 0; i < ops_.size(); ++i) {
-      const Op& op = ops_[i];
-      max_thread = std::max(max_thread, op.host_thread);
-      std::fprintf(file,
-                   ",\n{\"name\":\"%s\",\"cat\":\"call\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,"
-                   "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"backend\":\"%s\",\"device\":%d,"
-                   "\"stream\":%d,\"bytes\":%zu,\"status\":\"%s\"}}",
-                   op.name, op.host_thread, op.call_begin, op.call_end - op.call_begin, op.backend,
-                   op.device, op.stream, op.bytes, anydev_status_name(op.status));
-      if (op.start < 0) continue;
-      std::fprintf(file,
-                   ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":2,\"tid\":%d,"
-                   "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"backend\":\"%s\",\"device\":%d,"
-                   "\"stream\":%d,\"bytes\":%zu,\"enqueue_us\":%.3f,\"start_us\":%.3f,"
-                   "\"end_us\":%.3f}}",
-                   op.name, op.backend, op.stream, op.start, op.end - op.start, op.backend,
-                   op.device, op.stream, op.bytes, op.call_begin, op.start, op.end);
-      std::fprintf(file,
-                   ",\n{\"name\":\"enqueue\",\"cat\":\"flow\",\"ph\":\"s\",\"id\":%zu,\"pid\":1,"
-                   "\"tid\":%d,\"ts\":%.3f}"
-                   ",\n{\"name\":\"enqueue\",\"cat\":\"flow\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,"
-                   "\"pid\":2,\"tid\":%d,\"ts\":%.3f}",
-                   i + 1, op.host_thread, op.call_begin, i + 1, op.stream, op.start);
-    }
-    for (int t = 1; t <= max_thread; ++t) {
-      std::fprintf(file,
-                   ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,"
-                   "\"args\":{\"name\":\"host thread %d\"}}",
-                   t, t);
-    }
-    std::fprintf(file, "\n]}\n");
-    const bool ok = std::fflush(file) == 0;
-    if (std::fclose(file) != 0 || !ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
-      log(ANYDEV_LOG_ERROR, cat("trace: cannot write ", path));
-      return;
-    }
-    log(ANYDEV_LOG_INFO, cat("trace: wrote ", ops_.size(), " calls to ", path));
+    logged_failure_.clear();
+    log(ANYDEV_LOG_INFO, cat("trace: wrote ", ops_.size(), " calls to ", escaped(path)));
   }
 
   std::mutex mutex_;
@@ -291,6 +294,7 @@ class Tracer {
   std::unordered_map<anydev_bk_stream_t, StreamState> streams_;
   std::size_t pending_count_ = 0;
   std::thread* thread_ = nullptr;
+  std::string logged_failure_;  // the last write failure logged; empty after a success
   bool stopping_ = false;
   std::atomic<bool> disabled_{false};  // in a forked child
   const Clock::time_point origin_;

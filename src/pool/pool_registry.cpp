@@ -68,17 +68,14 @@ std::optional<bool> parse_pool_setting(std::string_view value) noexcept {
 
 bool pools_enabled() {
   // -1: not read yet. No C++ static guard (fork-safe, fork_guard.h): racing
-  // threads read the same value; the one that stores first reports a bad one.
+  // threads read the same value.
   static std::atomic<int> enabled{-1};
   if (const int known = enabled.load(std::memory_order_relaxed); known >= 0) return known != 0;
   const std::optional<std::string> value = env(kEnvPool);
-  const std::optional<bool> parsed = value ? parse_pool_setting(*value) : std::optional<bool>(true);
-  const bool on = parsed.value_or(true);
-  int expected = -1;
-  if (enabled.compare_exchange_strong(expected, on ? 1 : 0, std::memory_order_relaxed) && !parsed) {
-    log(ANYDEV_LOG_ERROR,
-        cat("ANYDEV_POOL=\"", *value, "\" is not 0 or 1; the memory pools stay on (the default)"));
-  }
+  // Malformed: every backend is unavailable with the reason
+  // (core_environment_errors in environment.h), so no pool is ever made.
+  const bool on = value ? parse_pool_setting(*value).value_or(true) : true;
+  enabled.store(on ? 1 : 0, std::memory_order_relaxed);
   return on;
 }
 

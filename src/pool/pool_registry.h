@@ -20,7 +20,7 @@ namespace anydev::core {
 struct Backend;
 
 // ANYDEV_POOL parsed: true for "1", false for "0", nullopt for anything else
-// (the caller logs an error naming the value and keeps the default).
+// (refused: every backend is unavailable, see environment.h).
 std::optional<bool> parse_pool_setting(std::string_view value) noexcept;
 
 // Whether the pools cache (ANYDEV_POOL, read once).

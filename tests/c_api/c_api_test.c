@@ -463,6 +463,33 @@ static void test_take_ptr(anydev_context_t ctx) {
   CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
 }
 
+/* Ownership records are per allocation: take_ptr of a view (here an empty
+ * view at the end of another buffer, whose address may be where `a` starts)
+ * is INVALID_ARGUMENT and does not replace a's record; an address inside a
+ * taken allocation is not freed. */
+static void test_take_ptr_records_are_per_allocation(anydev_context_t ctx) {
+  anydev_buffer_t a = make_buffer(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_INT32, 64);
+  anydev_buffer_t b = make_buffer(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_INT32, 64);
+  if (a == NULL || b == NULL) return;
+  anydev_buffer_t end_of_b = NULL;
+  CHECK_STATUS(anydev_buffer_create_sub_buffer(b, ANYDEV_DTYPE_INT32, 64, 0, &end_of_b),
+               ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_buffer_release(b), ANYDEV_SUCCESS);
+  void* pa = NULL;
+  void* pv = NULL;
+  CHECK_STATUS(anydev_buffer_take_ptr(a, &pa), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_buffer_take_ptr(end_of_b, &pv), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(anydev_last_error_message(), "view"));
+  CHECK(pv == NULL);
+  CHECK_STATUS(anydev_context_free(ctx, (char*)pa + 4), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(anydev_last_error_message(), "inside"));
+  CHECK_STATUS(anydev_context_free(ctx, pa), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_free(ctx, pa), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_buffer_release(end_of_b), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_buffer_release(a), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+}
+
 static void test_streams_and_events(anydev_context_t ctx) {
   anydev_stream_t stream = NULL;
   anydev_event_t event = NULL;
@@ -585,6 +612,7 @@ int main(void) {
     test_views(ctx);
     test_format(ctx);
     test_take_ptr(ctx);
+    test_take_ptr_records_are_per_allocation(ctx);
     test_streams_and_events(ctx);
     test_host_memory_locks(ctx);
     CHECK_STATUS(anydev_context_release(ctx), ANYDEV_SUCCESS);

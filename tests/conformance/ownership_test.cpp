@@ -248,6 +248,84 @@ TEST_P(TakePtrTest, FreeIsOrderedAfterQueuedWork) {
   EXPECT_TRUE(BytesEqual(std::span<const std::uint8_t>(result.as_span()), values.cspan()));
 }
 
+// Ownership records are per allocation (src/taken_memory.h): take_ptr of a
+// view, even an empty one whose address is where another allocation starts,
+// is refused and changes nothing; only a whole buffer changes hands.
+TEST_P(TakePtrTest, TakePtrOfAViewIsRefusedAndChangesNothing) {
+  ForEachKind([&]<Kind K>() {
+    const Array<std::uint8_t> values = Pattern<std::uint8_t>(64, 651);
+    struct Range {
+      std::size_t offset;
+      std::size_t count;
+    };
+    for (const Range range :
+         {Range{64, 0}, Range{0, 0}, Range{8, 16}, Range{1, 63}, Range{0, 63}}) {
+      SCOPED_TRACE(testing::Message() << "view at " << range.offset << ", " << range.count);
+      // The view is the only handle left to the memory.
+      Buffer<K, std::uint8_t> view = [&] {
+        const Buffer<K, std::uint8_t> parent = CreateWith<K>(ctx(), values);
+        return parent.template create_sub_buffer<std::uint8_t>(range.offset, range.count);
+      }();
+      EXPECT_TRUE(Fails(Status::invalid_argument, [&] { (void)std::move(view).take_ptr(); },
+                        {"view", "whole allocation"}));
+      // NOLINTNEXTLINE(bugprone-use-after-move): the refused take left it intact
+      EXPECT_EQ(view.size(), range.count);
+      EXPECT_TRUE(
+          BytesEqual(Contents(view).cspan(), values.cspan().subspan(range.offset, range.count)));
+    }
+  });
+}
+
+// The collision the per-address table allowed: A is taken, then an empty
+// view at the end of B (whose address may be A's) must not replace A's
+// record; A's address still frees A, once.
+TEST_P(TakePtrTest, AnEmptyViewAtTheEndOfAnotherBufferNeverReplacesARecord) {
+  ForEachKind([&]<Kind K>() {
+    Buffer<K, std::uint32_t> a = Create<K, std::uint32_t>(ctx(), 256);
+    Buffer<K, std::uint32_t> end_of_b = [&] {
+      const Buffer<K, std::uint32_t> b = Create<K, std::uint32_t>(ctx(), 256);
+      return b.template create_sub_buffer<std::uint32_t>(256, 0);
+    }();
+    std::uint32_t* const pa = std::move(a).take_ptr();
+    ASSERT_NE(pa, nullptr);
+    EXPECT_TRUE(
+        Fails(Status::invalid_argument, [&] { (void)std::move(end_of_b).take_ptr(); }, {"view"}));
+    // B is still B's: a fresh buffer cannot be handed A's memory.
+    const Buffer<K, std::uint32_t> fresh = Create<K, std::uint32_t>(ctx(), 256);
+    EXPECT_NE(fresh.unsafe_ptr(), pa);
+    ctx().free(pa);
+    EXPECT_TRUE(Fails(Status::invalid_argument, [&] { ctx().free(pa); }));
+    ctx().synchronize();
+  });
+}
+
+// free() of an address inside a taken allocation names the allocation and
+// changes nothing: the start address still frees it.
+TEST_P(TakePtrTest, FreeOfAnAddressInsideATakenAllocationIsRefused) {
+  ForEachKind([&]<Kind K>() {
+    Buffer<K, std::uint32_t> buffer = Create<K, std::uint32_t>(ctx(), 64);
+    std::uint32_t* const taken = std::move(buffer).take_ptr();
+    ASSERT_NE(taken, nullptr);
+    EXPECT_TRUE(Fails(Status::invalid_argument, [&] { ctx().free(taken + 1); },
+                      {"4 bytes inside", "256-byte allocation"}));
+    EXPECT_TRUE(Fails(Status::invalid_argument, [&] { ctx().free(taken + 64); }));
+    ctx().free(taken);
+    ctx().synchronize();
+  });
+}
+
+// An empty buffer owns no memory: take_ptr hands over NULL, records
+// nothing, and free(NULL) is refused.
+TEST_P(TakePtrTest, AnEmptyBufferHandsOverNull) {
+  ForEachKind([&]<Kind K>() {
+    Buffer<K, float> first = Create<K, float>(ctx(), 0);
+    Buffer<K, float> second = Create<K, float>(ctx(), 0);
+    EXPECT_EQ(std::move(first).take_ptr(), nullptr);
+    EXPECT_EQ(std::move(second).take_ptr(), nullptr);
+    EXPECT_TRUE(Fails(Status::invalid_argument, [&] { ctx().free(static_cast<float*>(nullptr)); }));
+  });
+}
+
 ANYDEV_CONFORMANCE_SUITE(OwnershipTest);
 ANYDEV_CONFORMANCE_SUITE(TakePtrTest);
 

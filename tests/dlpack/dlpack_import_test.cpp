@@ -239,4 +239,76 @@ TEST(DlpackImport, NullArgumentsAreInvalid) {
   EXPECT_EQ(producer.deletions(), 0);
 }
 
+// Foreign host memory (a kDLCPU tensor imported with a context of any
+// backend) follows one rule on every backend (docs/embedding.md): fills and
+// copies work and are ordered on the context's stream; native_handle() is
+// unsupported (the producer holds the native object); take_ptr() is
+// unsupported (the producer owns the memory). cuda runs on the emulator
+// (ctest entry dlpack.foreign_host_memory_cuda_emulator); a backend that is
+// not available here is skipped with its reason.
+class ForeignHostMemory : public ::testing::TestWithParam<const char*> {};
+
+std::string BackendReason(const std::string& name) {
+  std::size_t count = 0;
+  if (anydev_backend_count(&count) != ANYDEV_SUCCESS) return "anydev_backend_count failed";
+  for (std::size_t i = 0; i < count; ++i) {
+    anydev_backend_info_t info{};
+    info.struct_size = sizeof info;
+    if (anydev_backend_info(i, &info) == ANYDEV_SUCCESS && name == info.name) {
+      return info.available != 0 ? std::string() : std::string(info.reason);
+    }
+  }
+  return "not a known backend";
+}
+
+TEST_P(ForeignHostMemory, FillCopyNativeHandleAndTakePtrFollowOneRule) {
+  const std::string api = GetParam();
+  if (const std::string why = BackendReason(api); !why.empty()) {
+    GTEST_SKIP() << api << " is unavailable here: " << why;
+  }
+  const DeviceContext ctx(0, api);
+  Producer producer(256);
+  anydev_buffer_t imported = nullptr;
+  ASSERT_EQ(anydev_buffer_from_dlpack(ctx.handle(), &producer.managed, &imported), ANYDEV_SUCCESS)
+      << anydev_last_error_message();
+  const float three = 3.0f;
+  ASSERT_EQ(anydev_enqueue_fill(nullptr, imported, &three, sizeof three), ANYDEV_SUCCESS)
+      << anydev_last_error_message();
+  // A copy into it, ordered after the fill, overwrites the first 64.
+  std::vector<float> source(64, 7.0f);
+  anydev_buffer_t first = nullptr;
+  ASSERT_EQ(anydev_buffer_create_sub_buffer(imported, ANYDEV_DTYPE_FLOAT32, 0, 64, &first),
+            ANYDEV_SUCCESS);
+  ASSERT_EQ(anydev_enqueue_copy_from_host(nullptr, first, source.data(), source.size() * 4),
+            ANYDEV_SUCCESS)
+      << anydev_last_error_message();
+  ctx.synchronize();
+  EXPECT_EQ(producer.data[0], 7.0f);
+  EXPECT_EQ(producer.data[63], 7.0f);
+  EXPECT_EQ(producer.data[64], 3.0f);
+  EXPECT_EQ(producer.data[255], 3.0f);
+  EXPECT_EQ(anydev_buffer_release(first), ANYDEV_SUCCESS);
+  void* out = nullptr;
+  anydev_status_t s = anydev_buffer_native_handle(imported, &out);
+  EXPECT_EQ(s, ANYDEV_ERROR_UNSUPPORTED) << error_of(s);
+  EXPECT_NE(error_of(s).find("imported"), std::string::npos) << error_of(s);
+  s = anydev_buffer_take_ptr(imported, &out);
+  EXPECT_EQ(s, ANYDEV_ERROR_UNSUPPORTED) << error_of(s);
+  EXPECT_NE(error_of(s).find("imported"), std::string::npos) << error_of(s);
+  // The refused take changed nothing: the buffer still works.
+  const float four = 4.0f;
+  EXPECT_EQ(anydev_enqueue_fill(nullptr, imported, &four, sizeof four), ANYDEV_SUCCESS);
+  ctx.synchronize();
+  EXPECT_EQ(producer.data[0], 4.0f);
+  EXPECT_EQ(anydev_buffer_release(imported), ANYDEV_SUCCESS);
+  ASSERT_TRUE(producer.wait_deleted());
+  EXPECT_EQ(producer.deletions(), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryBackend, ForeignHostMemory,
+                         ::testing::Values("cpu", "opencl", "cuda"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
+
 }  // namespace

@@ -135,7 +135,10 @@ TEST(TracePath, AcceptsAFileAndRejectsTheRest) {
             "ANYDEV_TRACE is set but empty: expected the path of the JSON file to write");
   EXPECT_EQ(parse_trace("/tmp/").error,
             "ANYDEV_TRACE=\"/tmp/\" names a folder: expected a file path");
-  EXPECT_EQ(parse_trace("a\nb").error, "ANYDEV_TRACE=\"a\nb\" contains a newline");
+  // The value is escaped in the message (src/format.h), never echoed raw.
+  EXPECT_EQ(parse_trace("a\nb").error, "ANYDEV_TRACE=\"a\\nb\" contains a newline");
+  EXPECT_EQ(parse_sync("\x1b[2J").error, "ANYDEV_SYNC=\"\\x1b[2J\" is not 0 or 1");
+  EXPECT_EQ(parse_validate("1\r").error, "ANYDEV_VALIDATE=\"1\\r\" is not 0, 1 or backtrace");
   EXPECT_TRUE(parse_trace("/tmp/").path.empty());
 }
 

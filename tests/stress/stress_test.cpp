@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <functional>
@@ -31,10 +32,23 @@ using anydev::DeviceContext;
 using anydev::DeviceEvent;
 using anydev::HostBuffer;
 
+// Unset: 40. A malformed value (not a decimal from 1 to 1000000, empty
+// included) is refused like every ANYDEV_* variable (docs/environment.md):
+// the binary exits with the reason instead of running another count.
 int Rounds() {
   const char* value = std::getenv("ANYDEV_STRESS_ROUNDS");
-  const int rounds = value != nullptr ? std::atoi(value) : 0;
-  return rounds > 0 ? rounds : 40;
+  if (value == nullptr) return 40;
+  long rounds = 0;
+  bool ok = *value != '\0';
+  for (const char* c = value; ok && *c != '\0'; ++c) {
+    ok = *c >= '0' && *c <= '9' && rounds <= 1000000;
+    rounds = rounds * 10 + (*c - '0');
+  }
+  if (!ok || rounds < 1 || rounds > 1000000) {
+    std::fprintf(stderr, "ANYDEV_STRESS_ROUNDS is not a decimal number from 1 to 1000000\n");
+    std::exit(2);
+  }
+  return static_cast<int>(rounds);
 }
 
 // A queue of things to drop on the releasing threads.

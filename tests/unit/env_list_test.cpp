@@ -44,7 +44,7 @@ TEST(EnvListEntries, NamesTheFirstBadEntryAndItsPosition) {
   EXPECT_EQ(check_list_entries("X", "a, b", accept),
             "X=\"a, b\": entry 2 \" b\" contains whitespace");
   EXPECT_EQ(check_list_entries("X", "a\v", accept),
-            "X=\"a\v\": entry 1 \"a\v\" contains whitespace");
+            "X=\"a\\x0b\": entry 1 \"a\\x0b\" contains whitespace");  // escaped
   int calls = 0;
   EXPECT_EQ(check_list_entries("X", "ok,bad,worse",
                                [&](std::string_view entry) {

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -184,11 +183,11 @@ int main(int argc, char** argv) {
       anydev_bench::write_table(std::cout, info, results);
     }
     if (!plot_path.empty()) {
-      std::ofstream plot(plot_path);
+      std::ostringstream plot;
       anydev_bench::write_svg(plot, info, results);
-      plot.close();
-      if (!plot) {
-        std::cerr << "anydev-bench: cannot write the plot to '" << plot_path << "'\n";
+      if (const std::string why = anydev_bench::write_file_replacing(plot_path, plot.str());
+          !why.empty()) {
+        std::cerr << "anydev-bench: cannot write the plot: " << why << "\n";
         return kExitFailure;
       }
     }

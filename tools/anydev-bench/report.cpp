@@ -1,8 +1,14 @@
 #include "report.h"
 
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 #include "table.h"
@@ -211,6 +217,35 @@ void write_svg(std::ostream& out, const RunInfo& info, const std::vector<Result>
     legend("baseline " + name, c, true);
   }
   out << "</svg>\n";
+}
+
+std::string write_file_replacing(const std::string& path, const std::string& content) {
+  std::string name = path + ".XXXXXX";
+  const int fd = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0) return "cannot create a temporary file beside " + path + ": " + std::strerror(errno);
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      ::unlink(name.c_str());
+      return "cannot write " + name + ": " + why;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(name.c_str());
+    return "cannot write " + name + ": " + why;
+  }
+  if (std::rename(name.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(name.c_str());
+    return "cannot rename " + name + " to " + path + ": " + why;
+  }
+  return std::string();
 }
 
 }  // namespace anydev_bench

@@ -30,6 +30,12 @@ void write_table(std::ostream& out, const RunInfo& info, const std::vector<Resul
 void write_json(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
 void write_svg(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
 
+// Writes `content` to `path` through a temporary file created exclusively
+// beside it (mkstemp: a symlink planted at a predictable name is never
+// followed), renamed over `path` at the end. Returns an empty string on
+// success, else why (and `path` is unchanged).
+std::string write_file_replacing(const std::string& path, const std::string& content);
+
 }  // namespace anydev_bench
 
 #endif  // ANYDEV_TOOLS_ANYDEV_BENCH_REPORT_H_

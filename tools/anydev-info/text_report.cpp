@@ -2,11 +2,33 @@
 
 #include <array>
 #include <cstdio>
+#include <string>
 
 #include "table.h"
 
 namespace anydev_info {
 namespace {
+
+// An environment value in double quotes for the terminal: a control
+// character (an escape sequence, a newline) shows as \xHH, a backslash or
+// quote is escaped, so a value never moves the cursor or forges a row.
+std::string printable_quoted(const std::string& value) {
+  std::string out = "\"";
+  for (const char c : value) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7F) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
 
 using Align = Table::Align;
 
@@ -129,7 +151,7 @@ void write_environment(std::ostream& out, const SystemReport& report) {
   out << "Environment\n";
   Table table({{"VARIABLE"}, {"VALUE"}, {"MEANING"}});
   for (const EnvVarReport& v : report.environment) {
-    table.add_row({v.name, v.value ? "\"" + *v.value + "\"" : "(unset)", v.meaning});
+    table.add_row({v.name, v.value ? printable_quoted(*v.value) : "(unset)", v.meaning});
   }
   table.write(out);
   out << '\n';

@@ -132,6 +132,14 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
     set_tests_properties(cuda-unavailable-no-device PROPERTIES
       ENVIRONMENT "${uses};ANYDEV_CUDA_EMULATOR_DEVICES=0")
   endif()
+
+  # Imported (DLPack) host memory follows the one rule on cuda too.
+  if(TARGET anydev-dlpack-tests)
+    add_test(NAME dlpack.foreign_host_memory_cuda_emulator
+             COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/ForeignHostMemory.*/cuda)
+    set_tests_properties(dlpack.foreign_host_memory_cuda_emulator PROPERTIES
+      ENVIRONMENT "${uses}" FAIL_REGULAR_EXPRESSION "\\[  SKIPPED \\]" TIMEOUT 60)
+  endif()
 endfunction()
 
 # A deferred call's arguments are evaluated when it runs, in the top-level
