@@ -24,10 +24,12 @@
 
 #include "anydev/anydev.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ANYDEV_MLOCK_IS_A_NO_OP 1  // AddressSanitizer's mlock does nothing and succeeds
+// The sanitizers' runtimes (sanitizer_common) intercept mlock as a no-op that
+// succeeds.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ANYDEV_MLOCK_IS_A_NO_OP 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define ANYDEV_MLOCK_IS_A_NO_OP 1
 #endif
 #endif
@@ -103,8 +105,8 @@ int ChildChecks(const char* log_path) {
 
 TEST(Memlock, PastTheLimitHostBuffersSayTheyArePageableAndOneWarningNamesTheLimit) {
 #ifdef ANYDEV_MLOCK_IS_A_NO_OP
-  GTEST_SKIP() << "AddressSanitizer intercepts mlock as a no-op that succeeds, so the lock limit "
-                  "cannot be reached in this build";
+  GTEST_SKIP() << "the sanitizer runtime intercepts mlock as a no-op that succeeds, so the lock "
+                  "limit cannot be reached in this build";
 #endif
   char log_path[] = "/tmp/anydev-memlock-XXXXXX";
   const int log_fd = mkstemp(log_path);
