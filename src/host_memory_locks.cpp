@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "fork_guard.h"
 #include "logging.h"
 #include "registry.h"
 #include "status.h"
@@ -48,14 +49,15 @@ struct State {
 };
 
 State& state() {
-  static State* const instance = [] {
-    auto* created = new State;
-    // A child of fork() must not inherit the mutex held by another thread.
-    pthread_atfork([] { state().mutex.lock(); }, [] { state().mutex.unlock(); },
-                   [] { state().mutex.unlock(); });
-    return created;
-  }();
-  return *instance;
+  // A ProcessObject, not a guarded static (fork-safe, fork_guard.h).
+  static ProcessObject<State> instance;
+  return instance.get([] { return new State; },
+                      [](State&) {
+                        // A child of fork() must not inherit the mutex held by
+                        // another thread.
+                        pthread_atfork([] { state().mutex.lock(); }, [] { state().mutex.unlock(); },
+                                       [] { state().mutex.unlock(); });
+                      });
 }
 
 std::string memlock_limit_text() {

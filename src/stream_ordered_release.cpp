@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "host_memory_locks.h"
 #include "fork_guard.h"
+#include "host_memory_locks.h"
 #include "logging.h"
 #include "registry.h"
 #include "status.h"

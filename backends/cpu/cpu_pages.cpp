@@ -47,11 +47,14 @@ void set_lock_pinned_memory(bool lock) { g_lock_pinned.store(lock, std::memory_o
 bool lock_pinned_memory() { return g_lock_pinned.load(std::memory_order_relaxed); }
 
 std::size_t page_bytes() {
-  static const std::size_t page = [] {
-    const long value = sysconf(_SC_PAGESIZE);
-    return value > 0 ? static_cast<std::size_t>(value) : std::size_t{4096};
-  }();
-  return page;
+  // No C++ static guard (fork-safe): racing threads read the same value.
+  static std::atomic<std::size_t> page{0};
+  std::size_t known = page.load(std::memory_order_relaxed);
+  if (known != 0) return known;
+  const long value = sysconf(_SC_PAGESIZE);
+  known = value > 0 ? static_cast<std::size_t>(value) : std::size_t{4096};
+  page.store(known, std::memory_order_relaxed);
+  return known;
 }
 
 bool map_pages(MemoryKind kind, std::size_t length, std::size_t alignment, PageMapping* out,

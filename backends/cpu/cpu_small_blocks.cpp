@@ -1,5 +1,6 @@
 #include "cpu_small_blocks.h"
 
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -52,8 +53,16 @@ struct State {
   std::size_t live_blocks = 0;
 };
 
+// Never destroyed. No C++ static guard (fork-safe): racing first users each
+// make a State and the first one published wins.
+std::atomic<State*> g_state{nullptr};
+
 State& state() {
-  static State* const instance = new State;
+  State* instance = g_state.load(std::memory_order_acquire);
+  if (instance != nullptr) return *instance;
+  auto* fresh = new State;
+  if (g_state.compare_exchange_strong(instance, fresh, std::memory_order_acq_rel)) return *fresh;
+  delete fresh;
   return *instance;
 }
 

@@ -74,6 +74,14 @@ anydev_status_t StreamWrapNative(int device, void* native_stream, anydev_bk_stre
 anydev_status_t StreamDestroy(anydev_bk_stream_t token) {
   CudaStream* stream = AsStream(token);
   if (stream == nullptr) return NullToken("stream_destroy", "stream");
+  if (!stream->owned) {
+    // A wrapped stream belongs to the caller, who may destroy it as soon as
+    // the anydev context over it is released (the release reaches here later,
+    // from the reclaimer): never touch the native stream again. The core
+    // ordered every release on it with events, so nothing waits for it here.
+    delete stream;
+    return ANYDEV_SUCCESS;
+  }
   ScopedContext scope;
   anydev_status_t status = scope.Enter(stream->device, "stream_destroy");
   if (status == ANYDEV_SUCCESS) {
@@ -82,8 +90,7 @@ anydev_status_t StreamDestroy(anydev_bk_stream_t token) {
       status = ReportFailure(r, "cuStreamSynchronize",
                              Cat("stream_destroy on cuda device ", stream->device));
     }
-    if (stream->owned && (r = Driver().StreamDestroy(stream->native)) != CUDA_SUCCESS &&
-        status == ANYDEV_SUCCESS) {
+    if ((r = Driver().StreamDestroy(stream->native)) != CUDA_SUCCESS && status == ANYDEV_SUCCESS) {
       status = ReportFailure(r, "cuStreamDestroy",
                              Cat("stream_destroy on cuda device ", stream->device));
     }

@@ -141,7 +141,12 @@ typedef struct anydev_backend_table_t {
 
   /* Streams: in-order queues. */
   anydev_status_t (*stream_create)(int device, anydev_bk_stream_t* out);
-  /* Waits for the stream's work, then destroys it. */
+  /* Waits for the stream's work, then destroys it. A stream from
+   * stream_wrap_native belongs to the caller, who may destroy the native
+   * stream once the anydev context over it is released (this call may come
+   * later, from the core's reclaimer): the backend then must not use the
+   * native stream unless it holds a reference to it (OpenCL retains its
+   * queue; CUDA cannot, so it frees only its wrapper). */
   anydev_status_t (*stream_destroy)(anydev_bk_stream_t stream);
   /* Waits for all work enqueued so far; returns (and clears) the first
    * asynchronous error since the previous call. */
