@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include <charconv>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -70,12 +72,38 @@ bool pools_enabled() {
   return enabled;
 }
 
+std::optional<std::size_t> parse_release_threshold(std::string_view value) noexcept {
+  if (value.empty() || value.find_first_not_of("0123456789") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::size_t bytes = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), bytes);
+  if (error != std::errc() || end != value.data() + value.size()) return std::nullopt;
+  return bytes;
+}
+
+std::size_t default_release_threshold() {
+  static const std::size_t threshold = [] {
+    const std::optional<std::string> value = env(kEnvPoolReleaseThreshold);
+    if (!value) return kPoolDefaultReleaseThreshold;
+    if (const std::optional<std::size_t> parsed = parse_release_threshold(*value)) return *parsed;
+    log(ANYDEV_LOG_ERROR,
+        cat(kEnvPoolReleaseThreshold, "=\"", *value,
+            "\" is not a number of bytes (decimal digits, at most ",
+            std::numeric_limits<std::size_t>::max(), "); the pools keep the default of ",
+            kPoolDefaultReleaseThreshold, " bytes"));
+    return kPoolDefaultReleaseThreshold;
+  }();
+  return threshold;
+}
+
 CachingPool& pool_for(const Backend* backend, int device, anydev_bk_memory_kind_t kind) {
   const bool caching = pools_enabled();  // outside the lock: may log
+  const std::size_t threshold = default_release_threshold();
   Pools& pools = Pools::instance();
   std::lock_guard lock(pools.mutex);
   if (CachingPool* pool = pools.find_locked(backend, device, kind)) return *pool;
-  auto* pool = new CachingPool(backend, device, kind, caching);
+  auto* pool = new CachingPool(backend, device, kind, caching, threshold);
   pools.entries.push_back(Entry{backend, device, kind, pool});
   return *pool;
 }
