@@ -20,6 +20,10 @@
 #include "pool/pooled_allocation.h"
 #include "stream_ordered_release.h"
 
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 namespace {
 thread_local bool fail_allocations = false;
 }  // namespace
@@ -37,7 +41,12 @@ void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
 void* operator new[](std::size_t bytes, const std::nothrow_t& tag) noexcept {
   return ::operator new(bytes, tag);
 }
-// operator delete stays the library's, which frees with std::free.
+// operator delete is replaced too, so that sanitizers that replace both see
+// malloc paired with free. GCC cannot tell that the pair matches.
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace anydev::core {
 namespace {
