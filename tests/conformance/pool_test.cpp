@@ -261,7 +261,9 @@ TEST_P(PoolTest, ReleaseThresholdTrimsTheCacheAndIsPerKind) {
   const std::size_t host_default = ctx().pool_release_threshold(MemoryKind::host);
   const std::size_t device_default = ctx().pool_release_threshold(MemoryKind::device);
   const char* value = std::getenv("ANYDEV_POOL_RELEASE_THRESHOLD");
-  if (value == nullptr) EXPECT_EQ(host_default, std::size_t{32} << 20);
+  if (value == nullptr) {
+    EXPECT_EQ(host_default, std::size_t{32} << 20);
+  }
   ctx().set_pool_release_threshold(MemoryKind::host, 0);
   EXPECT_EQ(ctx().pool_release_threshold(MemoryKind::host), 0u);
   EXPECT_EQ(ctx().pool_release_threshold(MemoryKind::device), device_default);
@@ -269,13 +271,17 @@ TEST_P(PoolTest, ReleaseThresholdTrimsTheCacheAndIsPerKind) {
     auto a = ctx().enqueue_create_host_buffer<std::uint8_t>(kBlock);
     auto b = ctx().enqueue_create_host_buffer<std::uint8_t>(2 * kBlock);
   }  // b, then a: a is the newest and stays; b goes back to the backend
-  if (anydev::pool_enabled()) EXPECT_EQ(Stats(MemoryKind::host).bytes_cached, kBlock);
+  if (anydev::pool_enabled()) {
+    EXPECT_EQ(Stats(MemoryKind::host).bytes_cached, kBlock);
+  }
   ctx().set_pool_release_threshold(MemoryKind::host, std::numeric_limits<std::size_t>::max());
   {
     auto a = ctx().enqueue_create_host_buffer<std::uint8_t>(kBlock);
     auto b = ctx().enqueue_create_host_buffer<std::uint8_t>(2 * kBlock);
   }
-  if (anydev::pool_enabled()) EXPECT_EQ(Stats(MemoryKind::host).bytes_cached, 3 * kBlock);
+  if (anydev::pool_enabled()) {
+    EXPECT_EQ(Stats(MemoryKind::host).bytes_cached, 3 * kBlock);
+  }
   ctx().set_pool_release_threshold(MemoryKind::host, host_default);
   try {
     ctx().set_pool_release_threshold(static_cast<MemoryKind>(7), 0);
