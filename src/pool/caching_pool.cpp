@@ -164,10 +164,40 @@ void CachingPool::free_list(PoolNode* list) noexcept {
         table_->event_destroy(node->event);
       }
       free_now(node->handle, "release");
-      delete node;
+      recycle_node(node);
     }
     list = busy;
   }
+}
+
+PoolNode* CachingPool::new_node_locked() {
+  if (spare_nodes_ == nullptr) {
+    constexpr std::size_t kChunk = 64;
+    std::unique_ptr<PoolNode[]> chunk(new (std::nothrow) PoolNode[kChunk]);
+    if (chunk == nullptr) return nullptr;
+    node_chunks_.push_back(std::move(chunk));  // may throw: nothing changed yet
+    PoolNode* nodes = node_chunks_.back().get();
+    for (std::size_t i = 0; i < kChunk; ++i) {
+      nodes[i].newer = spare_nodes_;
+      spare_nodes_ = &nodes[i];
+    }
+  }
+  PoolNode* node = spare_nodes_;
+  spare_nodes_ = node->newer;
+  node->newer = nullptr;
+  return node;
+}
+
+void CachingPool::recycle_node(PoolNode* node) noexcept {
+  if (node == nullptr) return;
+  node->owner.reset();
+  node->event = nullptr;
+  node->handle = nullptr;
+  node->address = nullptr;
+  node->prev = node->next = node->older = nullptr;
+  std::lock_guard lock(mutex_);
+  node->newer = spare_nodes_;
+  spare_nodes_ = node;
 }
 
 void CachingPool::hand_to_reclaimer(PoolNode* list) noexcept {
@@ -229,7 +259,10 @@ anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std
       *out = PoolBlock{this, node->handle, node->address, block_bytes, node};
       return ANYDEV_SUCCESS;
     }
-    node = new (std::nothrow) PoolNode();
+    {
+      std::lock_guard lock(mutex_);
+      node = new_node_locked();
+    }
     if (node == nullptr) {
       return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
                        cat("pool: no memory for the bookkeeping of a ", kind_name(kind_),
@@ -253,7 +286,7 @@ anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std
     }
   }
   if (status != ANYDEV_SUCCESS) {
-    delete node;
+    recycle_node(node);
     return status;
   }
   if (node != nullptr) {
@@ -286,7 +319,7 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
                 " block failed (", last_error_message(), "); freeing it instead of caching it");
       if (event != nullptr) table_->event_destroy(event);
       if (in_use) forget_in_use(block.bytes);
-      delete node;
+      recycle_node(node);
       return false;
     }
   }

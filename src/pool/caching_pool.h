@@ -42,9 +42,11 @@
 // block (PoolNode) is made when the backend allocates the block and travels
 // with it, and the spare events are kept in a vector reserved up front.
 //
-// Ownership: the pool owns the cached blocks, their nodes and their events,
-// and frees them through the backend table. Blocks handed out (and their
-// nodes) belong to their Allocation until given back.
+// Ownership: the pool owns the cached blocks and their events, and frees
+// them through the backend table. Blocks handed out belong to their
+// Allocation until given back. Every node's storage belongs to the pool
+// (chunks, freed when the pool is destroyed -- only tests destroy pools);
+// a handed-out node is lent to the block's Allocation.
 // Thread-safe: one mutex, held only for bookkeeping (backend calls are made
 // outside it, except at most kQueriesPerRequest event_query calls per
 // request).
@@ -77,11 +79,11 @@ struct PoolStats {
   std::uint64_t cache_misses = 0;      // served by the backend
 };
 
-// The bookkeeping of one block of a caching pool, made with the block and
-// deleted when the block is freed. Owned by the pool while the block is
-// cached (linked into its class's list and the pool's age list), by the
-// block's Allocation while handed out. Guarded by the pool's mutex while
-// cached.
+// The bookkeeping of one block of a caching pool, taken from the pool's
+// spare nodes with the block and returned to them when the block is freed.
+// Storage owned by the pool; lent to the block's Allocation while handed
+// out. Guarded by the pool's mutex while cached (linked into its class's
+// list and the pool's age list).
 struct PoolNode {
   PoolSizeClass* size_class = nullptr;  // the class it serves (never changes)
   void* handle = nullptr;
@@ -205,6 +207,11 @@ class CachingPool {
   void free_list(PoolNode* list) noexcept;
   anydev_status_t backend_allocate(const std::shared_ptr<Stream>& stream, std::size_t bytes,
                                    void** handle, void** address);
+  // Nodes come from chunks the pool owns (freed with the pool) and go back
+  // to its spare list; a node is never returned to the heap while the pool
+  // lives. Under mutex_; null when no memory.
+  PoolNode* new_node_locked();
+  void recycle_node(PoolNode* node) noexcept;
   anydev_bk_event_t acquire_event() noexcept;
   void recycle_event(anydev_bk_event_t event, bool known_complete) noexcept;
   void free_now(void* handle, const char* why) noexcept;
@@ -219,6 +226,8 @@ class CachingPool {
   std::unordered_map<std::size_t, PoolSizeClass> classes_;  // by block size; never erased
   PoolAgeList age_;                                         // every cached block, oldest first
   std::vector<anydev_bk_event_t> idle_events_;              // complete or fresh; capacity reserved
+  std::vector<std::unique_ptr<PoolNode[]>> node_chunks_;    // every node's storage
+  PoolNode* spare_nodes_ = nullptr;                         // linked through `newer`
   std::size_t release_threshold_;
   PoolStats stats_;
 };
