@@ -12,8 +12,14 @@
 namespace anydev::core {
 namespace {
 
-void log_failure(const Backend* backend, const char* what) {
-  log(ANYDEV_LOG_ERROR, cat(backend->name, ": release: ", what, " failed: ", last_error_message()));
+// Release paths never throw: a message that cannot be built (no memory) is
+// dropped.
+void log_failure(const Backend* backend, const char* what) noexcept {
+  try {
+    log(ANYDEV_LOG_ERROR,
+        cat(backend->name, ": release: ", what, " failed: ", last_error_message()));
+  } catch (...) {
+  }
 }
 
 }  // namespace
@@ -74,7 +80,14 @@ Allocation::~Allocation() {
   if (fork_generation() != fork_generation_) return;  // the parent's memory
   const anydev_backend_table_t* table = backend->table;
   Stream& owner = *owner_stream;
-  if (last_stream && order_after(owner, *last_stream) != ANYDEV_SUCCESS) {
+  bool ordered = !last_stream;
+  if (last_stream) {
+    try {
+      ordered = order_after(owner, *last_stream) == ANYDEV_SUCCESS;
+    } catch (...) {  // std::bad_alloc keeping the error message
+    }
+  }
+  if (!ordered) {
     // Cannot order the free after the last user: wait for it here rather
     // than free memory that may still be in use.
     log_failure(backend, "ordering the free after the last user's stream");
@@ -101,7 +114,17 @@ Allocation::~Allocation() {
     }
     return;
   }
-  release_after_event(backend, device, event, kind, handle);
+  try {
+    release_after_event(backend, device, event, kind, handle);
+    return;
+  } catch (...) {  // no memory or no thread to queue it: wait here instead
+  }
+  log_failure(backend, "handing the free to the reclaimer");
+  if (table->event_synchronize(event) != ANYDEV_SUCCESS) log_failure(backend, "event_synchronize");
+  table->event_destroy(event);
+  if (table->memory_free(device, kind, handle) != ANYDEV_SUCCESS) {
+    log_failure(backend, "memory_free");
+  }
 }
 
 }  // namespace anydev::core

@@ -36,6 +36,7 @@ namespace anydev::core {
 struct Backend;
 struct Stream;
 class CachingPool;
+struct PoolNode;
 
 struct Allocation {
   Allocation(const Backend* backend, int device, anydev_bk_memory_kind_t kind, void* handle,
@@ -62,6 +63,7 @@ struct Allocation {
   CachingPool* pool = nullptr;
   std::size_t pool_bytes = 0;
   bool pool_in_use = false;
+  PoolNode* pool_node = nullptr;  // the block's bookkeeping, reserved with it
 
   // Non-empty for memory the core does not own (foreign_memory.h): the
   // destructor frees nothing and runs this once the last use has finished.

@@ -5,6 +5,14 @@
 
 using namespace anydev::core;
 
+namespace {
+
+anydev_bk_memory_kind_t backend_kind(anydev_memory_kind_t kind) {
+  return kind == ANYDEV_MEMORY_HOST ? ANYDEV_BK_MEMORY_HOST : ANYDEV_BK_MEMORY_DEVICE;
+}
+
+}  // namespace
+
 extern "C" {
 
 anydev_status_t anydev_context_pool_stats(anydev_context_t ctx, anydev_memory_kind_t kind,
@@ -22,10 +30,7 @@ anydev_status_t anydev_context_pool_stats(anydev_context_t ctx, anydev_memory_ki
   }
   return guarded(op, [&] {
     const ContextState& state = *ctx->state;
-    const PoolStats stats =
-        pool_for(state.backend, state.device,
-                 kind == ANYDEV_MEMORY_HOST ? ANYDEV_BK_MEMORY_HOST : ANYDEV_BK_MEMORY_DEVICE)
-            .stats();
+    const PoolStats stats = pool_for(state.backend, state.device, backend_kind(kind)).stats();
     out->bytes_in_use = stats.bytes_in_use;
     out->bytes_cached = stats.bytes_cached;
     out->peak_bytes_in_use = stats.peak_bytes_in_use;
@@ -42,6 +47,37 @@ anydev_status_t anydev_context_release_cached_memory(anydev_context_t ctx) {
   if (anydev_status_t s = check_fork(op, ctx, "context"); s != ANYDEV_SUCCESS) return s;
   return guarded(op, [&] {
     release_cached_memory(ctx->state->backend, ctx->state->device);
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t anydev_context_set_pool_release_threshold(anydev_context_t ctx,
+                                                          anydev_memory_kind_t kind, size_t bytes) {
+  static constexpr const char* op = "anydev_context_set_pool_release_threshold";
+  ANYDEV_REQUIRE_ARG(op, ctx);
+  if (anydev_status_t s = check_fork(op, ctx, "context"); s != ANYDEV_SUCCESS) return s;
+  if (kind != ANYDEV_MEMORY_HOST && kind != ANYDEV_MEMORY_DEVICE) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "unknown memory kind ", static_cast<int>(kind));
+  }
+  return guarded(op, [&] {
+    pool_for(ctx->state->backend, ctx->state->device, backend_kind(kind))
+        .set_release_threshold(bytes);
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t anydev_context_pool_release_threshold(anydev_context_t ctx,
+                                                      anydev_memory_kind_t kind, size_t* out) {
+  static constexpr const char* op = "anydev_context_pool_release_threshold";
+  ANYDEV_REQUIRE_ARG(op, ctx);
+  ANYDEV_REQUIRE_ARG(op, out);
+  if (anydev_status_t s = check_fork(op, ctx, "context"); s != ANYDEV_SUCCESS) return s;
+  if (kind != ANYDEV_MEMORY_HOST && kind != ANYDEV_MEMORY_DEVICE) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "unknown memory kind ", static_cast<int>(kind));
+  }
+  return guarded(op, [&] {
+    *out =
+        pool_for(ctx->state->backend, ctx->state->device, backend_kind(kind)).release_threshold();
     return ANYDEV_SUCCESS;
   });
 }

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <limits>
 #include <utility>
 
 #include "env_list.h"
@@ -49,6 +50,13 @@ std::string check_pool(std::string_view text) {
   return cat(kEnvPool, "=", quoted(text), " is not 0 or 1");
 }
 
+std::string check_pool_release_threshold(std::string_view text) {
+  if (parse_release_threshold(text)) return std::string();
+  return cat(kEnvPoolReleaseThreshold, "=", quoted(text),
+             " is not a number of bytes (decimal digits, at most ",
+             std::numeric_limits<std::size_t>::max(), ")");
+}
+
 std::string check_plugin_path(std::string_view text) {
   if (!text.empty()) return std::string();
   return cat(kEnvPluginPath,
@@ -67,6 +75,7 @@ std::string core_environment_errors() {
   };
   add(kEnvLogLevel, check_log_level);
   add(kEnvPool, check_pool);
+  add(kEnvPoolReleaseThreshold, check_pool_release_threshold);
   add(kEnvPluginPath, check_plugin_path);
   return errors;
 }

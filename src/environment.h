@@ -34,10 +34,12 @@ std::optional<int> parse_log_level(std::string_view text);
 // string when the value is good.
 std::string check_log_level(std::string_view text);
 std::string check_pool(std::string_view text);
+std::string check_pool_release_threshold(std::string_view text);  // ANYDEV_POOL_RELEASE_THRESHOLD
 std::string check_plugin_path(std::string_view text);
 
 // "; "-separated messages for the malformed core variables among
-// ANYDEV_LOG_LEVEL, ANYDEV_POOL and ANYDEV_PLUGIN_PATH as set now; empty
+// ANYDEV_LOG_LEVEL, ANYDEV_POOL, ANYDEV_POOL_RELEASE_THRESHOLD and
+// ANYDEV_PLUGIN_PATH as set now; empty
 // when none is.
 std::string core_environment_errors();
 

@@ -39,9 +39,12 @@ void release_foreign_memory(Allocation& allocation) noexcept {
     } catch (...) {  // std::bad_alloc queueing the item: wait here instead
     }
   } else {
-    log(ANYDEV_LOG_ERROR,
-        cat(last->backend->name, ": releasing foreign memory: recording the release event failed: ",
-            last_error_message(), "; waiting for the stream instead"));
+    try {  // a release never throws: without memory for the message, none
+      log(ANYDEV_LOG_ERROR, cat(last->backend->name,
+                                ": releasing foreign memory: recording the release event failed: ",
+                                last_error_message(), "; waiting for the stream instead"));
+    } catch (...) {
+    }
   }
   if (event != nullptr) {
     table->event_synchronize(event);

@@ -351,10 +351,23 @@ typedef struct anydev_pool_stats_t {
 ANYDEV_API anydev_status_t anydev_context_pool_stats(anydev_context_t ctx,
                                                      anydev_memory_kind_t kind,
                                                      anydev_pool_stats_t* out);
-/* Frees every cached block of ctx's device (both kinds) that no stream still
- * uses; blocks whose stream work is still pending are freed by a core thread
- * as soon as it is done. Never blocks. bytes_cached is 0 afterwards. */
+/* Hands every cached block of ctx's device (both kinds) to a core thread,
+ * which frees those no stream still uses at once and the others as soon as
+ * their stream work is done. Never blocks and never frees on the caller's
+ * thread. bytes_cached is 0 afterwards. */
 ANYDEV_API anydev_status_t anydev_context_release_cached_memory(anydev_context_t ctx);
+/* The release threshold of the pool of ctx's device for `kind`: the pool
+ * keeps at most this many cached bytes plus a quarter of its bytes in use
+ * (the block released last is always kept); beyond that its oldest cached
+ * blocks are freed by a core thread. SIZE_MAX: never trims. Starts at
+ * ANYDEV_POOL_RELEASE_THRESHOLD (default 32 MiB). Setting it trims at once
+ * without blocking; it applies to every context on the device. */
+ANYDEV_API anydev_status_t anydev_context_set_pool_release_threshold(anydev_context_t ctx,
+                                                                     anydev_memory_kind_t kind,
+                                                                     size_t bytes);
+ANYDEV_API anydev_status_t anydev_context_pool_release_threshold(anydev_context_t ctx,
+                                                                 anydev_memory_kind_t kind,
+                                                                 size_t* out);
 /* 1 when the pools cache, 0 when ANYDEV_POOL=0. */
 ANYDEV_API int anydev_pool_enabled(void);
 

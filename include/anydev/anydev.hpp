@@ -645,6 +645,18 @@ class DeviceContext {
                                                    &out.total_bytes));
     return out;
   }
+  // The release threshold of this device's pool for `kind` (see
+  // anydev_context_set_pool_release_threshold); SIZE_MAX never trims.
+  void set_pool_release_threshold(MemoryKind kind, std::size_t bytes) const {
+    detail::check(anydev_context_set_pool_release_threshold(
+        get("set_pool_release_threshold"), static_cast<anydev_memory_kind_t>(kind), bytes));
+  }
+  std::size_t pool_release_threshold(MemoryKind kind) const {
+    std::size_t out = 0;
+    detail::check(anydev_context_pool_release_threshold(
+        get("pool_release_threshold"), static_cast<anydev_memory_kind_t>(kind), &out));
+    return out;
+  }
   // Frees the device's cached blocks (both kinds) without waiting: blocks a
   // stream still uses are freed by a core thread once that work is done.
   void release_cached_memory() const {

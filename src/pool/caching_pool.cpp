@@ -1,6 +1,7 @@
 #include "pool/caching_pool.h"
 
 #include <algorithm>
+#include <new>
 #include <utility>
 
 #include "host_memory_locks.h"
@@ -24,26 +25,44 @@ const char* kind_name(anydev_bk_memory_kind_t kind) {
   return kind == ANYDEV_BK_MEMORY_HOST ? "host" : "device";
 }
 
+// Release paths must not throw: a message that cannot be built (no memory)
+// is dropped.
+template <class... Args>
+void log_error(Args&&... args) noexcept {
+  try {
+    log(ANYDEV_LOG_ERROR, cat(std::forward<Args>(args)...));
+  } catch (...) {
+  }
+}
+
 }  // namespace
 
 CachingPool::CachingPool(const Backend* backend, int device, anydev_bk_memory_kind_t kind,
-                         bool caching)
-    : backend_(backend), table_(backend->table), device_(device), kind_(kind), caching_(caching) {}
+                         bool caching, std::size_t release_threshold)
+    : backend_(backend),
+      table_(backend->table),
+      device_(device),
+      kind_(kind),
+      caching_(caching),
+      release_threshold_(release_threshold) {
+  idle_events_.reserve(kMaxIdleEvents);  // recycle_event never allocates
+}
 
 CachingPool::~CachingPool() {
+  drain_releases();  // lists handed to the reclaimer use this pool
   release_cached(true);
   for (anydev_bk_event_t event : idle_events_) table_->event_destroy(event);
 }
 
-void CachingPool::free_now(void* handle, const char* why) {
+void CachingPool::free_now(void* handle, const char* why) noexcept {
   note_host_free(backend_, device_, kind_, handle);
   if (table_->memory_free(device_, kind_, handle) != ANYDEV_SUCCESS) {
-    log(ANYDEV_LOG_ERROR, cat(backend_->name, ": pool: memory_free of a cached ", kind_name(kind_),
-                              " block (", why, ") failed: ", last_error_message()));
+    log_error(backend_->name, ": pool: memory_free of a cached ", kind_name(kind_), " block (", why,
+              ") failed: ", last_error_message());
   }
 }
 
-anydev_bk_event_t CachingPool::acquire_event() {
+anydev_bk_event_t CachingPool::acquire_event() noexcept {
   {
     std::lock_guard lock(mutex_);
     if (!idle_events_.empty()) {
@@ -57,12 +76,12 @@ anydev_bk_event_t CachingPool::acquire_event() {
   return event;
 }
 
-void CachingPool::recycle_event(anydev_bk_event_t event, bool known_complete) {
+void CachingPool::recycle_event(anydev_bk_event_t event, bool known_complete) noexcept {
   if (event == nullptr) return;
   if (known_complete) {
     std::lock_guard lock(mutex_);
     if (idle_events_.size() < kMaxIdleEvents) {
-      idle_events_.push_back(event);
+      idle_events_.push_back(event);  // within the reserved capacity
       return;
     }
   }
@@ -70,34 +89,135 @@ void CachingPool::recycle_event(anydev_bk_event_t event, bool known_complete) {
   table_->event_destroy(event);
 }
 
-bool CachingPool::take_cached_locked(std::size_t bytes, const std::shared_ptr<Stream>& stream,
-                                     Cached* out, bool* event_done) {
-  const auto bucket_it = cached_.find(bytes);
-  if (bucket_it == cached_.end() || bucket_it->second.empty()) return false;
-  std::vector<Cached>& bucket = bucket_it->second;
-  auto take = [&](std::size_t i, bool done) {
-    *out = std::move(bucket[i]);
-    bucket[i] = std::move(bucket.back());
-    bucket.pop_back();
+void CachingPool::unlink_locked(PoolNode* node) noexcept {
+  PoolSizeClass& size_class = *node->size_class;
+  (node->event == nullptr ? size_class.ready : size_class.pending).remove(node);
+  age_.remove(node);
+}
+
+PoolNode* CachingPool::take_cached_locked(PoolSizeClass& size_class,
+                                          const std::shared_ptr<Stream>& stream, bool* event_done) {
+  auto take = [&](PoolNode* node, bool done) {
+    unlink_locked(node);
     *event_done = done;
-    return true;
+    return node;
   };
-  // Newest first, without asking the backend: never used by a stream, or
-  // device memory that stays on its owner stream.
-  for (std::size_t i = bucket.size(); i-- > 0;) {
-    if (bucket[i].event == nullptr) return take(i, true);
-    if (kind_ == ANYDEV_BK_MEMORY_DEVICE && same_stream(bucket[i].owner, stream)) {
-      return take(i, false);
-    }
+  // Without asking the backend: never used by a stream (newest: warmest)...
+  if (!size_class.ready.empty()) return take(size_class.ready.back, true);
+  if (size_class.pending.empty()) return nullptr;
+  // ... or device memory that stays on its owner stream.
+  if (kind_ == ANYDEV_BK_MEMORY_DEVICE && same_stream(size_class.pending.back->owner, stream)) {
+    return take(size_class.pending.back, false);
   }
   // Oldest first (the most likely to be done): a block whose event completed.
-  for (std::size_t i = 0; i < bucket.size(); ++i) {
+  // One still running goes to the back, so that a slow stream does not hide
+  // the blocks of the others.
+  for (int i = 0; i < kQueriesPerRequest && !size_class.pending.empty(); ++i) {
+    PoolNode* oldest = size_class.pending.front;
     int complete = 0;
-    if (table_->event_query(bucket[i].event, &complete) == ANYDEV_SUCCESS && complete != 0) {
-      return take(i, true);
+    if (table_->event_query(oldest->event, &complete) == ANYDEV_SUCCESS && complete != 0) {
+      return take(oldest, true);
+    }
+    if (oldest == size_class.pending.back) break;
+    size_class.pending.remove(oldest);
+    size_class.pending.push_back(oldest);
+  }
+  return nullptr;
+}
+
+PoolNode* CachingPool::trim_locked() noexcept {
+  const std::size_t quarter = stats_.bytes_in_use / 4;
+  const std::size_t limit =
+      release_threshold_ > kPoolNoTrim - quarter ? kPoolNoTrim : release_threshold_ + quarter;
+  PoolNode* detached = nullptr;
+  PoolNode* last = nullptr;
+  while (stats_.bytes_cached > limit && age_.front != age_.back) {
+    PoolNode* oldest = age_.front;
+    unlink_locked(oldest);
+    stats_.bytes_cached -= oldest->size_class->bytes;
+    (last != nullptr ? last->newer : detached) = oldest;
+    last = oldest;
+  }
+  return detached;
+}
+
+void CachingPool::free_list(PoolNode* list) noexcept {
+  // First the blocks no stream uses any more, so that one busy block does
+  // not hold back the others; then the rest, each after its event.
+  PoolNode* busy = nullptr;
+  PoolNode* busy_last = nullptr;
+  for (int pass = 0; pass < 2; ++pass) {
+    while (list != nullptr) {
+      PoolNode* node = list;
+      list = node->newer;
+      if (node->event != nullptr) {
+        int complete = 0;
+        if (pass == 0) {
+          if (table_->event_query(node->event, &complete) != ANYDEV_SUCCESS) complete = 0;
+          if (complete == 0) {
+            node->newer = nullptr;
+            (busy_last != nullptr ? busy_last->newer : busy) = node;
+            busy_last = node;
+            continue;
+          }
+        } else if (table_->event_synchronize(node->event) != ANYDEV_SUCCESS) {
+          log_error(backend_->name, ": pool: event_synchronize failed: ", last_error_message());
+        }
+        table_->event_destroy(node->event);
+      }
+      free_now(node->handle, "release");
+      recycle_node(node);
+    }
+    list = busy;
+  }
+}
+
+PoolNode* CachingPool::new_node_locked() {
+  if (spare_nodes_ == nullptr) {
+    constexpr std::size_t kChunk = 64;
+    std::unique_ptr<PoolNode[]> chunk(new (std::nothrow) PoolNode[kChunk]);
+    if (chunk == nullptr) return nullptr;
+    node_chunks_.push_back(std::move(chunk));  // may throw: nothing changed yet
+    PoolNode* nodes = node_chunks_.back().get();
+    for (std::size_t i = 0; i < kChunk; ++i) {
+      nodes[i].newer = spare_nodes_;
+      spare_nodes_ = &nodes[i];
     }
   }
-  return false;
+  PoolNode* node = spare_nodes_;
+  spare_nodes_ = node->newer;
+  node->newer = nullptr;
+  return node;
+}
+
+void CachingPool::recycle_node(PoolNode* node) noexcept {
+  if (node == nullptr) return;
+  node->owner.reset();
+  node->event = nullptr;
+  node->handle = nullptr;
+  node->address = nullptr;
+  node->prev = node->next = node->older = nullptr;
+  std::lock_guard lock(mutex_);
+  node->newer = spare_nodes_;
+  spare_nodes_ = node;
+}
+
+void CachingPool::hand_to_reclaimer(PoolNode* list) noexcept {
+  if (list == nullptr) return;
+  // The reclaimer runs a callback after an event; a fresh (or recycled,
+  // complete) event lets it start at once and wait for each block's own.
+  anydev_bk_event_t start = acquire_event();
+  if (start != nullptr) {
+    try {
+      run_after_event(backend_, start, [this, list] { free_list(list); });
+      return;
+    } catch (...) {  // no memory or no thread to queue it: free here instead
+    }
+    table_->event_destroy(start);
+  }
+  log_error(backend_->name, ": pool: could not hand cached ", kind_name(kind_),
+            " blocks to the reclaimer; freeing them on the caller's thread");
+  free_list(list);
 }
 
 anydev_status_t CachingPool::backend_allocate(const std::shared_ptr<Stream>& stream,
@@ -112,21 +232,24 @@ anydev_status_t CachingPool::backend_allocate(const std::shared_ptr<Stream>& str
 
 anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std::size_t bytes,
                                       PoolBlock* out) {
+  if (bytes > kPoolLargestRequest) {
+    return set_error(
+        ANYDEV_ERROR_OUT_OF_MEMORY,
+        cat("no ", kind_name(kind_), " memory can hold a request of ", bytes,
+            " bytes (more than half the address space, ", kPoolLargestRequest, " bytes at most)"));
+  }
   std::size_t block_bytes = bytes;
+  PoolNode* node = nullptr;
   if (caching_) {
-    const std::optional<std::size_t> size_class = pool_size_class(bytes);
-    if (!size_class) {
-      return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
-                       cat("pool: ", bytes, " bytes cannot be rounded up to a block size"));
-    }
-    block_bytes = *size_class;
-    Cached hit{};
+    block_bytes = *pool_size_class(bytes);  // cannot overflow below kPoolLargestRequest
+    PoolSizeClass* size_class = nullptr;
     bool event_done = false;
-    bool found = false;
     {
       std::lock_guard lock(mutex_);
-      found = take_cached_locked(block_bytes, stream, &hit, &event_done);
-      if (found) {
+      size_class = &classes_[block_bytes];
+      size_class->bytes = block_bytes;
+      node = take_cached_locked(*size_class, stream, &event_done);
+      if (node != nullptr) {
         stats_.bytes_cached -= block_bytes;
         stats_.bytes_in_use += block_bytes;
         stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
@@ -134,11 +257,23 @@ anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std
         ++stats_.allocation_count;
       }
     }
-    if (found) {
-      recycle_event(hit.event, event_done);
-      *out = PoolBlock{this, hit.handle, hit.address, block_bytes};
+    if (node != nullptr) {
+      recycle_event(node->event, event_done);
+      node->event = nullptr;
+      node->owner.reset();
+      *out = PoolBlock{this, node->handle, node->address, block_bytes, node};
       return ANYDEV_SUCCESS;
     }
+    {
+      std::lock_guard lock(mutex_);
+      node = new_node_locked();
+    }
+    if (node == nullptr) {
+      return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
+                       cat("pool: no memory for the bookkeeping of a ", kind_name(kind_),
+                           " block of ", block_bytes, " bytes"));
+    }
+    node->size_class = size_class;
   }
   void* handle = nullptr;
   void* address = nullptr;
@@ -155,7 +290,14 @@ anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std
       set_error(status, first_error);
     }
   }
-  if (status != ANYDEV_SUCCESS) return status;
+  if (status != ANYDEV_SUCCESS) {
+    recycle_node(node);
+    return status;
+  }
+  if (node != nullptr) {
+    node->handle = handle;
+    node->address = address;
+  }
   {
     std::lock_guard lock(mutex_);
     stats_.bytes_in_use += block_bytes;
@@ -163,13 +305,14 @@ anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std
     ++stats_.cache_misses;
     ++stats_.allocation_count;
   }
-  *out = PoolBlock{this, handle, address, block_bytes};
+  *out = PoolBlock{this, handle, address, block_bytes, node};
   return ANYDEV_SUCCESS;
 }
 
 bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream>& owner,
-                            bool used_by_streams, bool in_use) {
-  if (!caching_) {
+                            bool used_by_streams, bool in_use) noexcept {
+  PoolNode* const node = block.node;
+  if (!caching_ || node == nullptr) {
     if (in_use) forget_in_use(block.bytes);
     return false;
   }
@@ -177,64 +320,72 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
   if (used_by_streams) {
     event = acquire_event();
     if (event == nullptr || table_->event_record(event, owner->native) != ANYDEV_SUCCESS) {
-      log(ANYDEV_LOG_ERROR,
-          cat(backend_->name, ": pool: recording the release event of a ", kind_name(kind_),
-              " block failed (", last_error_message(), "); freeing it instead of caching it"));
+      log_error(backend_->name, ": pool: recording the release event of a ", kind_name(kind_),
+                " block failed (", last_error_message(), "); freeing it instead of caching it");
       if (event != nullptr) table_->event_destroy(event);
       if (in_use) forget_in_use(block.bytes);
+      recycle_node(node);
       return false;
     }
   }
-  std::lock_guard lock(mutex_);
-  cached_[block.bytes].push_back(Cached{block.handle, block.address, owner, event});
-  if (in_use) stats_.bytes_in_use -= block.bytes;
-  stats_.bytes_cached += block.bytes;
+  PoolNode* trimmed = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    node->owner = owner;
+    node->event = event;
+    PoolSizeClass& size_class = *node->size_class;
+    (event == nullptr ? size_class.ready : size_class.pending).push_back(node);
+    age_.push_back(node);
+    if (in_use) stats_.bytes_in_use -= block.bytes;
+    stats_.bytes_cached += block.bytes;
+    trimmed = trim_locked();
+  }
+  hand_to_reclaimer(trimmed);
   return true;
 }
 
-void CachingPool::forget_in_use(std::size_t bytes) {
+void CachingPool::forget_in_use(std::size_t bytes) noexcept {
   std::lock_guard lock(mutex_);
   stats_.bytes_in_use -= bytes;
 }
 
-std::size_t CachingPool::release_cached(bool wait) {
-  std::vector<Cached> blocks;
+std::size_t CachingPool::release_cached(bool wait) noexcept {
+  PoolNode* list = nullptr;
   std::size_t released = 0;
   {
     std::lock_guard lock(mutex_);
-    for (auto& [bytes, bucket] : cached_) {
-      for (Cached& block : bucket) blocks.push_back(std::move(block));
-      bucket.clear();
+    // The age list holds every cached block: detach it whole (linked
+    // through `newer`) and empty the class lists.
+    list = age_.front;
+    age_ = PoolAgeList{};
+    for (auto& [bytes, size_class] : classes_) {
+      size_class.ready = PoolClassList{};
+      size_class.pending = PoolClassList{};
     }
-    cached_.clear();
     released = stats_.bytes_cached;
     stats_.bytes_cached = 0;
   }
-  for (Cached& block : blocks) {
-    if (block.event == nullptr) {
-      free_now(block.handle, "release");
-      continue;
-    }
-    int complete = 0;
-    if (wait) {
-      if (table_->event_synchronize(block.event) != ANYDEV_SUCCESS) {
-        log(ANYDEV_LOG_ERROR,
-            cat(backend_->name, ": pool: event_synchronize failed: ", last_error_message()));
-      }
-      complete = 1;
-    } else if (table_->event_query(block.event, &complete) != ANYDEV_SUCCESS) {
-      complete = 0;
-    }
-    if (complete != 0) {
-      free_now(block.handle, "release");
-      recycle_event(block.event, true);
-    } else {
-      // The reclaimer waits for the event, frees the memory and destroys the
-      // event, off the caller's thread.
-      release_after_event(backend_, device_, block.event, kind_, block.handle);
-    }
+  if (wait) {
+    free_list(list);
+  } else {
+    hand_to_reclaimer(list);
   }
   return released;
+}
+
+void CachingPool::set_release_threshold(std::size_t bytes) noexcept {
+  PoolNode* trimmed = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    release_threshold_ = bytes;
+    trimmed = trim_locked();
+  }
+  hand_to_reclaimer(trimmed);
+}
+
+std::size_t CachingPool::release_threshold() const noexcept {
+  std::lock_guard lock(mutex_);
+  return release_threshold_;
 }
 
 PoolStats CachingPool::stats() const {

@@ -16,6 +16,19 @@
 //     written by the CPU at once, so its stream work must really be finished.
 // Release never synchronizes.
 //
+// Cost. Each size class keeps two lists: `ready` (no event: reusable by
+// anyone at once, newest first) and `pending` (an event not yet seen
+// complete, oldest first). A request takes the newest ready block, else the
+// newest pending one when it is device memory on the caller's stream, else
+// queries at most kQueriesPerRequest of the oldest pending events. So taking
+// and giving back are O(1), whatever the number of cached blocks.
+//
+// Trimming. The pool keeps at most release_threshold() + bytes_in_use / 4
+// bytes cached (the block given back last is always kept, so that a loop
+// that reuses one size stays on the fast path). Past that, the oldest cached
+// blocks are handed to the reclaimer thread, which waits for their events
+// and frees them: the caller never calls memory_free.
+//
 // Out of memory. When the backend fails an allocation with OUT_OF_MEMORY and
 // the pool held cached blocks, it frees them all -- waiting for the events of
 // those still in use by a stream, since the caller is about to fail anyway --
@@ -25,15 +38,24 @@
 // request goes to the backend and give_back() hands the block to the usual
 // stream-ordered release.
 //
-// Ownership: the pool owns the cached blocks and their events, and frees them
-// through the backend table. Blocks handed out belong to their Allocation.
+// Release paths never throw and never allocate: the bookkeeping node of a
+// block (PoolNode) is made when the backend allocates the block and travels
+// with it, and the spare events are kept in a vector reserved up front.
+//
+// Ownership: the pool owns the cached blocks and their events, and frees
+// them through the backend table. Blocks handed out belong to their
+// Allocation until given back. Every node's storage belongs to the pool
+// (chunks, freed when the pool is destroyed -- only tests destroy pools);
+// a handed-out node is lent to the block's Allocation.
 // Thread-safe: one mutex, held only for bookkeeping (backend calls are made
-// outside it, except event_query while looking for a reusable block).
+// outside it, except at most kQueriesPerRequest event_query calls per
+// request).
 #ifndef ANYDEV_SRC_POOL_CACHING_POOL_H_
 #define ANYDEV_SRC_POOL_CACHING_POOL_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -46,6 +68,7 @@ namespace anydev::core {
 struct Backend;
 struct Stream;
 class CachingPool;
+struct PoolSizeClass;
 
 struct PoolStats {
   std::size_t bytes_in_use = 0;        // blocks held by buffers (block sizes)
@@ -56,24 +79,88 @@ struct PoolStats {
   std::uint64_t cache_misses = 0;      // served by the backend
 };
 
+// The bookkeeping of one block of a caching pool, taken from the pool's
+// spare nodes with the block and returned to them when the block is freed.
+// Storage owned by the pool; lent to the block's Allocation while handed
+// out. Guarded by the pool's mutex while cached (linked into its class's
+// list and the pool's age list).
+struct PoolNode {
+  PoolSizeClass* size_class = nullptr;  // the class it serves (never changes)
+  void* handle = nullptr;
+  void* address = nullptr;
+  std::weak_ptr<Stream> owner;        // identity only: never locked
+  anydev_bk_event_t event = nullptr;  // null: reusable by anyone at once
+  PoolNode* prev = nullptr;           // in the class's ready or pending list
+  PoolNode* next = nullptr;
+  PoolNode* older = nullptr;  // in the pool's age list (also links detached lists)
+  PoolNode* newer = nullptr;
+};
+
+// A doubly linked list of PoolNodes through the links Prev/Next; front is
+// the oldest. Never allocates. Not thread-safe (the pool's mutex guards it).
+template <PoolNode* PoolNode::*Prev, PoolNode* PoolNode::*Next>
+struct PoolNodeList {
+  PoolNode* front = nullptr;
+  PoolNode* back = nullptr;
+
+  bool empty() const noexcept { return front == nullptr; }
+  void push_back(PoolNode* node) noexcept {
+    node->*Prev = back;
+    node->*Next = nullptr;
+    (back != nullptr ? back->*Next : front) = node;
+    back = node;
+  }
+  void remove(PoolNode* node) noexcept {
+    (node->*Prev != nullptr ? (node->*Prev)->*Next : front) = node->*Next;
+    (node->*Next != nullptr ? (node->*Next)->*Prev : back) = node->*Prev;
+    node->*Prev = nullptr;
+    node->*Next = nullptr;
+  }
+};
+
+using PoolClassList = PoolNodeList<&PoolNode::prev, &PoolNode::next>;
+using PoolAgeList = PoolNodeList<&PoolNode::older, &PoolNode::newer>;
+
+// The cached blocks of one block size. Owned by its pool (never removed
+// while the pool lives, so a PoolNode may point at it); guarded by the
+// pool's mutex.
+struct PoolSizeClass {
+  std::size_t bytes = 0;
+  PoolClassList ready;    // no event: reusable by anyone at once
+  PoolClassList pending;  // event not yet seen complete: oldest at front
+};
+
 // One block handed out by a pool.
 struct PoolBlock {
   CachingPool* pool = nullptr;  // where it goes back
   void* handle = nullptr;       // backend memory handle
   void* address = nullptr;      // host-visible address at offset 0
   std::size_t bytes = 0;        // block size: the size class (the request when not caching)
+  PoolNode* node = nullptr;     // its bookkeeping (null when not caching)
 };
+
+// "Never trim": the release threshold of pools made directly (tests).
+inline constexpr std::size_t kPoolNoTrim = std::numeric_limits<std::size_t>::max();
+
+// Requests above this are refused (out_of_memory) without asking the
+// backend: no machine has half of a 64-bit address space.
+inline constexpr std::size_t kPoolLargestRequest = std::numeric_limits<std::size_t>::max() / 2;
 
 class CachingPool {
  public:
-  CachingPool(const Backend* backend, int device, anydev_bk_memory_kind_t kind, bool caching);
+  // Event queries per request at most (see Cost above).
+  static constexpr int kQueriesPerRequest = 2;
+
+  CachingPool(const Backend* backend, int device, anydev_bk_memory_kind_t kind, bool caching,
+              std::size_t release_threshold = kPoolNoTrim);
   ~CachingPool();  // frees the cached blocks (only tests destroy pools)
   CachingPool(const CachingPool&) = delete;
   CachingPool& operator=(const CachingPool&) = delete;
 
   // A block of at least `bytes` (> 0) for use by `stream` (device memory is
   // allocated in order on it). On failure returns the backend's status with
-  // its last error set; the pool is unchanged.
+  // its last error set (OUT_OF_MEMORY naming `bytes` for a request above
+  // kPoolLargestRequest); the pool is unchanged.
   anydev_status_t allocate(const std::shared_ptr<Stream>& stream, std::size_t bytes,
                            PoolBlock* out);
 
@@ -82,40 +169,52 @@ class CachingPool {
   // ever touched it. `in_use` is false for a block that left the accounting
   // (forget_in_use). Returns false when the pool did not keep the block
   // (caching off, or the release event could not be recorded): the caller
-  // then frees it as before.
+  // then frees it as before. Never throws, never allocates memory.
   bool give_back(const PoolBlock& block, const std::shared_ptr<Stream>& owner, bool used_by_streams,
-                 bool in_use);
+                 bool in_use) noexcept;
 
   // A block handed to the user (take_ptr) no longer counts as in use.
-  void forget_in_use(std::size_t bytes);
+  void forget_in_use(std::size_t bytes) noexcept;
 
-  // Frees every cached block. wait == false: blocks whose stream work is
-  // done are freed now, the others by the reclaimer thread once their event
-  // completes (the caller never blocks). wait == true: waits for those events
-  // here. Returns the bytes that were cached.
-  std::size_t release_cached(bool wait);
+  // Frees every cached block. wait == false: the blocks go to the reclaimer
+  // thread, which waits for their events and frees them (the caller neither
+  // blocks nor calls memory_free). wait == true: waits for those events and
+  // frees here. Returns the bytes that were cached.
+  std::size_t release_cached(bool wait) noexcept;
+
+  // Cached bytes kept beyond a quarter of bytes_in_use (see Trimming).
+  // Setting it trims at once (on the reclaimer).
+  void set_release_threshold(std::size_t bytes) noexcept;
+  std::size_t release_threshold() const noexcept;
 
   PoolStats stats() const;
   bool caching() const { return caching_; }
   anydev_bk_memory_kind_t kind() const { return kind_; }
 
  private:
-  struct Cached {
-    void* handle;
-    void* address;
-    std::weak_ptr<Stream> owner;  // identity only: never locked
-    anydev_bk_event_t event;      // null: reusable by anyone at once
-  };
-
-  // Under mutex_: removes and returns a reusable block of class `bytes` for
-  // `stream`; sets *event_done when its event is known to be complete.
-  bool take_cached_locked(std::size_t bytes, const std::shared_ptr<Stream>& stream, Cached* out,
-                          bool* event_done);
+  // Under mutex_: removes and returns a reusable block of `size_class` for
+  // `stream`, or null; sets *event_done when its event is known complete.
+  PoolNode* take_cached_locked(PoolSizeClass& size_class, const std::shared_ptr<Stream>& stream,
+                               bool* event_done);
+  void unlink_locked(PoolNode* node) noexcept;
+  // Under mutex_: unlinks the oldest blocks until the cache fits its limit
+  // (keeping the newest); returns them linked through `newer`.
+  PoolNode* trim_locked() noexcept;
+  // Frees a detached list (linked through `newer`) on the reclaimer thread;
+  // here when it cannot be queued.
+  void hand_to_reclaimer(PoolNode* list) noexcept;
+  // Waits for each block's event, frees it and deletes its node.
+  void free_list(PoolNode* list) noexcept;
   anydev_status_t backend_allocate(const std::shared_ptr<Stream>& stream, std::size_t bytes,
                                    void** handle, void** address);
-  anydev_bk_event_t acquire_event();
-  void recycle_event(anydev_bk_event_t event, bool known_complete);
-  void free_now(void* handle, const char* why);
+  // Nodes come from chunks the pool owns (freed with the pool) and go back
+  // to its spare list; a node is never returned to the heap while the pool
+  // lives. Under mutex_; null when no memory.
+  PoolNode* new_node_locked();
+  void recycle_node(PoolNode* node) noexcept;
+  anydev_bk_event_t acquire_event() noexcept;
+  void recycle_event(anydev_bk_event_t event, bool known_complete) noexcept;
+  void free_now(void* handle, const char* why) noexcept;
 
   const Backend* const backend_;
   const anydev_backend_table_t* const table_;
@@ -124,8 +223,12 @@ class CachingPool {
   const bool caching_;
 
   mutable std::mutex mutex_;
-  std::unordered_map<std::size_t, std::vector<Cached>> cached_;  // by block size
-  std::vector<anydev_bk_event_t> idle_events_;                   // recorded and complete, or fresh
+  std::unordered_map<std::size_t, PoolSizeClass> classes_;  // by block size; never erased
+  PoolAgeList age_;                                         // every cached block, oldest first
+  std::vector<anydev_bk_event_t> idle_events_;              // complete or fresh; capacity reserved
+  std::vector<std::unique_ptr<PoolNode[]>> node_chunks_;    // every node's storage
+  PoolNode* spare_nodes_ = nullptr;                         // linked through `newer`
+  std::size_t release_threshold_;
   PoolStats stats_;
 };
 

@@ -3,6 +3,8 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <charconv>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -79,12 +81,38 @@ bool pools_enabled() {
   return on;
 }
 
+std::optional<std::size_t> parse_release_threshold(std::string_view value) noexcept {
+  if (value.empty() || value.find_first_not_of("0123456789") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::size_t bytes = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), bytes);
+  if (error != std::errc() || end != value.data() + value.size()) return std::nullopt;
+  return bytes;
+}
+
+std::size_t default_release_threshold() {
+  // No C++ static guard (fork-safe, fork_guard.h): racing threads read the
+  // same value. A malformed value makes every backend unavailable
+  // (core_environment_errors in environment.h), so no pool is ever made.
+  static std::atomic<bool> known{false};
+  static std::atomic<std::size_t> threshold{kPoolDefaultReleaseThreshold};
+  if (known.load(std::memory_order_acquire)) return threshold.load(std::memory_order_relaxed);
+  const std::optional<std::string> value = env(kEnvPoolReleaseThreshold);
+  const std::size_t bytes = value ? parse_release_threshold(*value).value_or(kPoolDefaultReleaseThreshold)
+                                  : kPoolDefaultReleaseThreshold;
+  threshold.store(bytes, std::memory_order_relaxed);
+  known.store(true, std::memory_order_release);
+  return bytes;
+}
+
 CachingPool& pool_for(const Backend* backend, int device, anydev_bk_memory_kind_t kind) {
   const bool caching = pools_enabled();  // outside the lock: may log
+  const std::size_t threshold = default_release_threshold();
   Pools& pools = Pools::instance();
   std::lock_guard lock(pools.mutex);
   if (CachingPool* pool = pools.find_locked(backend, device, kind)) return *pool;
-  auto* pool = new CachingPool(backend, device, kind, caching);
+  auto* pool = new CachingPool(backend, device, kind, caching, threshold);
   pools.entries.push_back(Entry{backend, device, kind, pool});
   return *pool;
 }

@@ -2,6 +2,8 @@
 // memory kind), made on first use and never destroyed (releases may arrive
 // during exit). ANYDEV_POOL (0 or 1, default 1) is read once, on first use:
 // with 0 the pools keep statistics but cache nothing.
+// ANYDEV_POOL_RELEASE_THRESHOLD (bytes, default 32 MiB) is each new pool's
+// release threshold (CachingPool::set_release_threshold), read once too.
 //
 // Fork: a child of fork() starts with fresh, empty pools; the parent's pools
 // and their cached blocks are left untouched (they belong to the parent).
@@ -9,6 +11,7 @@
 #ifndef ANYDEV_SRC_POOL_POOL_REGISTRY_H_
 #define ANYDEV_SRC_POOL_POOL_REGISTRY_H_
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
@@ -22,6 +25,18 @@ struct Backend;
 // ANYDEV_POOL parsed: true for "1", false for "0", nullopt for anything else
 // (refused: every backend is unavailable, see environment.h).
 std::optional<bool> parse_pool_setting(std::string_view value) noexcept;
+
+inline constexpr const char* kEnvPoolReleaseThreshold = "ANYDEV_POOL_RELEASE_THRESHOLD";
+inline constexpr std::size_t kPoolDefaultReleaseThreshold = std::size_t{32} << 20;
+
+// ANYDEV_POOL_RELEASE_THRESHOLD parsed: decimal digits only, within size_t;
+// nullopt for anything else (the caller logs an error naming the value and
+// keeps the default).
+std::optional<std::size_t> parse_release_threshold(std::string_view value) noexcept;
+
+// The release threshold new pools start with (the variable, read once, or
+// kPoolDefaultReleaseThreshold).
+std::size_t default_release_threshold();
 
 // Whether the pools cache (ANYDEV_POOL, read once).
 bool pools_enabled();

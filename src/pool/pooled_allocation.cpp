@@ -15,12 +15,14 @@ void attach_pool_block(Allocation& allocation, const PoolBlock& block) {
   allocation.pool = block.pool;
   allocation.pool_bytes = block.bytes;
   allocation.pool_in_use = block.pool != nullptr;
+  allocation.pool_node = block.node;
 }
 
-bool return_pool_block(Allocation& allocation) {
+bool return_pool_block(Allocation& allocation) noexcept {
   if (allocation.pool == nullptr) return false;
   const PoolBlock block{allocation.pool, allocation.handle, allocation.address,
-                        allocation.pool_bytes};
+                        allocation.pool_bytes, allocation.pool_node};
+  allocation.pool_node = nullptr;  // the pool's again (kept or deleted)
   return allocation.pool->give_back(block, allocation.owner_stream,
                                     allocation.last_stream != nullptr, allocation.pool_in_use);
 }

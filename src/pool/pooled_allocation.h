@@ -28,8 +28,9 @@ void attach_pool_block(Allocation& allocation, const PoolBlock& block);
 
 // From ~Allocation, after the owner stream was made to wait for the last
 // user: hands the block back to its pool. True when the pool kept it; false
-// when the caller must free it itself (not pooled, or caching off).
-bool return_pool_block(Allocation& allocation);
+// when the caller must free it itself (not pooled, or caching off). Never
+// throws.
+bool return_pool_block(Allocation& allocation) noexcept;
 
 // take_ptr: the memory is the user's now and leaves the pool's bytes in use.
 // When freed (anydev_context_free) it goes back into the pool's cache.

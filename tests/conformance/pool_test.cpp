@@ -7,6 +7,7 @@
 // check that nothing is cached.
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -233,6 +234,61 @@ TEST_P(PoolTest, ReleaseCachedMemoryEmptiesBothKinds) {
   EXPECT_EQ(device_after.bytes_in_use, device_before.bytes_in_use) << "buffers keep their memory";
   kept.enqueue_fill(std::uint8_t{0x33});
   EXPECT_TRUE(AllEqual(Contents(kept), 0x33));
+}
+
+TEST_P(PoolTest, ImpossibleHostSizesAreOutOfMemoryNamingTheRequest) {
+  // Issue 17 item 11: SIZE_MAX reported a pool rounding detail. The message
+  // names the request; nothing is allocated or changed.
+  if (api() != "cpu") GTEST_SKIP() << "the sizes are checked on cpu (issue 17 item 11)";
+  constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+  const PoolStats before = Stats(MemoryKind::host);
+  for (std::size_t count : {kMax, kMax / 2, std::size_t{1} << 62}) {
+    try {
+      (void)ctx().enqueue_create_host_buffer<std::uint8_t>(count);
+      ADD_FAILURE() << count << " bytes were allocated";
+    } catch (const anydev::Error& e) {
+      EXPECT_EQ(e.status(), anydev::Status::out_of_memory) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::to_string(count)), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("round"), std::string::npos) << e.what();
+    }
+  }
+  const PoolStats after = Stats(MemoryKind::host);
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(after.allocation_count, before.allocation_count);
+}
+
+TEST_P(PoolTest, ReleaseThresholdTrimsTheCacheAndIsPerKind) {
+  const std::size_t host_default = ctx().pool_release_threshold(MemoryKind::host);
+  const std::size_t device_default = ctx().pool_release_threshold(MemoryKind::device);
+  const char* value = std::getenv("ANYDEV_POOL_RELEASE_THRESHOLD");
+  if (value == nullptr) {
+    EXPECT_EQ(host_default, std::size_t{32} << 20);
+  }
+  ctx().set_pool_release_threshold(MemoryKind::host, 0);
+  EXPECT_EQ(ctx().pool_release_threshold(MemoryKind::host), 0u);
+  EXPECT_EQ(ctx().pool_release_threshold(MemoryKind::device), device_default);
+  {
+    auto a = ctx().enqueue_create_host_buffer<std::uint8_t>(kBlock);
+    auto b = ctx().enqueue_create_host_buffer<std::uint8_t>(2 * kBlock);
+  }  // b, then a: a is the newest and stays; b goes back to the backend
+  if (anydev::pool_enabled()) {
+    EXPECT_EQ(Stats(MemoryKind::host).bytes_cached, kBlock);
+  }
+  ctx().set_pool_release_threshold(MemoryKind::host, std::numeric_limits<std::size_t>::max());
+  {
+    auto a = ctx().enqueue_create_host_buffer<std::uint8_t>(kBlock);
+    auto b = ctx().enqueue_create_host_buffer<std::uint8_t>(2 * kBlock);
+  }
+  if (anydev::pool_enabled()) {
+    EXPECT_EQ(Stats(MemoryKind::host).bytes_cached, 3 * kBlock);
+  }
+  ctx().set_pool_release_threshold(MemoryKind::host, host_default);
+  try {
+    ctx().set_pool_release_threshold(static_cast<MemoryKind>(7), 0);
+    ADD_FAILURE() << "an unknown kind was accepted";
+  } catch (const anydev::Error& e) {
+    EXPECT_EQ(e.status(), anydev::Status::invalid_argument) << e.what();
+  }
 }
 
 TEST_P(PoolTest, StatisticsRejectAnUnknownKind) {

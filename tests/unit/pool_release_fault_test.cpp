@@ -1,0 +1,227 @@
+// Release paths under an allocation failure (issue 20 item 2): giving a
+// block back to its pool, trimming, releasing the cache and freeing an
+// unpooled allocation must neither throw nor abort when operator new fails
+// (the memory-mapping limit). This executable replaces the global operator
+// new: while `fail_allocations` is set on a thread, every allocation on that
+// thread fails. A separate executable, so no other test runs under it.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <set>
+#include <vector>
+
+#include "allocation.h"
+#include "objects.h"
+#include "pool/caching_pool.h"
+#include "pool/pooled_allocation.h"
+#include "stream_ordered_release.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace {
+thread_local bool fail_allocations = false;
+}  // namespace
+
+void* operator new(std::size_t bytes) {
+  if (fail_allocations) throw std::bad_alloc();
+  if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t bytes) { return ::operator new(bytes); }
+void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+  if (fail_allocations) return nullptr;
+  return std::malloc(bytes == 0 ? 1 : bytes);
+}
+void* operator new[](std::size_t bytes, const std::nothrow_t& tag) noexcept {
+  return ::operator new(bytes, tag);
+}
+// operator delete is replaced too, so that sanitizers that replace both see
+// malloc paired with free. GCC cannot tell that the pair matches.
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace anydev::core {
+namespace {
+
+// ---- a fake backend that allocates nothing with operator new ----------------------
+// Streams finish their work at once; events are complete; memory is counted.
+std::mutex fake_mutex;
+std::set<void*>* live_blocks = nullptr;  // made outside the failing sections
+std::atomic<std::uintptr_t> next_address{0x10000};
+std::atomic<int> live_events{0};
+
+anydev_status_t Alloc(std::size_t bytes, void** handle, void** address) {
+  void* p = reinterpret_cast<void*>(next_address.fetch_add(bytes + 4096));
+  std::lock_guard lock(fake_mutex);
+  live_blocks->insert(p);
+  *handle = p;
+  *address = p;
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t HostAlloc(int, std::size_t bytes, void** handle, void** address) {
+  return Alloc(bytes, handle, address);
+}
+anydev_status_t DeviceAlloc(int, std::size_t bytes, anydev_bk_stream_t, void** handle,
+                            void** address) {
+  return Alloc(bytes, handle, address);
+}
+anydev_status_t MemoryFree(int, anydev_bk_memory_kind_t, void* handle) {
+  std::lock_guard lock(fake_mutex);
+  live_blocks->erase(handle);
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t EventCreate(int, anydev_bk_event_t* out) {
+  ++live_events;
+  *out = reinterpret_cast<anydev_bk_event_t>(std::malloc(1));
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t EventDestroy(anydev_bk_event_t event) {
+  --live_events;
+  std::free(event);
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t EventRecord(anydev_bk_event_t, anydev_bk_stream_t) { return ANYDEV_SUCCESS; }
+anydev_status_t EventSynchronize(anydev_bk_event_t) { return ANYDEV_SUCCESS; }
+anydev_status_t EventQuery(anydev_bk_event_t, int* complete) {
+  *complete = 1;
+  return ANYDEV_SUCCESS;
+}
+anydev_status_t StreamWaitEvent(anydev_bk_stream_t, anydev_bk_event_t) { return ANYDEV_SUCCESS; }
+anydev_status_t StreamSynchronize(anydev_bk_stream_t) { return ANYDEV_SUCCESS; }
+
+anydev_backend_table_t MakeTable() {
+  anydev_backend_table_t t{};
+  t.struct_size = sizeof(t);
+  t.abi_version = ANYDEV_BACKEND_ABI_VERSION;
+  t.name = "fake";
+  t.host_alloc = HostAlloc;
+  t.device_alloc = DeviceAlloc;
+  t.memory_free = MemoryFree;
+  t.event_create = EventCreate;
+  t.event_destroy = EventDestroy;
+  t.event_record = EventRecord;
+  t.event_query = EventQuery;
+  t.event_synchronize = EventSynchronize;
+  t.stream_wait_event = StreamWaitEvent;
+  t.stream_synchronize = StreamSynchronize;
+  return t;
+}
+const anydev_backend_table_t kTable = MakeTable();
+
+// Every allocation on this thread fails while one lives.
+struct FailAllocations {
+  FailAllocations() { fail_allocations = true; }
+  ~FailAllocations() { fail_allocations = false; }
+  FailAllocations(const FailAllocations&) = delete;
+  FailAllocations& operator=(const FailAllocations&) = delete;
+};
+
+class PoolReleaseFaultTest : public ::testing::Test {
+ protected:
+  PoolReleaseFaultTest() {
+    live_blocks = &blocks_;
+    backend_.name = "fake";
+    backend_.available = true;
+    backend_.table = &kTable;
+    stream_ = MakeStream(1);
+    other_ = MakeStream(2);
+    // Start the reclaimer thread before any allocation fails: its start
+    // under a failing operator new is stream_ordered_release.cpp's matter
+    // (issue 20 item 2, thread limit), not the pool's.
+    anydev_bk_event_t event = nullptr;
+    EventCreate(0, &event);
+    run_after_event(&backend_, event, [] {});
+    drain_releases();
+  }
+  ~PoolReleaseFaultTest() override {
+    drain_releases();
+    live_blocks = nullptr;
+  }
+  std::shared_ptr<Stream> MakeStream(std::uintptr_t id) {
+    return std::make_shared<Stream>(
+        Stream{&backend_, 0, reinterpret_cast<anydev_bk_stream_t>(id), backend_.table});
+  }
+  std::size_t LiveBlocks() {
+    std::lock_guard lock(fake_mutex);
+    return blocks_.size();
+  }
+  // A buffer's allocation from `pool`, last used by another stream (so its
+  // release orders the owner after it and records an event).
+  std::unique_ptr<Allocation> Pooled(CachingPool& pool, anydev_bk_memory_kind_t kind,
+                                     std::size_t bytes) {
+    PoolBlock block;
+    EXPECT_EQ(pool.allocate(stream_, bytes, &block), ANYDEV_SUCCESS);
+    auto allocation = std::make_unique<Allocation>(&backend_, 0, kind, block.handle, block.address,
+                                                   bytes, stream_);
+    attach_pool_block(*allocation, block);
+    allocation->last_stream = other_;
+    return allocation;
+  }
+
+  std::set<void*> blocks_;
+  Backend backend_;
+  std::shared_ptr<Stream> stream_;
+  std::shared_ptr<Stream> other_;
+};
+
+TEST_F(PoolReleaseFaultTest, GivingBlocksBackWithoutMemoryNeverThrows) {
+  // Threshold 0: each give-back also trims and hands blocks to the reclaimer.
+  auto pool = std::make_unique<CachingPool>(&backend_, 0, ANYDEV_BK_MEMORY_HOST, true, 0);
+  std::vector<std::unique_ptr<Allocation>> buffers;
+  for (int i = 0; i < 64; ++i) {
+    buffers.push_back(Pooled(*pool, ANYDEV_BK_MEMORY_HOST, 4096u << (i % 12)));
+  }
+  {
+    FailAllocations fail;
+    for (auto& buffer : buffers) EXPECT_NO_THROW(buffer.reset());
+    EXPECT_NO_THROW(pool->release_cached(false));
+  }
+  drain_releases();
+  EXPECT_EQ(LiveBlocks(), 0u) << "every block freed, by the reclaimer or the caller";
+  EXPECT_EQ(pool->stats().bytes_in_use, 0u);
+  EXPECT_EQ(pool->stats().bytes_cached, 0u);
+  pool.reset();
+  EXPECT_EQ(live_events.load(), 0);
+}
+
+TEST_F(PoolReleaseFaultTest, TrimmingAndSettingTheThresholdWithoutMemoryNeverThrow) {
+  auto pool = std::make_unique<CachingPool>(&backend_, 0, ANYDEV_BK_MEMORY_DEVICE, true);
+  std::vector<std::unique_ptr<Allocation>> buffers;
+  for (int i = 0; i < 64; ++i) {
+    buffers.push_back(Pooled(*pool, ANYDEV_BK_MEMORY_DEVICE, 1024u << (i % 10)));
+  }
+  {
+    FailAllocations fail;
+    for (auto& buffer : buffers) EXPECT_NO_THROW(buffer.reset());
+    EXPECT_NO_THROW(pool->set_release_threshold(0));
+  }
+  drain_releases();
+  EXPECT_EQ(LiveBlocks(), 1u) << "only the newest block stays cached";
+  pool.reset();
+  EXPECT_EQ(LiveBlocks(), 0u);
+}
+
+TEST_F(PoolReleaseFaultTest, UnpooledReleaseWithoutMemoryNeverThrows) {
+  // ANYDEV_POOL=0's path: the free goes to the reclaimer, or is done here.
+  auto pool = std::make_unique<CachingPool>(&backend_, 0, ANYDEV_BK_MEMORY_HOST, false);
+  std::vector<std::unique_ptr<Allocation>> buffers;
+  for (int i = 0; i < 64; ++i) buffers.push_back(Pooled(*pool, ANYDEV_BK_MEMORY_HOST, 4096));
+  {
+    FailAllocations fail;
+    for (auto& buffer : buffers) EXPECT_NO_THROW(buffer.reset());
+  }
+  drain_releases();
+  EXPECT_EQ(LiveBlocks(), 0u);
+  EXPECT_EQ(live_events.load(), 0);
+}
+
+}  // namespace
+}  // namespace anydev::core
