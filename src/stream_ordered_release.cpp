@@ -48,11 +48,14 @@ void report(const Backend* backend, const char* what, anydev_status_t status) no
 }
 
 // Logs (once per process) that releases run on the caller's thread.
-void report_synchronous(const std::string& why) noexcept {
+// Takes C strings: building a std::string argument could throw before the
+// try below (the callers are noexcept and may be out of memory).
+void report_synchronous(const char* why, const char* detail = "") noexcept {
   static std::once_flag once;
   try {
     std::call_once(once, [&] {
-      log(ANYDEV_LOG_WARN, "deferred releases run on the releasing thread instead: " + why);
+      log(ANYDEV_LOG_WARN,
+          cat("deferred releases run on the releasing thread instead: ", why, detail));
     });
   } catch (...) {
   }
@@ -176,8 +179,10 @@ class Reclaimer {
       started_ = true;
       return true;
     } catch (const std::system_error& e) {
-      report_synchronous(std::string("cannot start the reclaimer thread (") + e.what() +
-                         "; see RLIMIT_NPROC and kernel.threads-max)");
+      report_synchronous(
+          "cannot start the reclaimer thread (see RLIMIT_NPROC and "
+          "kernel.threads-max): ",
+          e.what());
     } catch (...) {
       report_synchronous("cannot start the reclaimer thread");
     }

@@ -99,8 +99,9 @@ std::size_t default_release_threshold() {
   static std::atomic<std::size_t> threshold{kPoolDefaultReleaseThreshold};
   if (known.load(std::memory_order_acquire)) return threshold.load(std::memory_order_relaxed);
   const std::optional<std::string> value = env(kEnvPoolReleaseThreshold);
-  const std::size_t bytes = value ? parse_release_threshold(*value).value_or(kPoolDefaultReleaseThreshold)
-                                  : kPoolDefaultReleaseThreshold;
+  const std::size_t bytes =
+      value ? parse_release_threshold(*value).value_or(kPoolDefaultReleaseThreshold)
+            : kPoolDefaultReleaseThreshold;
   threshold.store(bytes, std::memory_order_relaxed);
   known.store(true, std::memory_order_release);
   return bytes;
