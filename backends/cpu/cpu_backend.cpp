@@ -27,6 +27,8 @@
 #include "cpu_parallel.h"
 #include "cpu_services.h"
 #include "cpu_stream.h"
+#include "kit_entry.h"
+#include "kit_structs.h"
 
 namespace anydev::cpu {
 namespace {
@@ -164,19 +166,8 @@ std::string pinned_memory_text() {
          limit_text + ")";
 }
 
-// Copies `text` into a fixed-size char array, truncating, always terminated.
-template <std::size_t N>
-void copy_text(char (&field)[N], const std::string& text) {
-  const std::size_t length = text.size() < N - 1 ? text.size() : N - 1;
-  std::memcpy(field, text.data(), length);
-  field[length] = '\0';
-}
-
-// True when a caller's struct of `struct_size` bytes holds the field that
-// ends at `field_end`.
-bool fits(std::size_t struct_size, std::size_t field_end) { return struct_size >= field_end; }
-
-#define ANYDEV_CPU_FIELD_END(type, field) (offsetof(type, field) + sizeof(type::field))
+using kit::copy_text;
+using kit::has_field;
 
 // ---- table entries ----------------------------------------------------------
 
@@ -206,15 +197,14 @@ anydev_status_t device_props(int device, anydev_bk_device_props_t* props) {
     if (props == nullptr) return null_argument("device_props", "props");
     const CpuDeviceInfo& info = device_info();
     using Props = anydev_bk_device_props_t;
-    const std::size_t size = props->struct_size;
-    if (fits(size, ANYDEV_CPU_FIELD_END(Props, name))) copy_text(props->name, info.name);
-    if (fits(size, ANYDEV_CPU_FIELD_END(Props, description))) {
+    if (has_field(props, &Props::name)) copy_text(props->name, info.name);
+    if (has_field(props, &Props::description)) {
       copy_text(props->description, info.description + "; " + pinned_memory_text());
     }
-    if (fits(size, ANYDEV_CPU_FIELD_END(Props, total_memory))) {
+    if (has_field(props, &Props::total_memory)) {
       props->total_memory = info.total_memory;
     }
-    if (fits(size, ANYDEV_CPU_FIELD_END(Props, host_memory_is_device_accessible))) {
+    if (has_field(props, &Props::host_memory_is_device_accessible)) {
       props->host_memory_is_device_accessible = 1;
     }
     return ANYDEV_SUCCESS;
@@ -513,8 +503,6 @@ anydev_status_t native_handle(int device, int kind, void* object, void** out) {
                        " object (only MEMORY, which is the host pointer itself)");
 }
 
-#undef ANYDEV_CPU_FIELD_END
-
 constexpr anydev_backend_table_t kTable = {
     .struct_size = sizeof(anydev_backend_table_t),
     .abi_version = ANYDEV_BACKEND_ABI_VERSION,
@@ -555,14 +543,11 @@ extern "C" anydev_status_t anydev_cpu_backend_entry(uint32_t core_abi_version,
                                                     const anydev_core_services_t* core,
                                                     const anydev_backend_table_t** out) {
   if (core != nullptr) anydev::cpu::set_core_services(core);
-  if (core_abi_version != ANYDEV_BACKEND_ABI_VERSION) {
-    return anydev::cpu::set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
-                                  "cpu backend entry: the core speaks backend ABI version " +
-                                      std::to_string(core_abi_version) +
-                                      ", the cpu backend was built for version " +
-                                      std::to_string(ANYDEV_BACKEND_ABI_VERSION));
+  if (anydev_status_t s =
+          anydev::kit::check_entry(anydev::cpu::g_core_services, "cpu", core_abi_version, out);
+      s != ANYDEV_SUCCESS) {
+    return s;
   }
-  if (out == nullptr) return anydev::cpu::null_argument("backend entry", "out");
   *out = &anydev::cpu::kTable;
   return ANYDEV_SUCCESS;
 }

@@ -14,13 +14,15 @@
 #include "cuda_errors.h"
 #include "cuda_pool.h"
 #include "cuda_state.h"
+#include "kit_entry.h"
+#include "kit_structs.h"
 
 namespace anydev::cuda {
 namespace {
 
 // Reads ANYDEV_CUDA_MEMORY_POOLS: unset, "1": use pools where supported; "0": never.
-anydev_status_t MemoryPoolsAllowed(const anydev_core_services_t* core, bool* allowed) {
-  const char* value = core->getenv != nullptr ? core->getenv("ANYDEV_CUDA_MEMORY_POOLS") : nullptr;
+anydev_status_t MemoryPoolsAllowed(bool* allowed) {
+  const char* value = get_env("ANYDEV_CUDA_MEMORY_POOLS");
   if (value == nullptr || std::strcmp(value, "1") == 0) {
     *allowed = true;
   } else if (std::strcmp(value, "0") == 0) {
@@ -30,14 +32,14 @@ anydev_status_t MemoryPoolsAllowed(const anydev_core_services_t* core, bool* all
         ANYDEV_ERROR_BACKEND_UNAVAILABLE,
         value[0] == '\0'
             ? std::string("ANYDEV_CUDA_MEMORY_POOLS is set but empty (expected 0 or 1)")
-            : Cat("ANYDEV_CUDA_MEMORY_POOLS=\"", value, "\" is neither 0 nor 1"));
+            : cat("ANYDEV_CUDA_MEMORY_POOLS=\"", value, "\" is neither 0 nor 1"));
   }
   return ANYDEV_SUCCESS;
 }
 
 anydev_status_t QueryDevice(int index, bool pools_allowed, DeviceState* d) {
   const CudaDriver& drv = Driver();
-  const std::string what = Cat("querying cuda device ", index);
+  const std::string what = cat("querying cuda device ", index);
   auto fail = [&what](CUresult r, const char* call) {
     return ReportFailure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, call, what);
   };
@@ -63,7 +65,7 @@ anydev_status_t QueryDevice(int index, bool pools_allowed, DeviceState* d) {
   }
   if (unified == 0) {
     return ReportError(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
-                       Cat("cuda device ", index, " (", d->name,
+                       cat("cuda device ", index, " (", d->name,
                            ") lacks unified addressing, which the cuda backend needs"));
   }
   int pools = 0;
@@ -79,30 +81,21 @@ anydev_status_t QueryDevice(int index, bool pools_allowed, DeviceState* d) {
   }
   d->pci_bus_id = bus;
   d->description =
-      Cat("compute capability ", d->compute_major, ".", d->compute_minor, ", PCI bus id ",
+      cat("compute capability ", d->compute_major, ".", d->compute_minor, ", PCI bus id ",
           d->pci_bus_id, ", driver ", DriverVersionText(drv.version), " (", drv.opened_path, ")");
   return ANYDEV_SUCCESS;
 }
 
-template <class Props, class Field>
-bool Fits(const Props* props, const Field& field) {
-  const std::size_t end = static_cast<std::size_t>(reinterpret_cast<const char*>(&field) -
-                                                   reinterpret_cast<const char*>(props)) +
-                          sizeof(Field);
-  return end <= props->struct_size;
-}
-
-void CopyText(char* dst, std::size_t capacity, const std::string& text) {
-  std::snprintf(dst, capacity, "%s", text.c_str());
-}
+using kit::copy_text;
+using kit::has_field;
 
 }  // namespace
 
 anydev_status_t Initialize(const anydev_core_services_t* core, const char** library) {
   BackendState& state = State();
-  state.core = core;
+  set_core_services(core);
   static std::string* library_text = new std::string;  // valid for the life of the process
-  const char* env = core->getenv != nullptr ? core->getenv("ANYDEV_CUDA_LIBRARY") : nullptr;
+  const char* env = get_env("ANYDEV_CUDA_LIBRARY");
   const std::string path = env != nullptr ? env : "libcuda.so.1";
   *library_text = path;
   if (library != nullptr) *library = library_text->c_str();
@@ -114,7 +107,7 @@ anydev_status_t Initialize(const anydev_core_services_t* core, const char** libr
   }
 
   bool pools_allowed = true;
-  if (const anydev_status_t s = MemoryPoolsAllowed(core, &pools_allowed); s != ANYDEV_SUCCESS) {
+  if (const anydev_status_t s = MemoryPoolsAllowed(&pools_allowed); s != ANYDEV_SUCCESS) {
     return s;
   }
   std::string reason;
@@ -124,22 +117,22 @@ anydev_status_t Initialize(const anydev_core_services_t* core, const char** libr
   const CudaDriver& drv = state.driver;
   if (drv.opened_path != path) *library_text = path + " (" + drv.opened_path + ")";
   if (library != nullptr) *library = library_text->c_str();
-  const std::string where = Cat(drv.opened_path, ", driver ", DriverVersionText(drv.version), ")");
+  const std::string where = cat(drv.opened_path, ", driver ", DriverVersionText(drv.version), ")");
 
   CUresult r = drv.Init(0);
   state.initialized_pid = getpid();
   if (r != CUDA_SUCCESS) {
     return ReportFailure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, "cuInit",
-                         Cat("initializing the CUDA driver (", where));
+                         cat("initializing the CUDA driver (", where));
   }
   int count = 0;
   if ((r = drv.DeviceGetCount(&count)) != CUDA_SUCCESS) {
     return ReportFailure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, "cuDeviceGetCount",
-                         Cat("counting CUDA devices (", where));
+                         cat("counting CUDA devices (", where));
   }
   if (count <= 0) {
     return ReportError(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
-                       Cat("no CUDA device: cuDeviceGetCount returned ", count, " (", where));
+                       cat("no CUDA device: cuDeviceGetCount returned ", count, " (", where));
   }
   std::vector<std::unique_ptr<DeviceState>> devices;
   for (int i = 0; i < count; ++i) {
@@ -152,11 +145,11 @@ anydev_status_t Initialize(const anydev_core_services_t* core, const char** libr
   // Only once nothing can fail any more: initialize never leaves a pool behind.
   for (const auto& d : devices) {
     CreateDevicePool(d.get());
-    Log(ANYDEV_LOG_DEBUG, Cat("device ", d->index, ": ", d->name, ", ", d->description));
+    log(ANYDEV_LOG_DEBUG, cat("device ", d->index, ": ", d->name, ", ", d->description));
   }
   state.devices = std::move(devices);
-  Log(ANYDEV_LOG_INFO,
-      Cat(count, " CUDA device", count == 1 ? "" : "s", " through ", drv.opened_path, " (driver ",
+  log(ANYDEV_LOG_INFO,
+      cat(count, " CUDA device", count == 1 ? "" : "s", " through ", drv.opened_path, " (driver ",
           DriverVersionText(drv.version), ", symbols resolved with ", drv.resolver, ")"));
   return ANYDEV_SUCCESS;
 }
@@ -173,12 +166,13 @@ anydev_status_t DeviceProps(int device, anydev_bk_device_props_t* props) {
   }
   if (const anydev_status_t s = CheckDevice(device, "device_props"); s != ANYDEV_SUCCESS) return s;
   const DeviceState& d = *State().devices[static_cast<std::size_t>(device)];
-  if (Fits(props, props->name)) CopyText(props->name, sizeof(props->name), d.name);
-  if (Fits(props, props->description)) {
-    CopyText(props->description, sizeof(props->description), d.description);
+  if (has_field(props, &anydev_bk_device_props_t::name)) copy_text(props->name, d.name);
+  if (has_field(props, &anydev_bk_device_props_t::description)) {
+    copy_text(props->description, d.description);
   }
-  if (Fits(props, props->total_memory)) props->total_memory = d.total_memory;
-  if (Fits(props, props->host_memory_is_device_accessible)) {
+  if (has_field(props, &anydev_bk_device_props_t::total_memory))
+    props->total_memory = d.total_memory;
+  if (has_field(props, &anydev_bk_device_props_t::host_memory_is_device_accessible)) {
     props->host_memory_is_device_accessible = 0;
   }
   return ANYDEV_SUCCESS;
@@ -194,7 +188,7 @@ anydev_status_t MemoryInfo(int device, std::size_t* free_bytes, std::size_t* tot
   std::size_t total = 0;
   const CUresult r = Driver().MemGetInfo(&free, &total);
   if (r != CUDA_SUCCESS) {
-    return ReportFailure(r, "cuMemGetInfo", Cat("memory_info of cuda device ", device));
+    return ReportFailure(r, "cuMemGetInfo", cat("memory_info of cuda device ", device));
   }
   *free_bytes = free;
   *total_bytes = total;
@@ -240,15 +234,13 @@ const anydev_backend_table_t kTable = {
 extern "C" ANYDEV_BACKEND_EXPORT anydev_status_t
 anydev_backend_entry(uint32_t core_abi_version, const anydev_core_services_t* core,
                      const anydev_backend_table_t** out) {
-  if (out == nullptr) return ANYDEV_ERROR_INVALID_ARGUMENT;
-  if (core_abi_version != ANYDEV_BACKEND_ABI_VERSION) {
-    if (core != nullptr && core->set_error != nullptr) {
-      const std::string message =
-          anydev::cuda::Cat("the cuda plugin implements backend ABI ", ANYDEV_BACKEND_ABI_VERSION,
-                            ", the core asked for ", core_abi_version);
-      core->set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE, message.c_str());
-    }
-    return ANYDEV_ERROR_BACKEND_UNAVAILABLE;
+  // The services are stored here already so that a refusal is recorded;
+  // initialize stores them again.
+  anydev::cuda::set_core_services(core);
+  if (anydev_status_t s =
+          anydev::kit::check_entry(anydev::cuda::g_core_services, "cuda", core_abi_version, out);
+      s != ANYDEV_SUCCESS) {
+    return s;
   }
   *out = &anydev::cuda::kTable;
   return ANYDEV_SUCCESS;

@@ -20,7 +20,7 @@ anydev_status_t DeferredFree::Enqueue(int device, CUdeviceptr memory, int stream
     return s;
   }
   const CudaDriver& drv = Driver();
-  const std::string what = Cat("memory_free_async of device memory ",
+  const std::string what = cat("memory_free_async of device memory ",
                                reinterpret_cast<void*>(memory), " on cuda device ", device);
   CUevent done = nullptr;
   CUresult r = drv.EventCreate(&done, CU_EVENT_DISABLE_TIMING);
@@ -50,8 +50,8 @@ void DeferredFree::Run() {
     }
     ScopedContext scope;
     if (scope.Enter(next.device, "deferred device memory release") != ANYDEV_SUCCESS) {
-      Log(ANYDEV_LOG_ERROR,
-          Cat("deferred release of device memory ", reinterpret_cast<void*>(next.memory),
+      log(ANYDEV_LOG_ERROR,
+          cat("deferred release of device memory ", reinterpret_cast<void*>(next.memory),
               " on cuda device ", next.device, ": cannot make the device's context current"));
       continue;
     }
@@ -64,8 +64,8 @@ void DeferredFree::Run() {
     }
     drv.EventDestroy(next.done);
     if (r != CUDA_SUCCESS) {
-      Log(ANYDEV_LOG_ERROR,
-          Cat(call, " failed: ", DescribeResult(r), " in the deferred release of device memory ",
+      log(ANYDEV_LOG_ERROR,
+          cat(call, " failed: ", DescribeResult(r), " in the deferred release of device memory ",
               reinterpret_cast<void*>(next.memory), " on cuda device ", next.device));
     }
   }

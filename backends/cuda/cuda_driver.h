@@ -14,13 +14,12 @@
 #include <string>
 
 #include "cuda_symbols.h"
+#include "kit_symbols.h"
 
 namespace anydev::cuda {
 
 struct CudaDriver {
-#define ANYDEV_CUDA_DRIVER_MEMBER(name, version, need) PFN_cu##name##_v##version name = nullptr;
-  ANYDEV_CUDA_SYMBOLS(ANYDEV_CUDA_DRIVER_MEMBER)
-#undef ANYDEV_CUDA_DRIVER_MEMBER
+  ANYDEV_KIT_SYMBOL_FIELDS(ANYDEV_CUDA_SYMBOLS)
 
   std::string requested_path;  // what dlopen was given ("libcuda.so.1")
   std::string opened_path;     // the file the dynamic loader opened

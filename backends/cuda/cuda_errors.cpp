@@ -71,7 +71,7 @@ anydev_status_t ReportFailure(anydev_status_t status, CUresult result, const cha
   const pid_t initialized_by = State().initialized_pid;
   if (initialized_by != 0 && getpid() != initialized_by) {
     status = ANYDEV_ERROR_BACKEND_UNAVAILABLE;
-    message += Cat(": this process is a child of fork(); the CUDA driver, initialized by process ",
+    message += cat(": this process is a child of fork(); the CUDA driver, initialized by process ",
                    initialized_by, " before the fork, cannot be used in it");
   } else if (IsStickyFault(result)) {
     status = ANYDEV_ERROR_DEVICE;
@@ -83,11 +83,7 @@ anydev_status_t ReportFailure(anydev_status_t status, CUresult result, const cha
 }
 
 anydev_status_t ReportError(anydev_status_t status, const std::string& message) {
-  const anydev_core_services_t* core = State().core;
-  if (core != nullptr && core->set_error != nullptr) {
-    return core->set_error(status, message.c_str());
-  }
-  return status;
+  return set_error(status, message);
 }
 
 }  // namespace anydev::cuda

@@ -5,11 +5,11 @@
 
 #include <cuda.h>
 
-#include <sstream>
 #include <string>
-#include <utility>
 
 #include "anydev/backend.h"
+#include "cuda_services.h"
+#include "kit_cat.h"
 
 namespace anydev::cuda {
 
@@ -44,12 +44,7 @@ inline anydev_status_t ReportFailure(CUresult result, const char* call,
 anydev_status_t ReportError(anydev_status_t status, const std::string& message);
 
 // Concatenates its arguments with operator<< (error paths only).
-template <class... Args>
-std::string Cat(Args&&... args) {
-  std::ostringstream out;
-  (out << ... << std::forward<Args>(args));
-  return out.str();
-}
+using kit::cat;
 
 }  // namespace anydev::cuda
 

@@ -38,7 +38,7 @@ anydev_status_t AllocationFailure(CUresult r, const char* call, std::size_t byte
                                   const std::string& operation) {
   if (r == CUDA_ERROR_INVALID_VALUE && bytes > limit) {
     return ReportFailure(ANYDEV_ERROR_OUT_OF_MEMORY, r, call,
-                         Cat(operation, " (more than the ", limit, " bytes of ", what,
+                         cat(operation, " (more than the ", limit, " bytes of ", what,
                              " there are: out of memory)"));
   }
   return ReportFailure(r, call, operation);
@@ -57,7 +57,7 @@ anydev_status_t HostAlloc(int device, std::size_t bytes, void** handle, void** a
   if (r != CUDA_SUCCESS) {
     return AllocationFailure(
         r, "cuMemHostAlloc", bytes, PhysicalMemory(), "host memory",
-        Cat("host_alloc of ", bytes, " bytes of pinned memory for cuda device ", device));
+        cat("host_alloc of ", bytes, " bytes of pinned memory for cuda device ", device));
   }
   *handle = p;
   *address = p;
@@ -77,7 +77,7 @@ anydev_status_t DeviceAlloc(int device, std::size_t bytes, anydev_bk_stream_t st
   }
   if (stream != nullptr && stream->device != device) {
     return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
-                       Cat("device_alloc on cuda device ", device,
+                       cat("device_alloc on cuda device ", device,
                            " ordered on a stream of device ", stream->device));
   }
   ScopedContext scope;
@@ -89,7 +89,7 @@ anydev_status_t DeviceAlloc(int device, std::size_t bytes, anydev_bk_stream_t st
   if (r != CUDA_SUCCESS) {
     return AllocationFailure(r, d.memory_pools ? "cuMemAllocFromPoolAsync" : "cuMemAlloc", bytes,
                              d.total_memory, "device memory",
-                             Cat("device_alloc of ", bytes, " bytes on cuda device ", device));
+                             cat("device_alloc of ", bytes, " bytes on cuda device ", device));
   }
   *handle = ToHandle(p);
   *address = ToHandle(p);
@@ -109,19 +109,19 @@ anydev_status_t MemoryFree(int device, anydev_bk_memory_kind_t kind, void* handl
       if ((r = Driver().MemFreeHost(handle)) != CUDA_SUCCESS) {
         return ReportFailure(
             r, "cuMemFreeHost",
-            Cat("memory_free of pinned memory ", handle, " (cuda device ", device, ")"));
+            cat("memory_free of pinned memory ", handle, " (cuda device ", device, ")"));
       }
       return ANYDEV_SUCCESS;
     case ANYDEV_BK_MEMORY_DEVICE:
       if ((r = Driver().MemFree(ToDevicePtr(handle))) != CUDA_SUCCESS) {
         return ReportFailure(
             r, "cuMemFree",
-            Cat("memory_free of device memory ", handle, " on cuda device ", device));
+            cat("memory_free of device memory ", handle, " on cuda device ", device));
       }
       return ANYDEV_SUCCESS;
     default:
       return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
-                         Cat("memory_free: memory kind ", static_cast<int>(kind),
+                         cat("memory_free: memory kind ", static_cast<int>(kind),
                              " was not allocated by the cuda backend"));
   }
 }
@@ -146,7 +146,7 @@ anydev_status_t MemoryFreeAsync(int device, void* handle, anydev_bk_stream_t str
   const CUresult r = Driver().MemFreeAsync(ToDevicePtr(handle), stream->native);
   if (r != CUDA_SUCCESS) {
     return ReportFailure(r, "cuMemFreeAsync",
-                         Cat("memory_free_async of device memory ", handle, " (cuda device ",
+                         cat("memory_free_async of device memory ", handle, " (cuda device ",
                              device, ") on a stream of device ", stream->device));
   }
   return ANYDEV_SUCCESS;

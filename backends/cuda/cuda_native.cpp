@@ -17,7 +17,7 @@ anydev_status_t NativeHandle(int device, int kind, void* object, void** out) {
       kind == ANYDEV_NATIVE_STREAM || kind == ANYDEV_NATIVE_EVENT || kind == ANYDEV_NATIVE_MEMORY;
   if (needs_object && object == nullptr) {
     return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
-                       Cat("native_handle: kind ", kind, " needs an object, got null"));
+                       cat("native_handle: kind ", kind, " needs an object, got null"));
   }
   switch (kind) {
     case ANYDEV_NATIVE_DEVICE:  // a CUdevice is an ordinal: the pointer holds its value
@@ -41,7 +41,7 @@ anydev_status_t NativeHandle(int device, int kind, void* object, void** out) {
       return ANYDEV_SUCCESS;
     default:
       return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
-                         Cat("native_handle: unknown native kind ", kind));
+                         cat("native_handle: unknown native kind ", kind));
   }
 }
 

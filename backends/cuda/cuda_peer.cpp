@@ -30,7 +30,7 @@ anydev_status_t CanAccessPeer(int device, int peer, int* can_access) {
                                    devices[static_cast<std::size_t>(peer)]->device);
   if (r != CUDA_SUCCESS) {
     return ReportFailure(r, "cuDeviceCanAccessPeer",
-                         Cat("can_access_peer from cuda device ", device, " to device ", peer));
+                         cat("can_access_peer from cuda device ", device, " to device ", peer));
   }
   *can_access = value != 0 ? 1 : 0;
   return ANYDEV_SUCCESS;
@@ -45,10 +45,10 @@ anydev_status_t EnablePeerAccess(int device, int peer) {
   }
   if (device == peer) {
     return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
-                       Cat("enable_peer_access: cuda device ", device,
+                       cat("enable_peer_access: cuda device ", device,
                            " is its own peer (a device always accesses its own memory)"));
   }
-  const std::string what = Cat("enable_peer_access from cuda device ", device, " to device ", peer);
+  const std::string what = cat("enable_peer_access from cuda device ", device, " to device ", peer);
   CUcontext peer_context = nullptr;
   if (const anydev_status_t s = PrimaryContext(peer, &peer_context); s != ANYDEV_SUCCESS) return s;
   ScopedContext scope;

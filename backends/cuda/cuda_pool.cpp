@@ -33,12 +33,12 @@ void CreateDevicePool(DeviceState* d) {
       d->pool = pool;
     } else {
       d->memory_pools = false;
-      Log(ANYDEV_LOG_WARN, Cat(call, " failed: ", DescribeResult(r), " for cuda device ", d->index,
+      log(ANYDEV_LOG_WARN, cat(call, " failed: ", DescribeResult(r), " for cuda device ", d->index,
                                " (", d->name, "): its memory comes from cuMemAlloc instead"));
     }
   }
   d->description += d->memory_pools
-                        ? Cat(", device memory: stream-ordered (cuMemAllocFromPoolAsync from "
+                        ? cat(", device memory: stream-ordered (cuMemAllocFromPoolAsync from "
                               "anydev's pool, release threshold ",
                               kPoolReleaseThreshold >> 20, " MiB)")
                         : std::string(", device memory: cuMemAlloc with deferred release");

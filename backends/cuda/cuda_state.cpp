@@ -16,7 +16,7 @@ anydev_status_t CheckDevice(int device, const char* operation) {
   const std::size_t count = State().devices.size();
   if (device < 0 || static_cast<std::size_t>(device) >= count) {
     return ReportError(ANYDEV_ERROR_OUT_OF_RANGE,
-                       Cat(operation, ": cuda device ", device, " does not exist (", count,
+                       cat(operation, ": cuda device ", device, " does not exist (", count,
                            " device", count == 1 ? "" : "s", ")"));
   }
   return ANYDEV_SUCCESS;
@@ -33,7 +33,7 @@ anydev_status_t PrimaryContext(int device, CUcontext* out) {
       d.context = nullptr;
       d.context_status = StatusFor(r);
       if (d.context_status == ANYDEV_ERROR_INVALID_ARGUMENT) d.context_status = ANYDEV_ERROR_DEVICE;
-      d.context_error = Cat("cuDevicePrimaryCtxRetain failed: ", DescribeResult(r),
+      d.context_error = cat("cuDevicePrimaryCtxRetain failed: ", DescribeResult(r),
                             " for cuda device ", d.index, " (", d.name, ")");
     }
   });
@@ -62,15 +62,10 @@ anydev_status_t ScopedContext::Enter(int device, const char* operation) {
   }
   if (r != CUDA_SUCCESS) {
     return ReportFailure(
-        r, call, Cat(operation, " on cuda device ", device, " (making its context current)"));
+        r, call, cat(operation, " on cuda device ", device, " (making its context current)"));
   }
   pushed_ = true;
   return ANYDEV_SUCCESS;
-}
-
-void Log(anydev_log_level_t level, const std::string& message) {
-  const anydev_core_services_t* core = State().core;
-  if (core != nullptr && core->log != nullptr) core->log(level, "cuda", message.c_str());
 }
 
 }  // namespace anydev::cuda

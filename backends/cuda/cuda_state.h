@@ -50,7 +50,6 @@ struct DeviceState {
 };
 
 struct BackendState {
-  const anydev_core_services_t* core = nullptr;
   // The process that initialized the driver; in a child of fork() getpid()
   // differs, and the driver refuses every call there (cuda_errors.cpp).
   pid_t initialized_pid = 0;
@@ -85,9 +84,6 @@ class ScopedContext {
  private:
   bool pushed_ = false;
 };
-
-// Logs through the core's logger as backend "cuda".
-void Log(anydev_log_level_t level, const std::string& message);
 
 }  // namespace anydev::cuda
 

@@ -15,7 +15,7 @@ namespace {
 const void* Raw(const void* p) { return p; }
 
 anydev_status_t NullToken(const char* operation, const char* what) {
-  return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, Cat(operation, ": null ", what));
+  return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, cat(operation, ": null ", what));
 }
 
 }  // namespace
@@ -27,7 +27,7 @@ anydev_status_t StreamCreate(int device, anydev_bk_stream_t* out) {
   CUstream native = nullptr;
   const CUresult r = Driver().StreamCreate(&native, CU_STREAM_NON_BLOCKING);
   if (r != CUDA_SUCCESS) {
-    return ReportFailure(r, "cuStreamCreate", Cat("stream_create on cuda device ", device));
+    return ReportFailure(r, "cuStreamCreate", cat("stream_create on cuda device ", device));
   }
   auto* stream = new (std::nothrow) CudaStream{device, native, true};
   if (stream == nullptr) {
@@ -52,13 +52,13 @@ anydev_status_t StreamWrapNative(int device, void* native_stream, anydev_bk_stre
     if (r != CUDA_SUCCESS) {
       return ReportFailure(
           ANYDEV_ERROR_INVALID_ARGUMENT, r, "cuStreamGetCtx",
-          Cat("stream_wrap_native of CUstream ", Raw(native_stream), " on cuda device ", device));
+          cat("stream_wrap_native of CUstream ", Raw(native_stream), " on cuda device ", device));
     }
     CUcontext primary = nullptr;
     PrimaryContext(device, &primary);
     if (owner != primary) {
       return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
-                         Cat("stream_wrap_native: CUstream ", Raw(native_stream),
+                         cat("stream_wrap_native: CUstream ", Raw(native_stream),
                              " belongs to CUcontext ", Raw(owner), ", not to the primary context ",
                              Raw(primary), " of cuda device ", device));
     }
@@ -80,12 +80,12 @@ anydev_status_t StreamDestroy(anydev_bk_stream_t token) {
     CUresult r = Driver().StreamSynchronize(stream->native);
     if (r != CUDA_SUCCESS) {
       status = ReportFailure(r, "cuStreamSynchronize",
-                             Cat("stream_destroy on cuda device ", stream->device));
+                             cat("stream_destroy on cuda device ", stream->device));
     }
     if (stream->owned && (r = Driver().StreamDestroy(stream->native)) != CUDA_SUCCESS &&
         status == ANYDEV_SUCCESS) {
       status = ReportFailure(r, "cuStreamDestroy",
-                             Cat("stream_destroy on cuda device ", stream->device));
+                             cat("stream_destroy on cuda device ", stream->device));
     }
   }
   delete stream;
@@ -103,7 +103,7 @@ anydev_status_t StreamSynchronize(anydev_bk_stream_t token) {
   const CUresult r = Driver().StreamSynchronize(stream->native);
   if (r != CUDA_SUCCESS) {
     return ReportFailure(r, "cuStreamSynchronize",
-                         Cat("synchronize of a stream on cuda device ", stream->device));
+                         cat("synchronize of a stream on cuda device ", stream->device));
   }
   return ANYDEV_SUCCESS;
 }
@@ -115,7 +115,7 @@ anydev_status_t EventCreate(int device, anydev_bk_event_t* out) {
   CUevent native = nullptr;
   const CUresult r = Driver().EventCreate(&native, CU_EVENT_DISABLE_TIMING);
   if (r != CUDA_SUCCESS) {
-    return ReportFailure(r, "cuEventCreate", Cat("event_create on cuda device ", device));
+    return ReportFailure(r, "cuEventCreate", cat("event_create on cuda device ", device));
   }
   auto* event = new (std::nothrow) CudaEvent{device, native};
   if (event == nullptr) {
@@ -135,7 +135,7 @@ anydev_status_t EventDestroy(anydev_bk_event_t token) {
     const CUresult r = Driver().EventDestroy(event->native);
     if (r != CUDA_SUCCESS) {
       status =
-          ReportFailure(r, "cuEventDestroy", Cat("event_destroy on cuda device ", event->device));
+          ReportFailure(r, "cuEventDestroy", cat("event_destroy on cuda device ", event->device));
     }
   }
   delete event;
@@ -149,7 +149,7 @@ anydev_status_t EventRecord(anydev_bk_event_t event_token, anydev_bk_stream_t st
   if (stream == nullptr) return NullToken("event_record", "stream");
   if (event->device != stream->device) {
     return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
-                       Cat("event_record: the event belongs to cuda device ", event->device,
+                       cat("event_record: the event belongs to cuda device ", event->device,
                            ", the stream to device ", stream->device));
   }
   ScopedContext scope;
@@ -158,7 +158,7 @@ anydev_status_t EventRecord(anydev_bk_event_t event_token, anydev_bk_stream_t st
   }
   const CUresult r = Driver().EventRecord(event->native, stream->native);
   if (r != CUDA_SUCCESS) {
-    return ReportFailure(r, "cuEventRecord", Cat("event_record on cuda device ", stream->device));
+    return ReportFailure(r, "cuEventRecord", cat("event_record on cuda device ", stream->device));
   }
   return ANYDEV_SUCCESS;
 }
@@ -174,7 +174,7 @@ anydev_status_t EventSynchronize(anydev_bk_event_t token) {
   const CUresult r = Driver().EventSynchronize(event->native);
   if (r != CUDA_SUCCESS) {
     return ReportFailure(r, "cuEventSynchronize",
-                         Cat("event_synchronize on cuda device ", event->device));
+                         cat("event_synchronize on cuda device ", event->device));
   }
   return ANYDEV_SUCCESS;
 }
@@ -192,7 +192,7 @@ anydev_status_t EventQuery(anydev_bk_event_t token, int* complete) {
     *complete = r == CUDA_SUCCESS ? 1 : 0;
     return ANYDEV_SUCCESS;
   }
-  return ReportFailure(r, "cuEventQuery", Cat("event_query on cuda device ", event->device));
+  return ReportFailure(r, "cuEventQuery", cat("event_query on cuda device ", event->device));
 }
 
 anydev_status_t StreamWaitEvent(anydev_bk_stream_t stream_token, anydev_bk_event_t event_token) {
@@ -208,7 +208,7 @@ anydev_status_t StreamWaitEvent(anydev_bk_stream_t stream_token, anydev_bk_event
   const CUresult r = Driver().StreamWaitEvent(stream->native, event->native, 0);
   if (r != CUDA_SUCCESS) {
     return ReportFailure(r, "cuStreamWaitEvent",
-                         Cat("stream_wait_event: a stream of cuda device ", stream->device,
+                         cat("stream_wait_event: a stream of cuda device ", stream->device,
                              " waiting for an event of device ", event->device));
   }
   return ANYDEV_SUCCESS;

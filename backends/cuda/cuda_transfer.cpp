@@ -22,18 +22,18 @@ CUdeviceptr Address(const anydev_bk_memory_ref_t& ref) {
 std::string Describe(const anydev_bk_memory_ref_t& ref) {
   switch (ref.kind) {
     case ANYDEV_BK_MEMORY_USER_HOST:
-      return Cat("host memory ", ref.handle);
+      return cat("host memory ", ref.handle);
     case ANYDEV_BK_MEMORY_HOST:
-      return Cat("pinned memory ", ref.handle, "+", ref.offset, " (device ", ref.device, ")");
+      return cat("pinned memory ", ref.handle, "+", ref.offset, " (device ", ref.device, ")");
     case ANYDEV_BK_MEMORY_DEVICE:
-      return Cat("device ", ref.device, " memory ", ref.handle, "+", ref.offset);
+      return cat("device ", ref.device, " memory ", ref.handle, "+", ref.offset);
   }
-  return Cat("memory of unknown kind ", static_cast<int>(ref.kind));
+  return cat("memory of unknown kind ", static_cast<int>(ref.kind));
 }
 
 std::string DescribeCopy(const anydev_bk_memory_ref_t& dst, const anydev_bk_memory_ref_t& src,
                          std::size_t bytes, int stream_device) {
-  return Cat("copy of ", bytes, " bytes from ", Describe(src), " to ", Describe(dst),
+  return cat("copy of ", bytes, " bytes from ", Describe(src), " to ", Describe(dst),
              " on a stream of cuda device ", stream_device);
 }
 
@@ -83,7 +83,7 @@ anydev_status_t Fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
   if (!size_ok || bytes % pattern_size != 0 || dst.offset % alignment != 0) {
     return ReportError(
         ANYDEV_ERROR_INVALID_ARGUMENT,
-        Cat("fill: a ", pattern_size, "-byte pattern over ", bytes, " bytes at offset ", dst.offset,
+        cat("fill: a ", pattern_size, "-byte pattern over ", bytes, " bytes at offset ", dst.offset,
             " (the pattern must be 1, 2, 4, 8 or 16 bytes and divide the byte"
             " count; the offset must be a multiple of ",
             alignment, ")"));
@@ -97,7 +97,7 @@ anydev_status_t Fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
     // work and writes on this thread; later work on the stream comes after.
     if (const CUresult r = drv.StreamSynchronize(stream->native); r != CUDA_SUCCESS) {
       return ReportFailure(r, "cuStreamSynchronize",
-                           Cat("fill of ", bytes, " bytes of ", Describe(dst),
+                           cat("fill of ", bytes, " bytes of ", Describe(dst),
                                " on a stream of cuda device ", stream->device));
     }
     char* const at = static_cast<char*>(dst.handle) + dst.offset;
@@ -136,7 +136,7 @@ anydev_status_t Fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
     if (r != CUDA_SUCCESS) {
       return ReportFailure(
           r, call,
-          Cat("fill of ", bytes, " bytes of ", Describe(dst), " with a ", pattern_size,
+          cat("fill of ", bytes, " bytes of ", Describe(dst), " with a ", pattern_size,
               "-byte pattern on a stream of cuda device ", stream->device));
     }
   }

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "kit_entry.h"
+#include "kit_structs.h"
 #include "opencl_entries.h"
 #include "opencl_errors.h"
 #include "opencl_event.h"
@@ -20,9 +22,7 @@ std::string& library_path() {
   return *path;
 }
 
-void copy_text(char* dst, size_t capacity, const std::string& text) {
-  std::snprintf(dst, capacity, "%s", text.c_str());
-}
+using kit::copy_text;
 
 }  // namespace
 
@@ -50,14 +50,14 @@ anydev_status_t device_props(int device_index, anydev_bk_device_props_t* props) 
   if (props == nullptr) {
     return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "device_props: the output is NULL");
   }
-  copy_text(props->name, sizeof(props->name), device->name);
-  copy_text(props->description, sizeof(props->description), device->description);
+  copy_text(props->name, device->name);
+  copy_text(props->description, device->description);
   props->total_memory = device->memory_limit;
   // Device buffers are cl_mem objects, never host-addressable, even on a CPU device.
   props->host_memory_is_device_accessible = 0;
   // A CPU device (PoCL) is the host's own processor: the default selection
   // prefers accelerators, then anydev's cpu backend, over it.
-  if (props->struct_size >= offsetof(anydev_bk_device_props_t, is_host_processor) + sizeof(int)) {
+  if (kit::has_field(props, &anydev_bk_device_props_t::is_host_processor)) {
     props->is_host_processor = (device->type & CL_DEVICE_TYPE_CPU) != 0 ? 1 : 0;
   }
   return ANYDEV_SUCCESS;
@@ -197,13 +197,10 @@ anydev_backend_entry(uint32_t core_abi_version, const anydev_core_services_t* co
                      const anydev_backend_table_t** out) {
   using namespace anydev::opencl;
   set_core_services(core);
-  if (out == nullptr) {
-    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "anydev_backend_entry: the output is NULL");
-  }
-  if (core_abi_version != ANYDEV_BACKEND_ABI_VERSION) {
-    return set_error(ANYDEV_ERROR_UNSUPPORTED,
-                     cat("the opencl backend implements backend ABI version ",
-                         ANYDEV_BACKEND_ABI_VERSION, ", the core asked for ", core_abi_version));
+  if (anydev_status_t s =
+          anydev::kit::check_entry(g_core_services, "opencl", core_abi_version, out);
+      s != ANYDEV_SUCCESS) {
+    return s;
   }
   *out = &kTable;
   return ANYDEV_SUCCESS;
