@@ -4,16 +4,14 @@
 
 #include <cstring>
 
+#include "kit_library.h"
 #include "logging.h"
 #include "status.h"
 
 namespace anydev::core {
 namespace {
 
-std::string dl_error_text() {
-  const char* text = dlerror();
-  return text != nullptr ? text : "(no dlerror text)";
-}
+std::string dl_error_text() { return kit::dl_error_text("(no dlerror text)"); }
 
 }  // namespace
 
@@ -71,12 +69,8 @@ std::string validate_backend_table(const anydev_backend_table_t* table,
 PluginLoad load_plugin(const std::string& path, std::string_view expected_name,
                        const anydev_core_services_t* services) {
   PluginLoad result;
-  dlerror();
-  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) {
-    result.error = cat(path, ": dlopen failed: ", dl_error_text());
-    return result;
-  }
+  void* library = kit::open_library(path, "backend plugin", "", &result.error);
+  if (library == nullptr) return result;
   dlerror();
   void* symbol = dlsym(library, ANYDEV_BACKEND_ENTRY_SYMBOL);
   if (symbol == nullptr) {
