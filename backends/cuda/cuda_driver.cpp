@@ -24,7 +24,7 @@ ANYDEV_CUDA_SYMBOLS(ANYDEV_CUDA_CHECK_SIGNATURE)
 using GetProcAddressV2 = PFN_cuGetProcAddress_v12000;  // CUDA 12.0+: with a query result
 using GetProcAddressV1 = PFN_cuGetProcAddress_v11030;  // CUDA 11.3+
 
-const char* QueryResultName(CUdriverProcAddressQueryResult result) {
+const char* query_result_name(CUdriverProcAddressQueryResult result) {
   switch (result) {
     case CU_GET_PROC_ADDRESS_SUCCESS:
       return "CU_GET_PROC_ADDRESS_SUCCESS";
@@ -38,8 +38,8 @@ const char* QueryResultName(CUdriverProcAddressQueryResult result) {
 }
 
 // Why cuGetProcAddress did not hand out `base`.
-std::string ProcAddressFailure(const char* how, const char* base, int version, CUresult r,
-                               const CUdriverProcAddressQueryResult* status) {
+std::string proc_address_failure(const char* how, const char* base, int version, CUresult r,
+                                 const CUdriverProcAddressQueryResult* status) {
   std::string why = std::string(how) + "(\"" + base + "\", cudaVersion " + std::to_string(version) +
                     ") returned ";
   switch (r) {
@@ -50,7 +50,7 @@ std::string ProcAddressFailure(const char* how, const char* base, int version, C
     case CUDA_ERROR_NOT_FOUND:
       why += "CUDA_ERROR_NOT_FOUND";
       if (status != nullptr) {
-        why += std::string(" (") + QueryResultName(*status) + ")";
+        why += std::string(" (") + query_result_name(*status) + ")";
         if (*status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT) {
           why += ": the driver is older than this entry point";
         }
@@ -90,13 +90,13 @@ class SymbolResolver {
       CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
       const CUresult r = v2_(base, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &status);
       if (r == CUDA_SUCCESS && fn != nullptr) return fn;
-      *why = ProcAddressFailure("cuGetProcAddress_v2", base, version, r, &status);
+      *why = proc_address_failure("cuGetProcAddress_v2", base, version, r, &status);
       return nullptr;
     }
     if (v1_ != nullptr) {
       const CUresult r = v1_(base, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT);
       if (r == CUDA_SUCCESS && fn != nullptr) return fn;
-      *why = ProcAddressFailure("cuGetProcAddress", base, version, r, nullptr);
+      *why = proc_address_failure("cuGetProcAddress", base, version, r, nullptr);
       return nullptr;
     }
     fn = kit::dlsym_resolver(library_)(key.exported, why);
@@ -110,7 +110,7 @@ class SymbolResolver {
   GetProcAddressV1 v1_ = nullptr;
 };
 
-std::string OpenedPath(void* library, const std::string& fallback) {
+std::string opened_path(void* library, const std::string& fallback) {
   link_map* map = nullptr;
   if (dlinfo(library, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
       map->l_name[0] != '\0') {
@@ -121,18 +121,18 @@ std::string OpenedPath(void* library, const std::string& fallback) {
 
 }  // namespace
 
-std::string DriverVersionText(int version) {
+std::string driver_version_text(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
-bool LoadCudaDriver(const std::string& path, CudaDriver* driver, std::string* reason) {
+bool load_cuda_driver(const std::string& path, CudaDriver* driver, std::string* reason) {
   const char* what = "CUDA driver library";
   void* library = kit::open_library(
       path, what, "is the NVIDIA driver installed? ANYDEV_CUDA_LIBRARY overrides the path", reason);
   if (library == nullptr) return false;
   CudaDriver loaded;
   loaded.requested_path = path;
-  loaded.opened_path = OpenedPath(library, path);
+  loaded.opened_path = opened_path(library, path);
 
   const SymbolResolver resolver(library);
   loaded.resolver = resolver.mechanism();
