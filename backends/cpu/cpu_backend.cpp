@@ -29,6 +29,7 @@
 #include "cpu_stream.h"
 #include "kit_entry.h"
 #include "kit_structs.h"
+#include "kit_table.h"
 
 namespace anydev::cpu {
 namespace {
@@ -503,51 +504,13 @@ anydev_status_t native_handle(int device, int kind, void* object, void** out) {
                        " object (only MEMORY, which is the host pointer itself)");
 }
 
-constexpr anydev_backend_table_t kTable = {
-    .struct_size = sizeof(anydev_backend_table_t),
-    .abi_version = ANYDEV_BACKEND_ABI_VERSION,
-    .name = kBackendName,
-    .initialize = initialize,
-    .device_count = device_count,
-    .device_props = device_props,
-    .memory_info = memory_info,
-    .stream_create = stream_create,
-    .stream_destroy = stream_destroy,
-    .stream_synchronize = stream_synchronize,
-    .event_create = event_create,
-    .event_destroy = event_destroy,
-    .event_record = event_record,
-    .event_synchronize = event_synchronize,
-    .event_query = event_query,
-    .stream_wait_event = stream_wait_event,
-    .host_alloc = host_alloc,
-    .device_alloc = device_alloc,
-    .memory_free = memory_free,
-    .memory_free_async = nullptr,
-    .copy = copy,
-    .fill = fill,
-    .can_access_peer = can_access_peer,
-    .enable_peer_access = enable_peer_access,
-    .native_handle = native_handle,
-    .stream_wrap_native = nullptr,
-    .memory_is_locked = memory_is_locked,
-    // Survives fork(): its workers, memory registry and pools are recreated
-    // or reset in a child (docs/reliability.md, fork()).
-    .flags = ANYDEV_BK_FLAG_SURVIVES_FORK,
-};
+// Survives fork(): its workers, memory registry and pools are recreated or
+// reset in a child (docs/reliability.md, fork()).
+constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
+    kBackendName, .native_handle = native_handle, .memory_is_locked = memory_is_locked,
+    .flags = ANYDEV_BK_FLAG_SURVIVES_FORK);
 
 }  // namespace
 }  // namespace anydev::cpu
 
-extern "C" anydev_status_t anydev_cpu_backend_entry(uint32_t core_abi_version,
-                                                    const anydev_core_services_t* core,
-                                                    const anydev_backend_table_t** out) {
-  if (core != nullptr) anydev::cpu::set_core_services(core);
-  if (anydev_status_t s =
-          anydev::kit::check_entry(anydev::cpu::g_core_services, "cpu", core_abi_version, out);
-      s != ANYDEV_SUCCESS) {
-    return s;
-  }
-  *out = &anydev::cpu::kTable;
-  return ANYDEV_SUCCESS;
-}
+ANYDEV_KIT_BACKEND_ENTRY(, anydev_cpu_backend_entry, cpu)

@@ -16,6 +16,7 @@
 #include "cuda_state.h"
 #include "kit_entry.h"
 #include "kit_structs.h"
+#include "kit_table.h"
 
 namespace anydev::cuda {
 namespace {
@@ -197,53 +198,11 @@ anydev_status_t memory_info(int device, std::size_t* free_bytes, std::size_t* to
   return ANYDEV_SUCCESS;
 }
 
-namespace {
+// No flags: the driver's threads and contexts do not survive fork().
+constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
+    kBackendName, .memory_free_async = memory_free_async, .native_handle = native_handle,
+    .stream_wrap_native = stream_wrap_native);
 
-const anydev_backend_table_t kTable = {
-    .struct_size = sizeof(anydev_backend_table_t),
-    .abi_version = ANYDEV_BACKEND_ABI_VERSION,
-    .name = "cuda",
-    .initialize = initialize,
-    .device_count = device_count,
-    .device_props = device_props,
-    .memory_info = memory_info,
-    .stream_create = stream_create,
-    .stream_destroy = stream_destroy,
-    .stream_synchronize = stream_synchronize,
-    .event_create = event_create,
-    .event_destroy = event_destroy,
-    .event_record = event_record,
-    .event_synchronize = event_synchronize,
-    .event_query = event_query,
-    .stream_wait_event = stream_wait_event,
-    .host_alloc = host_alloc,
-    .device_alloc = device_alloc,
-    .memory_free = memory_free,
-    .memory_free_async = memory_free_async,
-    .copy = copy,
-    .fill = fill,
-    .can_access_peer = can_access_peer,
-    .enable_peer_access = enable_peer_access,
-    .native_handle = native_handle,
-    .stream_wrap_native = stream_wrap_native,
-    .memory_is_locked = nullptr,
-    .flags = 0,  // the driver's threads and contexts do not survive fork()
-};
-
-}  // namespace
 }  // namespace anydev::cuda
 
-extern "C" ANYDEV_BACKEND_EXPORT anydev_status_t
-anydev_backend_entry(uint32_t core_abi_version, const anydev_core_services_t* core,
-                     const anydev_backend_table_t** out) {
-  // The services are stored here already so that a refusal is recorded;
-  // initialize stores them again.
-  anydev::cuda::set_core_services(core);
-  if (anydev_status_t s =
-          anydev::kit::check_entry(anydev::cuda::g_core_services, "cuda", core_abi_version, out);
-      s != ANYDEV_SUCCESS) {
-    return s;
-  }
-  *out = &anydev::cuda::kTable;
-  return ANYDEV_SUCCESS;
-}
+ANYDEV_KIT_BACKEND_ENTRY(ANYDEV_BACKEND_EXPORT, anydev_backend_entry, cuda)

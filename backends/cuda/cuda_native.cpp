@@ -7,6 +7,7 @@
 #include "cuda_errors.h"
 #include "cuda_objects.h"
 #include "cuda_state.h"
+#include "kit_table.h"
 
 namespace anydev::cuda {
 
@@ -14,9 +15,7 @@ anydev_status_t native_handle(int device, int kind, void* object, void** out) {
   if (out == nullptr) return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "native_handle: null out");
   if (const anydev_status_t s = check_device(device, "native_handle"); s != ANYDEV_SUCCESS)
     return s;
-  const bool needs_object =
-      kind == ANYDEV_NATIVE_STREAM || kind == ANYDEV_NATIVE_EVENT || kind == ANYDEV_NATIVE_MEMORY;
-  if (needs_object && object == nullptr) {
+  if (kit::native_kind_needs_object(kind) && object == nullptr) {
     return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
                         cat("native_handle: kind ", kind, " needs an object, got null"));
   }
