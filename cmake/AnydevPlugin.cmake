@@ -8,7 +8,7 @@ function(anydev_add_backend_plugin)
   set(target anydev-backend-${ARG_NAME})
   add_library(${target} MODULE ${ARG_SOURCES})
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/include ${ARG_INCLUDES})
-  target_link_libraries(${target} PRIVATE anydev_warnings Threads::Threads ${CMAKE_DL_LIBS} ${ARG_LIBRARIES})
+  target_link_libraries(${target} PRIVATE anydev_warnings anydev_backend_kit Threads::Threads ${CMAKE_DL_LIBS} ${ARG_LIBRARIES})
   set_target_properties(${target} PROPERTIES
     PREFIX "lib"
     OUTPUT_NAME anydev-backend-${ARG_NAME}

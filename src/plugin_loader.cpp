@@ -4,16 +4,15 @@
 
 #include <cstring>
 
+#include "kit_library.h"
+#include "kit_table.h"
 #include "logging.h"
 #include "status.h"
 
 namespace anydev::core {
 namespace {
 
-std::string dl_error_text() {
-  const char* text = dlerror();
-  return text != nullptr ? text : "(no dlerror text)";
-}
+std::string dl_error_text() { return kit::dl_error_text("(no dlerror text)"); }
 
 }  // namespace
 
@@ -40,28 +39,9 @@ std::string validate_backend_table(const anydev_backend_table_t* table,
     const char* name;
     bool present;
   };
-  const Required required[] = {
-      {"initialize", table->initialize != nullptr},
-      {"device_count", table->device_count != nullptr},
-      {"device_props", table->device_props != nullptr},
-      {"memory_info", table->memory_info != nullptr},
-      {"stream_create", table->stream_create != nullptr},
-      {"stream_destroy", table->stream_destroy != nullptr},
-      {"stream_synchronize", table->stream_synchronize != nullptr},
-      {"event_create", table->event_create != nullptr},
-      {"event_destroy", table->event_destroy != nullptr},
-      {"event_record", table->event_record != nullptr},
-      {"event_synchronize", table->event_synchronize != nullptr},
-      {"event_query", table->event_query != nullptr},
-      {"stream_wait_event", table->stream_wait_event != nullptr},
-      {"host_alloc", table->host_alloc != nullptr},
-      {"device_alloc", table->device_alloc != nullptr},
-      {"memory_free", table->memory_free != nullptr},
-      {"copy", table->copy != nullptr},
-      {"fill", table->fill != nullptr},
-      {"can_access_peer", table->can_access_peer != nullptr},
-      {"enable_peer_access", table->enable_peer_access != nullptr},
-  };
+#define ANYDEV_REQUIRED_ENTRY(name) {#name, table->name != nullptr},
+  const Required required[] = {ANYDEV_KIT_REQUIRED_ENTRIES(ANYDEV_REQUIRED_ENTRY)};
+#undef ANYDEV_REQUIRED_ENTRY
   for (const Required& entry : required) {
     if (!entry.present) return cat("the required table entry ", entry.name, " is NULL");
   }
@@ -71,12 +51,8 @@ std::string validate_backend_table(const anydev_backend_table_t* table,
 PluginLoad load_plugin(const std::string& path, std::string_view expected_name,
                        const anydev_core_services_t* services) {
   PluginLoad result;
-  dlerror();
-  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (library == nullptr) {
-    result.error = cat(path, ": dlopen failed: ", dl_error_text());
-    return result;
-  }
+  void* library = kit::open_library(path, "backend plugin", "", &result.error);
+  if (library == nullptr) return result;
   dlerror();
   void* symbol = dlsym(library, ANYDEV_BACKEND_ENTRY_SYMBOL);
   if (symbol == nullptr) {

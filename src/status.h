@@ -3,12 +3,12 @@
 #ifndef ANYDEV_SRC_STATUS_H_
 #define ANYDEV_SRC_STATUS_H_
 
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "anydev/anydev.h"
+#include "kit_cat.h"
 
 namespace anydev::core {
 
@@ -23,13 +23,9 @@ anydev_status_t last_error_status() noexcept;
 const std::string& last_error_message() noexcept;
 void clear_last_error() noexcept;
 
-// Concatenates its arguments with operator<< (messages are not hot paths).
-template <class... Args>
-std::string cat(Args&&... args) {
-  std::ostringstream out;
-  (out << ... << std::forward<Args>(args));
-  return out.str();
-}
+// Concatenates its arguments with operator<< (messages are not hot paths):
+// the backend kit's one helper (backends/common/kit_cat.h).
+using kit::cat;
 
 // Records cat(op, ": ", args...) and returns status.
 template <class... Args>

@@ -27,6 +27,9 @@
 #include "cpu_parallel.h"
 #include "cpu_services.h"
 #include "cpu_stream.h"
+#include "kit_entry.h"
+#include "kit_structs.h"
+#include "kit_table.h"
 
 namespace anydev::cpu {
 namespace {
@@ -164,19 +167,8 @@ std::string pinned_memory_text() {
          limit_text + ")";
 }
 
-// Copies `text` into a fixed-size char array, truncating, always terminated.
-template <std::size_t N>
-void copy_text(char (&field)[N], const std::string& text) {
-  const std::size_t length = text.size() < N - 1 ? text.size() : N - 1;
-  std::memcpy(field, text.data(), length);
-  field[length] = '\0';
-}
-
-// True when a caller's struct of `struct_size` bytes holds the field that
-// ends at `field_end`.
-bool fits(std::size_t struct_size, std::size_t field_end) { return struct_size >= field_end; }
-
-#define ANYDEV_CPU_FIELD_END(type, field) (offsetof(type, field) + sizeof(type::field))
+using kit::copy_text;
+using kit::has_field;
 
 // ---- table entries ----------------------------------------------------------
 
@@ -206,15 +198,14 @@ anydev_status_t device_props(int device, anydev_bk_device_props_t* props) {
     if (props == nullptr) return null_argument("device_props", "props");
     const CpuDeviceInfo& info = device_info();
     using Props = anydev_bk_device_props_t;
-    const std::size_t size = props->struct_size;
-    if (fits(size, ANYDEV_CPU_FIELD_END(Props, name))) copy_text(props->name, info.name);
-    if (fits(size, ANYDEV_CPU_FIELD_END(Props, description))) {
+    if (has_field(props, &Props::name)) copy_text(props->name, info.name);
+    if (has_field(props, &Props::description)) {
       copy_text(props->description, info.description + "; " + pinned_memory_text());
     }
-    if (fits(size, ANYDEV_CPU_FIELD_END(Props, total_memory))) {
+    if (has_field(props, &Props::total_memory)) {
       props->total_memory = info.total_memory;
     }
-    if (fits(size, ANYDEV_CPU_FIELD_END(Props, host_memory_is_device_accessible))) {
+    if (has_field(props, &Props::host_memory_is_device_accessible)) {
       props->host_memory_is_device_accessible = 1;
     }
     return ANYDEV_SUCCESS;
@@ -513,56 +504,13 @@ anydev_status_t native_handle(int device, int kind, void* object, void** out) {
                        " object (only MEMORY, which is the host pointer itself)");
 }
 
-#undef ANYDEV_CPU_FIELD_END
-
-constexpr anydev_backend_table_t kTable = {
-    .struct_size = sizeof(anydev_backend_table_t),
-    .abi_version = ANYDEV_BACKEND_ABI_VERSION,
-    .name = kBackendName,
-    .initialize = initialize,
-    .device_count = device_count,
-    .device_props = device_props,
-    .memory_info = memory_info,
-    .stream_create = stream_create,
-    .stream_destroy = stream_destroy,
-    .stream_synchronize = stream_synchronize,
-    .event_create = event_create,
-    .event_destroy = event_destroy,
-    .event_record = event_record,
-    .event_synchronize = event_synchronize,
-    .event_query = event_query,
-    .stream_wait_event = stream_wait_event,
-    .host_alloc = host_alloc,
-    .device_alloc = device_alloc,
-    .memory_free = memory_free,
-    .memory_free_async = nullptr,
-    .copy = copy,
-    .fill = fill,
-    .can_access_peer = can_access_peer,
-    .enable_peer_access = enable_peer_access,
-    .native_handle = native_handle,
-    .stream_wrap_native = nullptr,
-    .memory_is_locked = memory_is_locked,
-    // Survives fork(): its workers, memory registry and pools are recreated
-    // or reset in a child (docs/reliability.md, fork()).
-    .flags = ANYDEV_BK_FLAG_SURVIVES_FORK,
-};
+// Survives fork(): its workers, memory registry and pools are recreated or
+// reset in a child (docs/reliability.md, fork()).
+constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
+    kBackendName, .native_handle = native_handle, .memory_is_locked = memory_is_locked,
+    .flags = ANYDEV_BK_FLAG_SURVIVES_FORK);
 
 }  // namespace
 }  // namespace anydev::cpu
 
-extern "C" anydev_status_t anydev_cpu_backend_entry(uint32_t core_abi_version,
-                                                    const anydev_core_services_t* core,
-                                                    const anydev_backend_table_t** out) {
-  if (core != nullptr) anydev::cpu::set_core_services(core);
-  if (core_abi_version != ANYDEV_BACKEND_ABI_VERSION) {
-    return anydev::cpu::set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
-                                  "cpu backend entry: the core speaks backend ABI version " +
-                                      std::to_string(core_abi_version) +
-                                      ", the cpu backend was built for version " +
-                                      std::to_string(ANYDEV_BACKEND_ABI_VERSION));
-  }
-  if (out == nullptr) return anydev::cpu::null_argument("backend entry", "out");
-  *out = &anydev::cpu::kTable;
-  return ANYDEV_SUCCESS;
-}
+ANYDEV_KIT_BACKEND_ENTRY(, anydev_cpu_backend_entry, cpu)

@@ -1,4 +1,6 @@
-// The core's services (set_error, log, getenv) as the cpu backend sees them.
+// The core's services (set_error, log, getenv) as the cpu backend sees them:
+// the backend kit's services (backends/common/kit_services.h) under the name
+// "cpu".
 //
 // The entry point stores the core's table once; every other file reports
 // errors and logs through these functions, which are thread-safe and do
@@ -11,23 +13,12 @@
 #include <string>
 
 #include "anydev/backend.h"
+#include "kit_services.h"
 
 namespace anydev::cpu {
 
-// The name this backend gives itself in its table and in its logs.
-inline constexpr const char* kBackendName = "cpu";
-
-void set_core_services(const anydev_core_services_t* core);
-
-// Records the calling thread's last error through the core; returns `status`.
-// Cold: paths that report an error are moved out of the hot code's lines.
-[[gnu::cold]] anydev_status_t set_error(anydev_status_t status, const std::string& message);
-
-void log(anydev_log_level_t level, const std::string& message);
-
-// The variable's value through the core's getenv, or nullptr when unset (or
-// when the core offers no getenv).
-const char* get_env(const char* name);
+// kBackendName ("cpu"), set_core_services, set_error (cold), log, get_env.
+ANYDEV_KIT_BACKEND_SERVICES("cpu")
 
 }  // namespace anydev::cpu
 

@@ -14,32 +14,35 @@
 #include "cuda_errors.h"
 #include "cuda_pool.h"
 #include "cuda_state.h"
+#include "kit_entry.h"
+#include "kit_structs.h"
+#include "kit_table.h"
 
 namespace anydev::cuda {
 namespace {
 
 // Reads ANYDEV_CUDA_MEMORY_POOLS: unset, "1": use pools where supported; "0": never.
-anydev_status_t MemoryPoolsAllowed(const anydev_core_services_t* core, bool* allowed) {
-  const char* value = core->getenv != nullptr ? core->getenv("ANYDEV_CUDA_MEMORY_POOLS") : nullptr;
+anydev_status_t memory_pools_allowed(bool* allowed) {
+  const char* value = get_env("ANYDEV_CUDA_MEMORY_POOLS");
   if (value == nullptr || std::strcmp(value, "1") == 0) {
     *allowed = true;
   } else if (std::strcmp(value, "0") == 0) {
     *allowed = false;
   } else {
-    return ReportError(
+    return report_error(
         ANYDEV_ERROR_BACKEND_UNAVAILABLE,
         value[0] == '\0'
             ? std::string("ANYDEV_CUDA_MEMORY_POOLS is set but empty (expected 0 or 1)")
-            : Cat("ANYDEV_CUDA_MEMORY_POOLS=\"", value, "\" is neither 0 nor 1"));
+            : cat("ANYDEV_CUDA_MEMORY_POOLS=\"", value, "\" is neither 0 nor 1"));
   }
   return ANYDEV_SUCCESS;
 }
 
-anydev_status_t QueryDevice(int index, bool pools_allowed, DeviceState* d) {
-  const CudaDriver& drv = Driver();
-  const std::string what = Cat("querying cuda device ", index);
+anydev_status_t query_device(int index, bool pools_allowed, DeviceState* d) {
+  const CudaDriver& drv = driver();
+  const std::string what = cat("querying cuda device ", index);
   auto fail = [&what](CUresult r, const char* call) {
-    return ReportFailure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, call, what);
+    return report_failure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, call, what);
   };
   d->index = index;
   CUresult r = drv.DeviceGet(&d->device, index);
@@ -62,9 +65,9 @@ anydev_status_t QueryDevice(int index, bool pools_allowed, DeviceState* d) {
     return fail(r, "cuDeviceGetAttribute");
   }
   if (unified == 0) {
-    return ReportError(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
-                       Cat("cuda device ", index, " (", d->name,
-                           ") lacks unified addressing, which the cuda backend needs"));
+    return report_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+                        cat("cuda device ", index, " (", d->name,
+                            ") lacks unified addressing, which the cuda backend needs"));
   }
   int pools = 0;
   // Drivers older than 11.2 do not know the attribute: no pools.
@@ -72,184 +75,134 @@ anydev_status_t QueryDevice(int index, bool pools_allowed, DeviceState* d) {
       CUDA_SUCCESS) {
     pools = 0;
   }
-  d->memory_pools = pools_allowed && pools != 0 && PoolEntryPointsPresent(drv);
+  d->memory_pools = pools_allowed && pools != 0 && pool_entry_points_present(drv);
   char bus[64] = {};
   if ((r = drv.DeviceGetPCIBusId(bus, sizeof(bus) - 1, d->device)) != CUDA_SUCCESS) {
     return fail(r, "cuDeviceGetPCIBusId");
   }
   d->pci_bus_id = bus;
   d->description =
-      Cat("compute capability ", d->compute_major, ".", d->compute_minor, ", PCI bus id ",
-          d->pci_bus_id, ", driver ", DriverVersionText(drv.version), " (", drv.opened_path, ")");
+      cat("compute capability ", d->compute_major, ".", d->compute_minor, ", PCI bus id ",
+          d->pci_bus_id, ", driver ", driver_version_text(drv.version), " (", drv.opened_path, ")");
   return ANYDEV_SUCCESS;
 }
 
-template <class Props, class Field>
-bool Fits(const Props* props, const Field& field) {
-  const std::size_t end = static_cast<std::size_t>(reinterpret_cast<const char*>(&field) -
-                                                   reinterpret_cast<const char*>(props)) +
-                          sizeof(Field);
-  return end <= props->struct_size;
-}
-
-void CopyText(char* dst, std::size_t capacity, const std::string& text) {
-  std::snprintf(dst, capacity, "%s", text.c_str());
-}
+using kit::copy_text;
+using kit::has_field;
 
 }  // namespace
 
-anydev_status_t Initialize(const anydev_core_services_t* core, const char** library) {
-  BackendState& state = State();
-  state.core = core;
+anydev_status_t initialize(const anydev_core_services_t* core, const char** library) {
+  BackendState& state = backend_state();
+  set_core_services(core);
   static std::string* library_text = new std::string;  // valid for the life of the process
-  const char* env = core->getenv != nullptr ? core->getenv("ANYDEV_CUDA_LIBRARY") : nullptr;
+  const char* env = get_env("ANYDEV_CUDA_LIBRARY");
   const std::string path = env != nullptr ? env : "libcuda.so.1";
   *library_text = path;
   if (library != nullptr) *library = library_text->c_str();
   if (env != nullptr && env[0] == '\0') {
     // Refused like every malformed variable (docs/environment.md).
-    return ReportError(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
-                       "ANYDEV_CUDA_LIBRARY is set but empty: expected the path or file name of "
-                       "the CUDA driver library (unset it for libcuda.so.1)");
+    return report_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+                        "ANYDEV_CUDA_LIBRARY is set but empty: expected the path or file name of "
+                        "the CUDA driver library (unset it for libcuda.so.1)");
   }
 
   bool pools_allowed = true;
-  if (const anydev_status_t s = MemoryPoolsAllowed(core, &pools_allowed); s != ANYDEV_SUCCESS) {
+  if (const anydev_status_t s = memory_pools_allowed(&pools_allowed); s != ANYDEV_SUCCESS) {
     return s;
   }
   std::string reason;
-  if (!LoadCudaDriver(path, &state.driver, &reason)) {
-    return ReportError(ANYDEV_ERROR_BACKEND_UNAVAILABLE, reason);
+  if (!load_cuda_driver(path, &state.driver, &reason)) {
+    return report_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE, reason);
   }
   const CudaDriver& drv = state.driver;
   if (drv.opened_path != path) *library_text = path + " (" + drv.opened_path + ")";
   if (library != nullptr) *library = library_text->c_str();
-  const std::string where = Cat(drv.opened_path, ", driver ", DriverVersionText(drv.version), ")");
+  const std::string where =
+      cat(drv.opened_path, ", driver ", driver_version_text(drv.version), ")");
 
   CUresult r = drv.Init(0);
   state.initialized_pid = getpid();
   if (r != CUDA_SUCCESS) {
-    return ReportFailure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, "cuInit",
-                         Cat("initializing the CUDA driver (", where));
+    return report_failure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, "cuInit",
+                          cat("initializing the CUDA driver (", where));
   }
   int count = 0;
   if ((r = drv.DeviceGetCount(&count)) != CUDA_SUCCESS) {
-    return ReportFailure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, "cuDeviceGetCount",
-                         Cat("counting CUDA devices (", where));
+    return report_failure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, "cuDeviceGetCount",
+                          cat("counting CUDA devices (", where));
   }
   if (count <= 0) {
-    return ReportError(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
-                       Cat("no CUDA device: cuDeviceGetCount returned ", count, " (", where));
+    return report_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+                        cat("no CUDA device: cuDeviceGetCount returned ", count, " (", where));
   }
   std::vector<std::unique_ptr<DeviceState>> devices;
   for (int i = 0; i < count; ++i) {
     auto d = std::make_unique<DeviceState>();
-    if (const anydev_status_t s = QueryDevice(i, pools_allowed, d.get()); s != ANYDEV_SUCCESS) {
+    if (const anydev_status_t s = query_device(i, pools_allowed, d.get()); s != ANYDEV_SUCCESS) {
       return s;
     }
     devices.push_back(std::move(d));
   }
   // Only once nothing can fail any more: initialize never leaves a pool behind.
   for (const auto& d : devices) {
-    CreateDevicePool(d.get());
-    Log(ANYDEV_LOG_DEBUG, Cat("device ", d->index, ": ", d->name, ", ", d->description));
+    create_device_pool(d.get());
+    log(ANYDEV_LOG_DEBUG, cat("device ", d->index, ": ", d->name, ", ", d->description));
   }
   state.devices = std::move(devices);
-  Log(ANYDEV_LOG_INFO,
-      Cat(count, " CUDA device", count == 1 ? "" : "s", " through ", drv.opened_path, " (driver ",
-          DriverVersionText(drv.version), ", symbols resolved with ", drv.resolver, ")"));
+  log(ANYDEV_LOG_INFO,
+      cat(count, " CUDA device", count == 1 ? "" : "s", " through ", drv.opened_path, " (driver ",
+          driver_version_text(drv.version), ", symbols resolved with ", drv.resolver, ")"));
   return ANYDEV_SUCCESS;
 }
 
-anydev_status_t DeviceCount(int* count) {
-  if (count == nullptr) return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "device_count: null out");
-  *count = static_cast<int>(State().devices.size());
+anydev_status_t device_count(int* count) {
+  if (count == nullptr)
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "device_count: null out");
+  *count = static_cast<int>(backend_state().devices.size());
   return ANYDEV_SUCCESS;
 }
 
-anydev_status_t DeviceProps(int device, anydev_bk_device_props_t* props) {
+anydev_status_t device_props(int device, anydev_bk_device_props_t* props) {
   if (props == nullptr) {
-    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "device_props: null props");
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "device_props: null props");
   }
-  if (const anydev_status_t s = CheckDevice(device, "device_props"); s != ANYDEV_SUCCESS) return s;
-  const DeviceState& d = *State().devices[static_cast<std::size_t>(device)];
-  if (Fits(props, props->name)) CopyText(props->name, sizeof(props->name), d.name);
-  if (Fits(props, props->description)) {
-    CopyText(props->description, sizeof(props->description), d.description);
+  if (const anydev_status_t s = check_device(device, "device_props"); s != ANYDEV_SUCCESS) return s;
+  const DeviceState& d = *backend_state().devices[static_cast<std::size_t>(device)];
+  if (has_field(props, &anydev_bk_device_props_t::name)) copy_text(props->name, d.name);
+  if (has_field(props, &anydev_bk_device_props_t::description)) {
+    copy_text(props->description, d.description);
   }
-  if (Fits(props, props->total_memory)) props->total_memory = d.total_memory;
-  if (Fits(props, props->host_memory_is_device_accessible)) {
+  if (has_field(props, &anydev_bk_device_props_t::total_memory))
+    props->total_memory = d.total_memory;
+  if (has_field(props, &anydev_bk_device_props_t::host_memory_is_device_accessible)) {
     props->host_memory_is_device_accessible = 0;
   }
   return ANYDEV_SUCCESS;
 }
 
-anydev_status_t MemoryInfo(int device, std::size_t* free_bytes, std::size_t* total_bytes) {
+anydev_status_t memory_info(int device, std::size_t* free_bytes, std::size_t* total_bytes) {
   if (free_bytes == nullptr || total_bytes == nullptr) {
-    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "memory_info: null out");
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "memory_info: null out");
   }
   ScopedContext scope;
-  if (const anydev_status_t s = scope.Enter(device, "memory_info"); s != ANYDEV_SUCCESS) return s;
+  if (const anydev_status_t s = scope.enter(device, "memory_info"); s != ANYDEV_SUCCESS) return s;
   std::size_t free = 0;
   std::size_t total = 0;
-  const CUresult r = Driver().MemGetInfo(&free, &total);
+  const CUresult r = driver().MemGetInfo(&free, &total);
   if (r != CUDA_SUCCESS) {
-    return ReportFailure(r, "cuMemGetInfo", Cat("memory_info of cuda device ", device));
+    return report_failure(r, "cuMemGetInfo", cat("memory_info of cuda device ", device));
   }
   *free_bytes = free;
   *total_bytes = total;
   return ANYDEV_SUCCESS;
 }
 
-namespace {
+// No flags: the driver's threads and contexts do not survive fork().
+constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
+    kBackendName, .memory_free_async = memory_free_async, .native_handle = native_handle,
+    .stream_wrap_native = stream_wrap_native);
 
-const anydev_backend_table_t kTable = {
-    .struct_size = sizeof(anydev_backend_table_t),
-    .abi_version = ANYDEV_BACKEND_ABI_VERSION,
-    .name = "cuda",
-    .initialize = Initialize,
-    .device_count = DeviceCount,
-    .device_props = DeviceProps,
-    .memory_info = MemoryInfo,
-    .stream_create = StreamCreate,
-    .stream_destroy = StreamDestroy,
-    .stream_synchronize = StreamSynchronize,
-    .event_create = EventCreate,
-    .event_destroy = EventDestroy,
-    .event_record = EventRecord,
-    .event_synchronize = EventSynchronize,
-    .event_query = EventQuery,
-    .stream_wait_event = StreamWaitEvent,
-    .host_alloc = HostAlloc,
-    .device_alloc = DeviceAlloc,
-    .memory_free = MemoryFree,
-    .memory_free_async = MemoryFreeAsync,
-    .copy = Copy,
-    .fill = Fill,
-    .can_access_peer = CanAccessPeer,
-    .enable_peer_access = EnablePeerAccess,
-    .native_handle = NativeHandle,
-    .stream_wrap_native = StreamWrapNative,
-    .memory_is_locked = nullptr,
-    .flags = 0,  // the driver's threads and contexts do not survive fork()
-};
-
-}  // namespace
 }  // namespace anydev::cuda
 
-extern "C" ANYDEV_BACKEND_EXPORT anydev_status_t
-anydev_backend_entry(uint32_t core_abi_version, const anydev_core_services_t* core,
-                     const anydev_backend_table_t** out) {
-  if (out == nullptr) return ANYDEV_ERROR_INVALID_ARGUMENT;
-  if (core_abi_version != ANYDEV_BACKEND_ABI_VERSION) {
-    if (core != nullptr && core->set_error != nullptr) {
-      const std::string message =
-          anydev::cuda::Cat("the cuda plugin implements backend ABI ", ANYDEV_BACKEND_ABI_VERSION,
-                            ", the core asked for ", core_abi_version);
-      core->set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE, message.c_str());
-    }
-    return ANYDEV_ERROR_BACKEND_UNAVAILABLE;
-  }
-  *out = &anydev::cuda::kTable;
-  return ANYDEV_SUCCESS;
-}
+ANYDEV_KIT_BACKEND_ENTRY(ANYDEV_BACKEND_EXPORT, anydev_backend_entry, cuda)

@@ -1,7 +1,7 @@
 // Stream-ordered release of device memory from cuMemAlloc, for devices
 // without memory pools (where cuMemFreeAsync cannot be used).
 //
-// Enqueue records an event on the stream and returns at once; one backend
+// enqueue records an event on the stream and returns at once; one backend
 // thread waits for each event in turn and then calls cuMemFree, so no caller
 // ever blocks on the device. Thread-safe. The single instance is created at
 // first use and never destroyed; its thread is detached and lives until the
@@ -21,11 +21,11 @@ namespace anydev::cuda {
 
 class DeferredFree {
  public:
-  static DeferredFree& Instance();
+  static DeferredFree& instance();
 
   // Frees `memory` (of device `device`) after the work enqueued so far on
   // `stream` (of device `stream_device`).
-  anydev_status_t Enqueue(int device, CUdeviceptr memory, int stream_device, CUstream stream);
+  anydev_status_t enqueue(int device, CUdeviceptr memory, int stream_device, CUstream stream);
 
  private:
   struct Pending {
@@ -35,7 +35,7 @@ class DeferredFree {
   };
 
   DeferredFree() = default;
-  void Run();
+  void run();
 
   std::mutex mutex_;
   std::condition_variable ready_;

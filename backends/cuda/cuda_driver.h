@@ -1,7 +1,7 @@
 // The CUDA driver library, opened with dlopen, and the entry points that
 // cuda_symbols.h lists, resolved through cuGetProcAddress.
 //
-// A CudaDriver is filled once by LoadCudaDriver (during the backend's
+// A CudaDriver is filled once by load_cuda_driver (during the backend's
 // initialize, under the core's registry lock) and only read afterwards, so it
 // may be read from any thread. It keeps the library open for the life of the
 // process: the driver's own threads may outlive any point where closing it
@@ -14,13 +14,12 @@
 #include <string>
 
 #include "cuda_symbols.h"
+#include "kit_symbols.h"
 
 namespace anydev::cuda {
 
 struct CudaDriver {
-#define ANYDEV_CUDA_DRIVER_MEMBER(name, version, need) PFN_cu##name##_v##version name = nullptr;
-  ANYDEV_CUDA_SYMBOLS(ANYDEV_CUDA_DRIVER_MEMBER)
-#undef ANYDEV_CUDA_DRIVER_MEMBER
+  ANYDEV_KIT_SYMBOL_FIELDS(ANYDEV_CUDA_SYMBOLS)
 
   std::string requested_path;  // what dlopen was given ("libcuda.so.1")
   std::string opened_path;     // the file the dynamic loader opened
@@ -31,10 +30,10 @@ struct CudaDriver {
 // Opens `path` with dlopen (RTLD_NOW | RTLD_LOCAL) and resolves every symbol.
 // Does not call cuInit. On failure returns false and sets *reason to the file,
 // the symbol and the loader's or driver's own words; the library is closed.
-bool LoadCudaDriver(const std::string& path, CudaDriver* driver, std::string* reason);
+bool load_cuda_driver(const std::string& path, CudaDriver* driver, std::string* reason);
 
 // "12.8" for 12080.
-std::string DriverVersionText(int version);
+std::string driver_version_text(int version);
 
 }  // namespace anydev::cuda
 

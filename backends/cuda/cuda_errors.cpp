@@ -6,7 +6,7 @@
 
 namespace anydev::cuda {
 
-anydev_status_t StatusFor(CUresult result) {
+anydev_status_t status_for(CUresult result) {
   switch (result) {
     case CUDA_SUCCESS:
       return ANYDEV_SUCCESS;
@@ -31,7 +31,7 @@ anydev_status_t StatusFor(CUresult result) {
   }
 }
 
-bool IsStickyFault(CUresult result) {
+bool is_sticky_fault(CUresult result) {
   switch (result) {
     case CUDA_ERROR_CONTAINED:
     case CUDA_ERROR_ILLEGAL_ADDRESS:
@@ -49,8 +49,8 @@ bool IsStickyFault(CUresult result) {
   }
 }
 
-std::string DescribeResult(CUresult result) {
-  const CudaDriver& driver = State().driver;
+std::string describe_result(CUresult result) {
+  const CudaDriver& driver = backend_state().driver;
   const char* name = nullptr;
   const char* text = nullptr;
   if (driver.GetErrorName == nullptr || driver.GetErrorName(result, &name) != CUDA_SUCCESS ||
@@ -64,30 +64,26 @@ std::string DescribeResult(CUresult result) {
   return std::string(name) + " (" + text + ")";
 }
 
-anydev_status_t ReportFailure(anydev_status_t status, CUresult result, const char* call,
-                              const std::string& operation) {
+anydev_status_t report_failure(anydev_status_t status, CUresult result, const char* call,
+                               const std::string& operation) {
   std::string message =
-      std::string(call) + " failed: " + DescribeResult(result) + " in " + operation;
-  const pid_t initialized_by = State().initialized_pid;
+      std::string(call) + " failed: " + describe_result(result) + " in " + operation;
+  const pid_t initialized_by = backend_state().initialized_pid;
   if (initialized_by != 0 && getpid() != initialized_by) {
     status = ANYDEV_ERROR_BACKEND_UNAVAILABLE;
-    message += Cat(": this process is a child of fork(); the CUDA driver, initialized by process ",
+    message += cat(": this process is a child of fork(); the CUDA driver, initialized by process ",
                    initialized_by, " before the fork, cannot be used in it");
-  } else if (IsStickyFault(result)) {
+  } else if (is_sticky_fault(result)) {
     status = ANYDEV_ERROR_DEVICE;
     message +=
         ": the CUDA context is broken by an earlier asynchronous fault on the device; every "
         "later call on it fails the same way, so cuda cannot be used again in this process";
   }
-  return ReportError(status, message);
+  return report_error(status, message);
 }
 
-anydev_status_t ReportError(anydev_status_t status, const std::string& message) {
-  const anydev_core_services_t* core = State().core;
-  if (core != nullptr && core->set_error != nullptr) {
-    return core->set_error(status, message.c_str());
-  }
-  return status;
+anydev_status_t report_error(anydev_status_t status, const std::string& message) {
+  return set_error(status, message);
 }
 
 }  // namespace anydev::cuda

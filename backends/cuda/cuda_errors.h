@@ -5,51 +5,46 @@
 
 #include <cuda.h>
 
-#include <sstream>
 #include <string>
-#include <utility>
 
 #include "anydev/backend.h"
+#include "cuda_services.h"
+#include "kit_cat.h"
 
 namespace anydev::cuda {
 
 // The status an operation failing with `result` reports: OUT_OF_MEMORY,
 // INVALID_ARGUMENT, UNSUPPORTED, ... and DEVICE for everything else.
-anydev_status_t StatusFor(CUresult result);
+anydev_status_t status_for(CUresult result);
 
 // Whether `result` is one of the errors cuda.h documents as sticky ("leaves
 // the process in an inconsistent state"): an
 // asynchronous fault that leaves the context unusable, so that every later
 // call on it returns the same error until the process exits.
-bool IsStickyFault(CUresult result);
+bool is_sticky_fault(CUresult result);
 
 // "CUDA_ERROR_INVALID_VALUE (invalid argument)", from cuGetErrorName and
 // cuGetErrorString; "CUresult 999" when the driver does not know the code.
-std::string DescribeResult(CUresult result);
+std::string describe_result(CUresult result);
 
-// Records "<call> failed: <DescribeResult> in <operation>" as the calling
+// Records "<call> failed: <describe_result> in <operation>" as the calling
 // thread's error with `status` and returns `status`. A sticky fault is
 // reported as DEVICE and says that the context is broken for good; any error
 // in a child of fork() says that the driver cannot be used there.
-anydev_status_t ReportFailure(anydev_status_t status, CUresult result, const char* call,
-                              const std::string& operation);
+anydev_status_t report_failure(anydev_status_t status, CUresult result, const char* call,
+                               const std::string& operation);
 
-// ReportFailure with StatusFor(result).
-inline anydev_status_t ReportFailure(CUresult result, const char* call,
-                                     const std::string& operation) {
-  return ReportFailure(StatusFor(result), result, call, operation);
+// report_failure with status_for(result).
+inline anydev_status_t report_failure(CUresult result, const char* call,
+                                      const std::string& operation) {
+  return report_failure(status_for(result), result, call, operation);
 }
 
 // Records a message that no CUresult goes with.
-anydev_status_t ReportError(anydev_status_t status, const std::string& message);
+anydev_status_t report_error(anydev_status_t status, const std::string& message);
 
 // Concatenates its arguments with operator<< (error paths only).
-template <class... Args>
-std::string Cat(Args&&... args) {
-  std::ostringstream out;
-  (out << ... << std::forward<Args>(args));
-  return out.str();
-}
+using kit::cat;
 
 }  // namespace anydev::cuda
 

@@ -4,7 +4,7 @@
 
 namespace anydev::cuda {
 
-FillPlan PlanFill(const void* pattern, std::size_t pattern_size, std::size_t bytes) {
+FillPlan plan_fill(const void* pattern, std::size_t pattern_size, std::size_t bytes) {
   const auto* p = static_cast<const unsigned char*>(pattern);
   std::size_t period = pattern_size;
   while (period > 1 && std::memcmp(p, p + period / 2, period / 2) == 0) period /= 2;

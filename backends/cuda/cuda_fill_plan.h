@@ -31,7 +31,7 @@ struct FillPlan {
 
 // `pattern_size` is 1, 2, 4, 8 or 16 and divides `bytes`. The passes need the
 // destination aligned to min(pattern_size, 4) bytes, no more.
-FillPlan PlanFill(const void* pattern, std::size_t pattern_size, std::size_t bytes);
+FillPlan plan_fill(const void* pattern, std::size_t pattern_size, std::size_t bytes);
 
 }  // namespace anydev::cuda
 

@@ -15,13 +15,13 @@
 namespace anydev::cuda {
 namespace {
 
-CUdeviceptr ToDevicePtr(void* handle) {
+CUdeviceptr to_device_ptr(void* handle) {
   return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(handle));
 }
 
-void* ToHandle(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(p)); }
+void* to_handle(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(p)); }
 
-std::size_t PhysicalMemory() {
+std::size_t physical_memory() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page_size <= 0) return SIZE_MAX;
@@ -33,121 +33,121 @@ std::size_t PhysicalMemory() {
 // cuMemAllocAsync). The backend passes every other argument valid, so for a
 // request larger than all the memory there is (`limit` bytes of `what`) that
 // is out of memory, like any other size too large.
-anydev_status_t AllocationFailure(CUresult r, const char* call, std::size_t bytes,
-                                  std::size_t limit, const char* what,
-                                  const std::string& operation) {
+anydev_status_t allocation_failure(CUresult r, const char* call, std::size_t bytes,
+                                   std::size_t limit, const char* what,
+                                   const std::string& operation) {
   if (r == CUDA_ERROR_INVALID_VALUE && bytes > limit) {
-    return ReportFailure(ANYDEV_ERROR_OUT_OF_MEMORY, r, call,
-                         Cat(operation, " (more than the ", limit, " bytes of ", what,
-                             " there are: out of memory)"));
+    return report_failure(ANYDEV_ERROR_OUT_OF_MEMORY, r, call,
+                          cat(operation, " (more than the ", limit, " bytes of ", what,
+                              " there are: out of memory)"));
   }
-  return ReportFailure(r, call, operation);
+  return report_failure(r, call, operation);
 }
 
 }  // namespace
 
-anydev_status_t HostAlloc(int device, std::size_t bytes, void** handle, void** address) {
+anydev_status_t host_alloc(int device, std::size_t bytes, void** handle, void** address) {
   if (handle == nullptr || address == nullptr) {
-    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "host_alloc: null out");
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "host_alloc: null out");
   }
   ScopedContext scope;
-  if (const anydev_status_t s = scope.Enter(device, "host_alloc"); s != ANYDEV_SUCCESS) return s;
+  if (const anydev_status_t s = scope.enter(device, "host_alloc"); s != ANYDEV_SUCCESS) return s;
   void* p = nullptr;
-  const CUresult r = Driver().MemHostAlloc(&p, bytes, CU_MEMHOSTALLOC_PORTABLE);
+  const CUresult r = driver().MemHostAlloc(&p, bytes, CU_MEMHOSTALLOC_PORTABLE);
   if (r != CUDA_SUCCESS) {
-    return AllocationFailure(
-        r, "cuMemHostAlloc", bytes, PhysicalMemory(), "host memory",
-        Cat("host_alloc of ", bytes, " bytes of pinned memory for cuda device ", device));
+    return allocation_failure(
+        r, "cuMemHostAlloc", bytes, physical_memory(), "host memory",
+        cat("host_alloc of ", bytes, " bytes of pinned memory for cuda device ", device));
   }
   *handle = p;
   *address = p;
   return ANYDEV_SUCCESS;
 }
 
-anydev_status_t DeviceAlloc(int device, std::size_t bytes, anydev_bk_stream_t stream_token,
-                            void** handle, void** address) {
+anydev_status_t device_alloc(int device, std::size_t bytes, anydev_bk_stream_t stream_token,
+                             void** handle, void** address) {
   if (handle == nullptr || address == nullptr) {
-    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "device_alloc: null out");
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "device_alloc: null out");
   }
-  if (const anydev_status_t s = CheckDevice(device, "device_alloc"); s != ANYDEV_SUCCESS) return s;
-  const DeviceState& d = *State().devices[static_cast<std::size_t>(device)];
-  const CudaStream* stream = AsStream(stream_token);
+  if (const anydev_status_t s = check_device(device, "device_alloc"); s != ANYDEV_SUCCESS) return s;
+  const DeviceState& d = *backend_state().devices[static_cast<std::size_t>(device)];
+  const CudaStream* stream = as_stream(stream_token);
   if (d.memory_pools && stream == nullptr) {
-    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "device_alloc: null stream");
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "device_alloc: null stream");
   }
   if (stream != nullptr && stream->device != device) {
-    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
-                       Cat("device_alloc on cuda device ", device,
-                           " ordered on a stream of device ", stream->device));
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                        cat("device_alloc on cuda device ", device,
+                            " ordered on a stream of device ", stream->device));
   }
   ScopedContext scope;
-  if (const anydev_status_t s = scope.Enter(device, "device_alloc"); s != ANYDEV_SUCCESS) return s;
+  if (const anydev_status_t s = scope.enter(device, "device_alloc"); s != ANYDEV_SUCCESS) return s;
   CUdeviceptr p = 0;
   const CUresult r = d.memory_pools
-                         ? Driver().MemAllocFromPoolAsync(&p, bytes, d.pool, stream->native)
-                         : Driver().MemAlloc(&p, bytes);
+                         ? driver().MemAllocFromPoolAsync(&p, bytes, d.pool, stream->native)
+                         : driver().MemAlloc(&p, bytes);
   if (r != CUDA_SUCCESS) {
-    return AllocationFailure(r, d.memory_pools ? "cuMemAllocFromPoolAsync" : "cuMemAlloc", bytes,
-                             d.total_memory, "device memory",
-                             Cat("device_alloc of ", bytes, " bytes on cuda device ", device));
+    return allocation_failure(r, d.memory_pools ? "cuMemAllocFromPoolAsync" : "cuMemAlloc", bytes,
+                              d.total_memory, "device memory",
+                              cat("device_alloc of ", bytes, " bytes on cuda device ", device));
   }
-  *handle = ToHandle(p);
-  *address = ToHandle(p);
+  *handle = to_handle(p);
+  *address = to_handle(p);
   return ANYDEV_SUCCESS;
 }
 
 // The core calls this only once every operation on the memory has completed.
 // cuMemFree does not synchronize for stream-ordered memory; for cuMemAlloc
 // memory and for cuMemFreeHost the driver may synchronize the device.
-anydev_status_t MemoryFree(int device, anydev_bk_memory_kind_t kind, void* handle) {
-  if (handle == nullptr) return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "memory_free: null");
+anydev_status_t memory_free(int device, anydev_bk_memory_kind_t kind, void* handle) {
+  if (handle == nullptr) return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "memory_free: null");
   ScopedContext scope;
-  if (const anydev_status_t s = scope.Enter(device, "memory_free"); s != ANYDEV_SUCCESS) return s;
+  if (const anydev_status_t s = scope.enter(device, "memory_free"); s != ANYDEV_SUCCESS) return s;
   CUresult r = CUDA_SUCCESS;
   switch (kind) {
     case ANYDEV_BK_MEMORY_HOST:
-      if ((r = Driver().MemFreeHost(handle)) != CUDA_SUCCESS) {
-        return ReportFailure(
+      if ((r = driver().MemFreeHost(handle)) != CUDA_SUCCESS) {
+        return report_failure(
             r, "cuMemFreeHost",
-            Cat("memory_free of pinned memory ", handle, " (cuda device ", device, ")"));
+            cat("memory_free of pinned memory ", handle, " (cuda device ", device, ")"));
       }
       return ANYDEV_SUCCESS;
     case ANYDEV_BK_MEMORY_DEVICE:
-      if ((r = Driver().MemFree(ToDevicePtr(handle))) != CUDA_SUCCESS) {
-        return ReportFailure(
+      if ((r = driver().MemFree(to_device_ptr(handle))) != CUDA_SUCCESS) {
+        return report_failure(
             r, "cuMemFree",
-            Cat("memory_free of device memory ", handle, " on cuda device ", device));
+            cat("memory_free of device memory ", handle, " on cuda device ", device));
       }
       return ANYDEV_SUCCESS;
     default:
-      return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT,
-                         Cat("memory_free: memory kind ", static_cast<int>(kind),
-                             " was not allocated by the cuda backend"));
+      return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                          cat("memory_free: memory kind ", static_cast<int>(kind),
+                              " was not allocated by the cuda backend"));
   }
 }
 
-anydev_status_t MemoryFreeAsync(int device, void* handle, anydev_bk_stream_t stream_token) {
-  const CudaStream* stream = AsStream(stream_token);
+anydev_status_t memory_free_async(int device, void* handle, anydev_bk_stream_t stream_token) {
+  const CudaStream* stream = as_stream(stream_token);
   if (handle == nullptr || stream == nullptr) {
-    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "memory_free_async: null memory or stream");
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "memory_free_async: null memory or stream");
   }
-  if (const anydev_status_t s = CheckDevice(device, "memory_free_async"); s != ANYDEV_SUCCESS) {
+  if (const anydev_status_t s = check_device(device, "memory_free_async"); s != ANYDEV_SUCCESS) {
     return s;
   }
-  if (!State().devices[static_cast<std::size_t>(device)]->memory_pools) {
-    return DeferredFree::Instance().Enqueue(device, ToDevicePtr(handle), stream->device,
+  if (!backend_state().devices[static_cast<std::size_t>(device)]->memory_pools) {
+    return DeferredFree::instance().enqueue(device, to_device_ptr(handle), stream->device,
                                             stream->native);
   }
   ScopedContext scope;
-  if (const anydev_status_t s = scope.Enter(stream->device, "memory_free_async");
+  if (const anydev_status_t s = scope.enter(stream->device, "memory_free_async");
       s != ANYDEV_SUCCESS) {
     return s;
   }
-  const CUresult r = Driver().MemFreeAsync(ToDevicePtr(handle), stream->native);
+  const CUresult r = driver().MemFreeAsync(to_device_ptr(handle), stream->native);
   if (r != CUDA_SUCCESS) {
-    return ReportFailure(r, "cuMemFreeAsync",
-                         Cat("memory_free_async of device memory ", handle, " (cuda device ",
-                             device, ") on a stream of device ", stream->device));
+    return report_failure(r, "cuMemFreeAsync",
+                          cat("memory_free_async of device memory ", handle, " (cuda device ",
+                              device, ") on a stream of device ", stream->device));
   }
   return ANYDEV_SUCCESS;
 }

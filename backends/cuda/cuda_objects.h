@@ -27,10 +27,12 @@ struct CudaEvent {
   CUevent native;
 };
 
-inline CudaStream* AsStream(anydev_bk_stream_t s) { return reinterpret_cast<CudaStream*>(s); }
-inline CudaEvent* AsEvent(anydev_bk_event_t e) { return reinterpret_cast<CudaEvent*>(e); }
-inline anydev_bk_stream_t ToToken(CudaStream* s) { return reinterpret_cast<anydev_bk_stream_t>(s); }
-inline anydev_bk_event_t ToToken(CudaEvent* e) { return reinterpret_cast<anydev_bk_event_t>(e); }
+inline CudaStream* as_stream(anydev_bk_stream_t s) { return reinterpret_cast<CudaStream*>(s); }
+inline CudaEvent* as_event(anydev_bk_event_t e) { return reinterpret_cast<CudaEvent*>(e); }
+inline anydev_bk_stream_t to_token(CudaStream* s) {
+  return reinterpret_cast<anydev_bk_stream_t>(s);
+}
+inline anydev_bk_event_t to_token(CudaEvent* e) { return reinterpret_cast<anydev_bk_event_t>(e); }
 
 }  // namespace anydev::cuda
 

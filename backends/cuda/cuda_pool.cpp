@@ -6,15 +6,15 @@
 
 namespace anydev::cuda {
 
-bool PoolEntryPointsPresent(const CudaDriver& driver) {
+bool pool_entry_points_present(const CudaDriver& driver) {
   return driver.MemPoolCreate != nullptr && driver.MemPoolDestroy != nullptr &&
          driver.MemPoolSetAttribute != nullptr && driver.MemAllocFromPoolAsync != nullptr &&
          driver.MemFreeAsync != nullptr && driver.MemPoolSetAccess != nullptr;
 }
 
-void CreateDevicePool(DeviceState* d) {
+void create_device_pool(DeviceState* d) {
   if (d->memory_pools) {
-    const CudaDriver& drv = Driver();
+    const CudaDriver& drv = driver();
     CUmemPoolProps props = {};
     props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
     props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
@@ -33,12 +33,12 @@ void CreateDevicePool(DeviceState* d) {
       d->pool = pool;
     } else {
       d->memory_pools = false;
-      Log(ANYDEV_LOG_WARN, Cat(call, " failed: ", DescribeResult(r), " for cuda device ", d->index,
+      log(ANYDEV_LOG_WARN, cat(call, " failed: ", describe_result(r), " for cuda device ", d->index,
                                " (", d->name, "): its memory comes from cuMemAlloc instead"));
     }
   }
   d->description += d->memory_pools
-                        ? Cat(", device memory: stream-ordered (cuMemAllocFromPoolAsync from "
+                        ? cat(", device memory: stream-ordered (cuMemAllocFromPoolAsync from "
                               "anydev's pool, release threshold ",
                               kPoolReleaseThreshold >> 20, " MiB)")
                         : std::string(", device memory: cuMemAlloc with deferred release");

@@ -21,13 +21,13 @@ namespace anydev::cuda {
 inline constexpr std::uint64_t kPoolReleaseThreshold = std::uint64_t{64} << 20;  // 64 MiB
 
 // Whether the driver has every entry point stream-ordered memory needs.
-bool PoolEntryPointsPresent(const CudaDriver& driver);
+bool pool_entry_points_present(const CudaDriver& driver);
 
 // When d->memory_pools: creates d->pool on the device and sets its release
 // threshold. When that fails, logs why and turns memory_pools off for the
 // device (its memory then comes from cuMemAlloc), destroying a pool that was
 // created. Appends the allocator in use to d->description.
-void CreateDevicePool(DeviceState* d);
+void create_device_pool(DeviceState* d);
 
 }  // namespace anydev::cuda
 

@@ -4,40 +4,40 @@
 
 namespace anydev::cuda {
 
-BackendState& State() {
+BackendState& backend_state() {
   // Never destroyed: entries may run on other threads during process exit.
   static BackendState* state = new BackendState;
   return *state;
 }
 
-const CudaDriver& Driver() { return State().driver; }
+const CudaDriver& driver() { return backend_state().driver; }
 
-anydev_status_t CheckDevice(int device, const char* operation) {
-  const std::size_t count = State().devices.size();
+anydev_status_t check_device(int device, const char* operation) {
+  const std::size_t count = backend_state().devices.size();
   if (device < 0 || static_cast<std::size_t>(device) >= count) {
-    return ReportError(ANYDEV_ERROR_OUT_OF_RANGE,
-                       Cat(operation, ": cuda device ", device, " does not exist (", count,
-                           " device", count == 1 ? "" : "s", ")"));
+    return report_error(ANYDEV_ERROR_OUT_OF_RANGE,
+                        cat(operation, ": cuda device ", device, " does not exist (", count,
+                            " device", count == 1 ? "" : "s", ")"));
   }
   return ANYDEV_SUCCESS;
 }
 
-anydev_status_t PrimaryContext(int device, CUcontext* out) {
-  if (const anydev_status_t s = CheckDevice(device, "primary context"); s != ANYDEV_SUCCESS) {
+anydev_status_t primary_context(int device, CUcontext* out) {
+  if (const anydev_status_t s = check_device(device, "primary context"); s != ANYDEV_SUCCESS) {
     return s;
   }
-  DeviceState& d = *State().devices[static_cast<std::size_t>(device)];
+  DeviceState& d = *backend_state().devices[static_cast<std::size_t>(device)];
   std::call_once(d.context_once, [&d] {
-    const CUresult r = Driver().DevicePrimaryCtxRetain(&d.context, d.device);
+    const CUresult r = driver().DevicePrimaryCtxRetain(&d.context, d.device);
     if (r != CUDA_SUCCESS) {
       d.context = nullptr;
-      d.context_status = StatusFor(r);
+      d.context_status = status_for(r);
       if (d.context_status == ANYDEV_ERROR_INVALID_ARGUMENT) d.context_status = ANYDEV_ERROR_DEVICE;
-      d.context_error = Cat("cuDevicePrimaryCtxRetain failed: ", DescribeResult(r),
+      d.context_error = cat("cuDevicePrimaryCtxRetain failed: ", describe_result(r),
                             " for cuda device ", d.index, " (", d.name, ")");
     }
   });
-  if (d.context == nullptr) return ReportError(d.context_status, d.context_error);
+  if (d.context == nullptr) return report_error(d.context_status, d.context_error);
   *out = d.context;
   return ANYDEV_SUCCESS;
 }
@@ -45,32 +45,27 @@ anydev_status_t PrimaryContext(int device, CUcontext* out) {
 ScopedContext::~ScopedContext() {
   if (pushed_) {
     CUcontext popped = nullptr;
-    Driver().CtxPopCurrent(&popped);
+    driver().CtxPopCurrent(&popped);
   }
 }
 
-anydev_status_t ScopedContext::Enter(int device, const char* operation) {
+anydev_status_t ScopedContext::enter(int device, const char* operation) {
   CUcontext wanted = nullptr;
-  if (const anydev_status_t s = PrimaryContext(device, &wanted); s != ANYDEV_SUCCESS) return s;
+  if (const anydev_status_t s = primary_context(device, &wanted); s != ANYDEV_SUCCESS) return s;
   CUcontext current = nullptr;
-  CUresult r = Driver().CtxGetCurrent(&current);
+  CUresult r = driver().CtxGetCurrent(&current);
   const char* call = "cuCtxGetCurrent";
   if (r == CUDA_SUCCESS) {
     if (current == wanted) return ANYDEV_SUCCESS;
-    r = Driver().CtxPushCurrent(wanted);
+    r = driver().CtxPushCurrent(wanted);
     call = "cuCtxPushCurrent";
   }
   if (r != CUDA_SUCCESS) {
-    return ReportFailure(
-        r, call, Cat(operation, " on cuda device ", device, " (making its context current)"));
+    return report_failure(
+        r, call, cat(operation, " on cuda device ", device, " (making its context current)"));
   }
   pushed_ = true;
   return ANYDEV_SUCCESS;
-}
-
-void Log(anydev_log_level_t level, const std::string& message) {
-  const anydev_core_services_t* core = State().core;
-  if (core != nullptr && core->log != nullptr) core->log(level, "cuda", message.c_str());
 }
 
 }  // namespace anydev::cuda

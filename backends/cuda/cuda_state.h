@@ -50,7 +50,6 @@ struct DeviceState {
 };
 
 struct BackendState {
-  const anydev_core_services_t* core = nullptr;
   // The process that initialized the driver; in a child of fork() getpid()
   // differs, and the driver refuses every call there (cuda_errors.cpp).
   pid_t initialized_pid = 0;
@@ -59,15 +58,15 @@ struct BackendState {
 };
 
 // The backend's state. Before initialize it holds no driver and no device.
-BackendState& State();
-const CudaDriver& Driver();
+BackendState& backend_state();
+const CudaDriver& driver();
 
 // OUT_OF_RANGE (reported) unless 0 <= device < device count.
-anydev_status_t CheckDevice(int device, const char* operation);
+anydev_status_t check_device(int device, const char* operation);
 
 // The device's primary context, retained at the first call. Reports and
 // returns an error when `device` is out of range or the retain failed.
-anydev_status_t PrimaryContext(int device, CUcontext* out);
+anydev_status_t primary_context(int device, CUcontext* out);
 
 // Makes a device's primary context current on the calling thread for the
 // scope's life and then restores what was current before; does nothing when
@@ -80,14 +79,11 @@ class ScopedContext {
   ~ScopedContext();
 
   // SUCCESS, or an error already reported that names `operation`.
-  anydev_status_t Enter(int device, const char* operation);
+  anydev_status_t enter(int device, const char* operation);
 
  private:
   bool pushed_ = false;
 };
-
-// Logs through the core's logger as backend "cuda".
-void Log(anydev_log_level_t level, const std::string& message);
 
 }  // namespace anydev::cuda
 

@@ -1,6 +1,7 @@
 // The CUDA driver entry points the cuda backend uses, in one X-macro list.
 //
-// X(name, version, need):
+// ANYDEV_CUDA_SYMBOL(X, name, version, need), which gives the backend kit's
+// X(member, need, type, key) (backends/common/kit_symbols.h):
 //   name     the entry point without its "cu" prefix (MemAlloc for cuMemAlloc);
 //   version  the cudaVersion passed to cuGetProcAddress: the CUDA release whose
 //            signature cuda.h declares for cu<name>, i.e. the one spelled
@@ -12,49 +13,70 @@
 #ifndef ANYDEV_BACKENDS_CUDA_CUDA_SYMBOLS_H_
 #define ANYDEV_BACKENDS_CUDA_CUDA_SYMBOLS_H_
 
-#define ANYDEV_CUDA_SYMBOLS(X)              \
-  X(GetErrorName, 6000, REQUIRED)           \
-  X(GetErrorString, 6000, REQUIRED)         \
-  X(Init, 2000, REQUIRED)                   \
-  X(DriverGetVersion, 2020, REQUIRED)       \
-  X(DeviceGet, 2000, REQUIRED)              \
-  X(DeviceGetCount, 2000, REQUIRED)         \
-  X(DeviceGetName, 2000, REQUIRED)          \
-  X(DeviceTotalMem, 3020, REQUIRED)         \
-  X(DeviceGetAttribute, 2000, REQUIRED)     \
-  X(DeviceGetPCIBusId, 4010, REQUIRED)      \
-  X(DeviceCanAccessPeer, 4000, REQUIRED)    \
-  X(DevicePrimaryCtxRetain, 7000, REQUIRED) \
-  X(CtxGetCurrent, 4000, REQUIRED)          \
-  X(CtxPushCurrent, 4000, REQUIRED)         \
-  X(CtxPopCurrent, 4000, REQUIRED)          \
-  X(CtxEnablePeerAccess, 4000, REQUIRED)    \
-  X(MemGetInfo, 3020, REQUIRED)             \
-  X(MemAlloc, 3020, REQUIRED)               \
-  X(MemFree, 3020, REQUIRED)                \
-  X(MemHostAlloc, 2020, REQUIRED)           \
-  X(MemFreeHost, 2000, REQUIRED)            \
-  X(MemcpyAsync, 4000, REQUIRED)            \
-  X(MemcpyPeerAsync, 4000, REQUIRED)        \
-  X(MemsetD8Async, 3020, REQUIRED)          \
-  X(MemsetD16Async, 3020, REQUIRED)         \
-  X(MemsetD32Async, 3020, REQUIRED)         \
-  X(MemsetD2D32Async, 3020, REQUIRED)       \
-  X(StreamCreate, 2000, REQUIRED)           \
-  X(StreamDestroy, 4000, REQUIRED)          \
-  X(StreamSynchronize, 2000, REQUIRED)      \
-  X(StreamWaitEvent, 3020, REQUIRED)        \
-  X(EventCreate, 2000, REQUIRED)            \
-  X(EventDestroy, 4000, REQUIRED)           \
-  X(EventRecord, 2000, REQUIRED)            \
-  X(EventSynchronize, 2000, REQUIRED)       \
-  X(EventQuery, 2000, REQUIRED)             \
-  X(StreamGetCtx, 9020, OPTIONAL)           \
-  X(MemPoolCreate, 11020, OPTIONAL)         \
-  X(MemPoolDestroy, 11020, OPTIONAL)        \
-  X(MemPoolSetAttribute, 11020, OPTIONAL)   \
-  X(MemAllocFromPoolAsync, 11020, OPTIONAL) \
-  X(MemFreeAsync, 11020, OPTIONAL)          \
-  X(MemPoolSetAccess, 11020, OPTIONAL)
+namespace anydev::cuda {
+
+// What the driver is asked for one entry point; names are string literals.
+struct CudaSymbolKey {
+  const char* base = "";      // "cuMemAlloc"
+  const char* exported = "";  // "cuMemAlloc_v2", the symbol cuda.h maps base to
+  int version = 0;            // the cudaVersion of the signature cuda.h declares
+};
+
+}  // namespace anydev::cuda
+
+#define ANYDEV_CUDA_STR2(x) #x
+#define ANYDEV_CUDA_STR(x) ANYDEV_CUDA_STR2(x)
+
+// The field is the name without "cu", typed PFN_cu<name>_v<version>; the
+// resolver (cuda_driver.cpp) is asked for the unversioned name, the symbol
+// cuda.h maps it to (cuMemAlloc_v2, used with plain dlsym) and the version.
+#define ANYDEV_CUDA_SYMBOL(X, name, version, need) \
+  X(name, need, PFN_cu##name##_v##version,         \
+    (::anydev::cuda::CudaSymbolKey{"cu" #name, ANYDEV_CUDA_STR(cu##name), version}))
+
+#define ANYDEV_CUDA_SYMBOLS(X)                                  \
+  ANYDEV_CUDA_SYMBOL(X, GetErrorName, 6000, REQUIRED)           \
+  ANYDEV_CUDA_SYMBOL(X, GetErrorString, 6000, REQUIRED)         \
+  ANYDEV_CUDA_SYMBOL(X, Init, 2000, REQUIRED)                   \
+  ANYDEV_CUDA_SYMBOL(X, DriverGetVersion, 2020, REQUIRED)       \
+  ANYDEV_CUDA_SYMBOL(X, DeviceGet, 2000, REQUIRED)              \
+  ANYDEV_CUDA_SYMBOL(X, DeviceGetCount, 2000, REQUIRED)         \
+  ANYDEV_CUDA_SYMBOL(X, DeviceGetName, 2000, REQUIRED)          \
+  ANYDEV_CUDA_SYMBOL(X, DeviceTotalMem, 3020, REQUIRED)         \
+  ANYDEV_CUDA_SYMBOL(X, DeviceGetAttribute, 2000, REQUIRED)     \
+  ANYDEV_CUDA_SYMBOL(X, DeviceGetPCIBusId, 4010, REQUIRED)      \
+  ANYDEV_CUDA_SYMBOL(X, DeviceCanAccessPeer, 4000, REQUIRED)    \
+  ANYDEV_CUDA_SYMBOL(X, DevicePrimaryCtxRetain, 7000, REQUIRED) \
+  ANYDEV_CUDA_SYMBOL(X, CtxGetCurrent, 4000, REQUIRED)          \
+  ANYDEV_CUDA_SYMBOL(X, CtxPushCurrent, 4000, REQUIRED)         \
+  ANYDEV_CUDA_SYMBOL(X, CtxPopCurrent, 4000, REQUIRED)          \
+  ANYDEV_CUDA_SYMBOL(X, CtxEnablePeerAccess, 4000, REQUIRED)    \
+  ANYDEV_CUDA_SYMBOL(X, MemGetInfo, 3020, REQUIRED)             \
+  ANYDEV_CUDA_SYMBOL(X, MemAlloc, 3020, REQUIRED)               \
+  ANYDEV_CUDA_SYMBOL(X, MemFree, 3020, REQUIRED)                \
+  ANYDEV_CUDA_SYMBOL(X, MemHostAlloc, 2020, REQUIRED)           \
+  ANYDEV_CUDA_SYMBOL(X, MemFreeHost, 2000, REQUIRED)            \
+  ANYDEV_CUDA_SYMBOL(X, MemcpyAsync, 4000, REQUIRED)            \
+  ANYDEV_CUDA_SYMBOL(X, MemcpyPeerAsync, 4000, REQUIRED)        \
+  ANYDEV_CUDA_SYMBOL(X, MemsetD8Async, 3020, REQUIRED)          \
+  ANYDEV_CUDA_SYMBOL(X, MemsetD16Async, 3020, REQUIRED)         \
+  ANYDEV_CUDA_SYMBOL(X, MemsetD32Async, 3020, REQUIRED)         \
+  ANYDEV_CUDA_SYMBOL(X, MemsetD2D32Async, 3020, REQUIRED)       \
+  ANYDEV_CUDA_SYMBOL(X, StreamCreate, 2000, REQUIRED)           \
+  ANYDEV_CUDA_SYMBOL(X, StreamDestroy, 4000, REQUIRED)          \
+  ANYDEV_CUDA_SYMBOL(X, StreamSynchronize, 2000, REQUIRED)      \
+  ANYDEV_CUDA_SYMBOL(X, StreamWaitEvent, 3020, REQUIRED)        \
+  ANYDEV_CUDA_SYMBOL(X, EventCreate, 2000, REQUIRED)            \
+  ANYDEV_CUDA_SYMBOL(X, EventDestroy, 4000, REQUIRED)           \
+  ANYDEV_CUDA_SYMBOL(X, EventRecord, 2000, REQUIRED)            \
+  ANYDEV_CUDA_SYMBOL(X, EventSynchronize, 2000, REQUIRED)       \
+  ANYDEV_CUDA_SYMBOL(X, EventQuery, 2000, REQUIRED)             \
+  ANYDEV_CUDA_SYMBOL(X, StreamGetCtx, 9020, OPTIONAL)           \
+  ANYDEV_CUDA_SYMBOL(X, MemPoolCreate, 11020, OPTIONAL)         \
+  ANYDEV_CUDA_SYMBOL(X, MemPoolDestroy, 11020, OPTIONAL)        \
+  ANYDEV_CUDA_SYMBOL(X, MemPoolSetAttribute, 11020, OPTIONAL)   \
+  ANYDEV_CUDA_SYMBOL(X, MemAllocFromPoolAsync, 11020, OPTIONAL) \
+  ANYDEV_CUDA_SYMBOL(X, MemFreeAsync, 11020, OPTIONAL)          \
+  ANYDEV_CUDA_SYMBOL(X, MemPoolSetAccess, 11020, OPTIONAL)
 
 #endif  // ANYDEV_BACKENDS_CUDA_CUDA_SYMBOLS_H_

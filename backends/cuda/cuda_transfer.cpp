@@ -1,4 +1,4 @@
-// Copies (cuMemcpyAsync with unified addressing; cuMemcpyPeerAsync between
+// copies (cuMemcpyAsync with unified addressing; cuMemcpyPeerAsync between
 // devices) and fills (cuda_fill_plan.h), ordered on a stream.
 #include <cuda.h>
 
@@ -15,90 +15,90 @@
 namespace anydev::cuda {
 namespace {
 
-CUdeviceptr Address(const anydev_bk_memory_ref_t& ref) {
+CUdeviceptr address(const anydev_bk_memory_ref_t& ref) {
   return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(ref.handle) + ref.offset);
 }
 
-std::string Describe(const anydev_bk_memory_ref_t& ref) {
+std::string describe(const anydev_bk_memory_ref_t& ref) {
   switch (ref.kind) {
     case ANYDEV_BK_MEMORY_USER_HOST:
-      return Cat("host memory ", ref.handle);
+      return cat("host memory ", ref.handle);
     case ANYDEV_BK_MEMORY_HOST:
-      return Cat("pinned memory ", ref.handle, "+", ref.offset, " (device ", ref.device, ")");
+      return cat("pinned memory ", ref.handle, "+", ref.offset, " (device ", ref.device, ")");
     case ANYDEV_BK_MEMORY_DEVICE:
-      return Cat("device ", ref.device, " memory ", ref.handle, "+", ref.offset);
+      return cat("device ", ref.device, " memory ", ref.handle, "+", ref.offset);
   }
-  return Cat("memory of unknown kind ", static_cast<int>(ref.kind));
+  return cat("memory of unknown kind ", static_cast<int>(ref.kind));
 }
 
-std::string DescribeCopy(const anydev_bk_memory_ref_t& dst, const anydev_bk_memory_ref_t& src,
-                         std::size_t bytes, int stream_device) {
-  return Cat("copy of ", bytes, " bytes from ", Describe(src), " to ", Describe(dst),
+std::string describe_copy(const anydev_bk_memory_ref_t& dst, const anydev_bk_memory_ref_t& src,
+                          std::size_t bytes, int stream_device) {
+  return cat("copy of ", bytes, " bytes from ", describe(src), " to ", describe(dst),
              " on a stream of cuda device ", stream_device);
 }
 
 }  // namespace
 
-anydev_status_t Copy(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst,
+anydev_status_t copy(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst,
                      anydev_bk_memory_ref_t src, std::size_t bytes) {
-  const CudaStream* stream = AsStream(stream_token);
-  if (stream == nullptr) return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "copy: null stream");
+  const CudaStream* stream = as_stream(stream_token);
+  if (stream == nullptr) return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "copy: null stream");
   ScopedContext scope;
-  if (const anydev_status_t s = scope.Enter(stream->device, "copy"); s != ANYDEV_SUCCESS) return s;
-  const CudaDriver& drv = Driver();
+  if (const anydev_status_t s = scope.enter(stream->device, "copy"); s != ANYDEV_SUCCESS) return s;
+  const CudaDriver& drv = driver();
   if (dst.kind == ANYDEV_BK_MEMORY_DEVICE && src.kind == ANYDEV_BK_MEMORY_DEVICE &&
       dst.device != src.device) {
     CUcontext dst_context = nullptr;
     CUcontext src_context = nullptr;
-    if (const anydev_status_t s = PrimaryContext(dst.device, &dst_context); s != ANYDEV_SUCCESS) {
+    if (const anydev_status_t s = primary_context(dst.device, &dst_context); s != ANYDEV_SUCCESS) {
       return s;
     }
-    if (const anydev_status_t s = PrimaryContext(src.device, &src_context); s != ANYDEV_SUCCESS) {
+    if (const anydev_status_t s = primary_context(src.device, &src_context); s != ANYDEV_SUCCESS) {
       return s;
     }
-    const CUresult r = drv.MemcpyPeerAsync(Address(dst), dst_context, Address(src), src_context,
+    const CUresult r = drv.MemcpyPeerAsync(address(dst), dst_context, address(src), src_context,
                                            bytes, stream->native);
     if (r != CUDA_SUCCESS) {
-      return ReportFailure(r, "cuMemcpyPeerAsync", DescribeCopy(dst, src, bytes, stream->device));
+      return report_failure(r, "cuMemcpyPeerAsync", describe_copy(dst, src, bytes, stream->device));
     }
     return ANYDEV_SUCCESS;
   }
-  const CUresult r = drv.MemcpyAsync(Address(dst), Address(src), bytes, stream->native);
+  const CUresult r = drv.MemcpyAsync(address(dst), address(src), bytes, stream->native);
   if (r != CUDA_SUCCESS) {
-    return ReportFailure(r, "cuMemcpyAsync", DescribeCopy(dst, src, bytes, stream->device));
+    return report_failure(r, "cuMemcpyAsync", describe_copy(dst, src, bytes, stream->device));
   }
   return ANYDEV_SUCCESS;
 }
 
-anydev_status_t Fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst,
+anydev_status_t fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst,
                      const void* pattern, std::size_t pattern_size, std::size_t bytes) {
-  const CudaStream* stream = AsStream(stream_token);
+  const CudaStream* stream = as_stream(stream_token);
   if (stream == nullptr || pattern == nullptr) {
-    return ReportError(ANYDEV_ERROR_INVALID_ARGUMENT, "fill: null stream or pattern");
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "fill: null stream or pattern");
   }
   const bool size_ok = pattern_size == 1 || pattern_size == 2 || pattern_size == 4 ||
                        pattern_size == 8 || pattern_size == 16;
   // Every memset pass needs its address aligned to its element (at most 4 bytes).
   const std::size_t alignment = pattern_size < 4 ? pattern_size : 4;
   if (!size_ok || bytes % pattern_size != 0 || dst.offset % alignment != 0) {
-    return ReportError(
+    return report_error(
         ANYDEV_ERROR_INVALID_ARGUMENT,
-        Cat("fill: a ", pattern_size, "-byte pattern over ", bytes, " bytes at offset ", dst.offset,
+        cat("fill: a ", pattern_size, "-byte pattern over ", bytes, " bytes at offset ", dst.offset,
             " (the pattern must be 1, 2, 4, 8 or 16 bytes and divide the byte"
             " count; the offset must be a multiple of ",
             alignment, ")"));
   }
   ScopedContext scope;
-  if (const anydev_status_t s = scope.Enter(stream->device, "fill"); s != ANYDEV_SUCCESS) return s;
-  const CudaDriver& drv = Driver();
+  if (const anydev_status_t s = scope.enter(stream->device, "fill"); s != ANYDEV_SUCCESS) return s;
+  const CudaDriver& drv = driver();
   if (dst.kind == ANYDEV_BK_MEMORY_USER_HOST) {
     // Host memory the driver does not know (imported, e.g. a NumPy array):
     // no cuMemset can write it, so the fill waits for the stream's earlier
     // work and writes on this thread; later work on the stream comes after.
     if (const CUresult r = drv.StreamSynchronize(stream->native); r != CUDA_SUCCESS) {
-      return ReportFailure(r, "cuStreamSynchronize",
-                           Cat("fill of ", bytes, " bytes of ", Describe(dst),
-                               " on a stream of cuda device ", stream->device));
+      return report_failure(r, "cuStreamSynchronize",
+                            cat("fill of ", bytes, " bytes of ", describe(dst),
+                                " on a stream of cuda device ", stream->device));
     }
     char* const at = static_cast<char*>(dst.handle) + dst.offset;
     for (std::size_t done = 0; done < bytes; done += pattern_size) {
@@ -106,8 +106,8 @@ anydev_status_t Fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
     }
     return ANYDEV_SUCCESS;
   }
-  const CUdeviceptr base = Address(dst);
-  const FillPlan plan = PlanFill(pattern, pattern_size, bytes);
+  const CUdeviceptr base = address(dst);
+  const FillPlan plan = plan_fill(pattern, pattern_size, bytes);
   for (int i = 0; i < plan.size; ++i) {
     const FillPass& pass = plan.passes[static_cast<std::size_t>(i)];
     const CUdeviceptr at = base + pass.offset;
@@ -134,9 +134,9 @@ anydev_status_t Fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
         break;
     }
     if (r != CUDA_SUCCESS) {
-      return ReportFailure(
+      return report_failure(
           r, call,
-          Cat("fill of ", bytes, " bytes of ", Describe(dst), " with a ", pattern_size,
+          cat("fill of ", bytes, " bytes of ", describe(dst), " with a ", pattern_size,
               "-byte pattern on a stream of cuda device ", stream->device));
     }
   }

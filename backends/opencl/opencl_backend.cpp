@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <string>
 
+#include "kit_entry.h"
+#include "kit_structs.h"
+#include "kit_table.h"
 #include "opencl_entries.h"
 #include "opencl_errors.h"
 #include "opencl_event.h"
@@ -20,9 +23,7 @@ std::string& library_path() {
   return *path;
 }
 
-void copy_text(char* dst, size_t capacity, const std::string& text) {
-  std::snprintf(dst, capacity, "%s", text.c_str());
-}
+using kit::copy_text;
 
 }  // namespace
 
@@ -34,7 +35,7 @@ anydev_status_t initialize(const anydev_core_services_t* core, const char** libr
   return enumerate_devices();
 }
 
-anydev_status_t get_device_count(int* count) {
+anydev_status_t device_count(int* count) {
   if (count == nullptr) {
     return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "device_count: the output is NULL");
   }
@@ -50,14 +51,14 @@ anydev_status_t device_props(int device_index, anydev_bk_device_props_t* props) 
   if (props == nullptr) {
     return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "device_props: the output is NULL");
   }
-  copy_text(props->name, sizeof(props->name), device->name);
-  copy_text(props->description, sizeof(props->description), device->description);
+  copy_text(props->name, device->name);
+  copy_text(props->description, device->description);
   props->total_memory = device->memory_limit;
   // Device buffers are cl_mem objects, never host-addressable, even on a CPU device.
   props->host_memory_is_device_accessible = 0;
   // A CPU device (PoCL) is the host's own processor: the default selection
   // prefers accelerators, then anydev's cpu backend, over it.
-  if (props->struct_size >= offsetof(anydev_bk_device_props_t, is_host_processor) + sizeof(int)) {
+  if (kit::has_field(props, &anydev_bk_device_props_t::is_host_processor)) {
     props->is_host_processor = (device->type & CL_DEVICE_TYPE_CPU) != 0 ? 1 : 0;
   }
   return ANYDEV_SUCCESS;
@@ -113,9 +114,7 @@ anydev_status_t native_handle(int device_index, int kind, void* object, void** o
   if (out == nullptr) {
     return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "native_handle: the output is NULL");
   }
-  const bool needs_object =
-      kind == ANYDEV_NATIVE_STREAM || kind == ANYDEV_NATIVE_EVENT || kind == ANYDEV_NATIVE_MEMORY;
-  if (needs_object && object == nullptr) {
+  if (kit::native_kind_needs_object(kind) && object == nullptr) {
     return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
                      cat("native_handle: kind ", kind, " needs an object, got NULL"));
   }
@@ -153,58 +152,11 @@ anydev_status_t native_handle(int device_index, int kind, void* object, void** o
   }
 }
 
-namespace {
+// memory_free_async stays null: the core waits on an event, then memory_free.
+constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
+    kBackendName, .native_handle = native_handle, .stream_wrap_native = stream_wrap_native,
+    .memory_is_locked = memory_is_locked);
 
-anydev_backend_table_t make_table() {
-  anydev_backend_table_t table{};
-  table.struct_size = sizeof(table);
-  table.abi_version = ANYDEV_BACKEND_ABI_VERSION;
-  table.name = kBackendName;
-  table.initialize = initialize;
-  table.device_count = get_device_count;
-  table.device_props = device_props;
-  table.memory_info = memory_info;
-  table.stream_create = stream_create;
-  table.stream_destroy = stream_destroy;
-  table.stream_synchronize = stream_synchronize;
-  table.event_create = event_create;
-  table.event_destroy = event_destroy;
-  table.event_record = event_record;
-  table.event_synchronize = event_synchronize;
-  table.event_query = event_query;
-  table.stream_wait_event = stream_wait_event;
-  table.host_alloc = host_alloc;
-  table.device_alloc = device_alloc;
-  table.memory_free = memory_free;
-  table.memory_free_async = nullptr;  // the core waits on an event, then memory_free
-  table.copy = copy;
-  table.fill = fill;
-  table.can_access_peer = can_access_peer;
-  table.enable_peer_access = enable_peer_access;
-  table.native_handle = native_handle;
-  table.stream_wrap_native = stream_wrap_native;
-  table.memory_is_locked = memory_is_locked;
-  return table;
-}
-
-const anydev_backend_table_t kTable = make_table();
-
-}  // namespace
 }  // namespace anydev::opencl
 
-extern "C" ANYDEV_BACKEND_EXPORT anydev_status_t
-anydev_backend_entry(uint32_t core_abi_version, const anydev_core_services_t* core,
-                     const anydev_backend_table_t** out) {
-  using namespace anydev::opencl;
-  set_core_services(core);
-  if (out == nullptr) {
-    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "anydev_backend_entry: the output is NULL");
-  }
-  if (core_abi_version != ANYDEV_BACKEND_ABI_VERSION) {
-    return set_error(ANYDEV_ERROR_UNSUPPORTED,
-                     cat("the opencl backend implements backend ABI version ",
-                         ANYDEV_BACKEND_ABI_VERSION, ", the core asked for ", core_abi_version));
-  }
-  *out = &kTable;
-  return ANYDEV_SUCCESS;
-}
+ANYDEV_KIT_BACKEND_ENTRY(ANYDEV_BACKEND_EXPORT, anydev_backend_entry, opencl)

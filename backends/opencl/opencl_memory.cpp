@@ -46,17 +46,6 @@ class AllocationRegistry {
   std::unordered_map<cl_mem, Allocation> live_;
 };
 
-const char* kind_name(anydev_bk_memory_kind_t kind) {
-  switch (kind) {
-    case ANYDEV_BK_MEMORY_HOST:
-      return "pinned host buffer";
-    case ANYDEV_BK_MEMORY_DEVICE:
-      return "device buffer";
-    default:
-      return "user host memory";
-  }
-}
-
 std::string place(const Device& device) {
   return cat("OpenCL device ", device.index, " (", device.name, ")");
 }
@@ -98,6 +87,17 @@ anydev_status_t create_buffer(Device& device, const char* operation, anydev_bk_m
 }
 
 }  // namespace
+
+const char* kind_name(anydev_bk_memory_kind_t kind) {
+  switch (kind) {
+    case ANYDEV_BK_MEMORY_HOST:
+      return "pinned host buffer";
+    case ANYDEV_BK_MEMORY_DEVICE:
+      return "device buffer";
+    default:
+      return "user host memory";
+  }
+}
 
 bool find_allocation(void* handle, Allocation* out) {
   return AllocationRegistry::instance().find(handle, out);

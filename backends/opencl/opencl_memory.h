@@ -33,6 +33,9 @@ struct Allocation {
   char* host = nullptr;  // the mapped pointer of a pinned host buffer
 };
 
+// "device buffer", "pinned host buffer" or "user host memory", for messages.
+const char* kind_name(anydev_bk_memory_kind_t kind);
+
 // The live allocation whose handle is `handle`; false when there is none.
 bool find_allocation(void* handle, Allocation* out);
 

@@ -1,5 +1,6 @@
 // The core's services (set_error, log, getenv) as the opencl backend uses
-// them, plus `cat` for building messages.
+// them, plus `cat` for building messages: the backend kit's services and
+// message helper (backends/common) under the name "opencl".
 //
 // The entry point stores the core's table once; it is owned by the core and
 // lives for the whole process. Every function here is thread-safe; before a
@@ -7,32 +8,18 @@
 #ifndef ANYDEV_BACKENDS_OPENCL_OPENCL_SERVICES_H_
 #define ANYDEV_BACKENDS_OPENCL_OPENCL_SERVICES_H_
 
-#include <sstream>
 #include <string>
 
 #include "anydev/backend.h"
+#include "kit_cat.h"
+#include "kit_services.h"
 
 namespace anydev::opencl {
 
-inline constexpr const char* kBackendName = "opencl";
+// kBackendName ("opencl"), set_core_services, set_error (cold), log, get_env.
+ANYDEV_KIT_BACKEND_SERVICES("opencl")
 
-void set_core_services(const anydev_core_services_t* core);
-
-// Records the calling thread's last error through the core; returns `status`.
-anydev_status_t set_error(anydev_status_t status, const std::string& message);
-
-void log(anydev_log_level_t level, const std::string& message);
-
-// The variable's value through the core's getenv (nullptr when unset).
-const char* get_env(const char* name);
-
-// Concatenates anything printable with operator<<.
-template <class... Parts>
-std::string cat(const Parts&... parts) {
-  std::ostringstream out;
-  (out << ... << parts);
-  return out.str();
-}
+using kit::cat;
 
 }  // namespace anydev::opencl
 

@@ -1,26 +1,12 @@
 #include "opencl_symbols.h"
 
-#include <dlfcn.h>
-
+#include "kit_library.h"
 #include "opencl_services.h"
 
 namespace anydev::opencl {
 namespace {
 
 OpenClApi g_api;
-
-std::string dl_error_text() {
-  const char* text = dlerror();
-  return text != nullptr ? text : "no dlerror text";
-}
-
-template <class Fn>
-void* resolve(void* library, const char* name, Fn* slot) {
-  dlerror();
-  void* symbol = dlsym(library, name);
-  *slot = reinterpret_cast<Fn>(symbol);
-  return symbol;
-}
 
 }  // namespace
 
@@ -37,27 +23,22 @@ anydev_status_t load_opencl(std::string* library) {
   }
   const std::string path = override_path != nullptr ? override_path : kDefaultLibrary;
   *library = path;
-  dlerror();
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    return set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
-                     cat("cannot open the OpenCL library ", path,
-                         override_path != nullptr ? cat(" (from ", kLibraryVariable, ")") : "",
-                         ": ", dl_error_text()));
-  }
+  std::string error;
+  void* handle = kit::open_library(
+      path, "OpenCL library",
+      override_path != nullptr
+          ? cat("from ", kLibraryVariable)
+          : cat("is an OpenCL ICD loader installed? ", kLibraryVariable, " overrides the path"),
+      &error);
+  if (handle == nullptr) return set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE, error);
   OpenClApi api;
-#define ANYDEV_OPENCL_RESOLVE_REQUIRED(name)                                                  \
-  if (resolve(handle, #name, &api.name) == nullptr) {                                         \
-    const std::string why = dl_error_text();                                                  \
-    dlclose(handle);                                                                          \
-    return set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,                                        \
-                     cat("the OpenCL library ", path, " lacks the symbol " #name ": ", why)); \
+  kit::missing_symbol<const char*> missing;
+  if (!ANYDEV_KIT_RESOLVE_SYMBOLS(ANYDEV_OPENCL_SYMBOLS, api, kit::dlsym_resolver(handle),
+                                  &missing)) {
+    dlclose(handle);
+    return set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+                     kit::symbol_failure("OpenCL library", path, missing.key, missing.why));
   }
-  ANYDEV_OPENCL_REQUIRED_SYMBOLS(ANYDEV_OPENCL_RESOLVE_REQUIRED)
-#undef ANYDEV_OPENCL_RESOLVE_REQUIRED
-#define ANYDEV_OPENCL_RESOLVE_OPTIONAL(name) resolve(handle, #name, &api.name);
-  ANYDEV_OPENCL_OPTIONAL_SYMBOLS(ANYDEV_OPENCL_RESOLVE_OPTIONAL)
-#undef ANYDEV_OPENCL_RESOLVE_OPTIONAL
   g_api = api;
   log(ANYDEV_LOG_DEBUG, cat("opened ", path));
   return ANYDEV_SUCCESS;

@@ -20,51 +20,51 @@
 #include <string>
 
 #include "anydev/backend.h"
+#include "kit_symbols.h"
 
-// Entry points of OpenCL 1.2 that every device this backend offers needs.
-#define ANYDEV_OPENCL_REQUIRED_SYMBOLS(X) \
-  X(clGetPlatformIDs)                     \
-  X(clGetPlatformInfo)                    \
-  X(clGetDeviceIDs)                       \
-  X(clGetDeviceInfo)                      \
-  X(clCreateContext)                      \
-  X(clReleaseContext)                     \
-  X(clCreateCommandQueue)                 \
-  X(clRetainCommandQueue)                 \
-  X(clReleaseCommandQueue)                \
-  X(clGetCommandQueueInfo)                \
-  X(clFlush)                              \
-  X(clFinish)                             \
-  X(clCreateBuffer)                       \
-  X(clReleaseMemObject)                   \
-  X(clGetMemObjectInfo)                   \
-  X(clEnqueueMapBuffer)                   \
-  X(clEnqueueUnmapMemObject)              \
-  X(clEnqueueReadBuffer)                  \
-  X(clEnqueueWriteBuffer)                 \
-  X(clEnqueueCopyBuffer)                  \
-  X(clEnqueueFillBuffer)                  \
-  X(clEnqueueMarkerWithWaitList)          \
-  X(clEnqueueBarrierWithWaitList)         \
-  X(clCreateUserEvent)                    \
-  X(clSetUserEventStatus)                 \
-  X(clSetEventCallback)                   \
-  X(clWaitForEvents)                      \
-  X(clGetEventInfo)                       \
-  X(clRetainEvent)                        \
-  X(clReleaseEvent)
-
-// Entry points used when present (OpenCL 2.0+).
-#define ANYDEV_OPENCL_OPTIONAL_SYMBOLS(X) X(clCreateCommandQueueWithProperties)
+// The entry points this backend calls, in one list for the backend kit
+// (backends/common/kit_symbols.h): REQUIRED ones are OpenCL 1.2 that every
+// device this backend offers needs; OPTIONAL ones are used when present
+// (OpenCL 2.0+). Each is resolved with dlsym under its own name.
+#define ANYDEV_OPENCL_SYMBOL(X, name, need) X(name, need, decltype(&::name), #name)
+#define ANYDEV_OPENCL_SYMBOLS(X)                                  \
+  ANYDEV_OPENCL_SYMBOL(X, clGetPlatformIDs, REQUIRED)             \
+  ANYDEV_OPENCL_SYMBOL(X, clGetPlatformInfo, REQUIRED)            \
+  ANYDEV_OPENCL_SYMBOL(X, clGetDeviceIDs, REQUIRED)               \
+  ANYDEV_OPENCL_SYMBOL(X, clGetDeviceInfo, REQUIRED)              \
+  ANYDEV_OPENCL_SYMBOL(X, clCreateContext, REQUIRED)              \
+  ANYDEV_OPENCL_SYMBOL(X, clReleaseContext, REQUIRED)             \
+  ANYDEV_OPENCL_SYMBOL(X, clCreateCommandQueue, REQUIRED)         \
+  ANYDEV_OPENCL_SYMBOL(X, clRetainCommandQueue, REQUIRED)         \
+  ANYDEV_OPENCL_SYMBOL(X, clReleaseCommandQueue, REQUIRED)        \
+  ANYDEV_OPENCL_SYMBOL(X, clGetCommandQueueInfo, REQUIRED)        \
+  ANYDEV_OPENCL_SYMBOL(X, clFlush, REQUIRED)                      \
+  ANYDEV_OPENCL_SYMBOL(X, clFinish, REQUIRED)                     \
+  ANYDEV_OPENCL_SYMBOL(X, clCreateBuffer, REQUIRED)               \
+  ANYDEV_OPENCL_SYMBOL(X, clReleaseMemObject, REQUIRED)           \
+  ANYDEV_OPENCL_SYMBOL(X, clGetMemObjectInfo, REQUIRED)           \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueMapBuffer, REQUIRED)           \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueUnmapMemObject, REQUIRED)      \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueReadBuffer, REQUIRED)          \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueWriteBuffer, REQUIRED)         \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueCopyBuffer, REQUIRED)          \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueFillBuffer, REQUIRED)          \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueMarkerWithWaitList, REQUIRED)  \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueBarrierWithWaitList, REQUIRED) \
+  ANYDEV_OPENCL_SYMBOL(X, clCreateUserEvent, REQUIRED)            \
+  ANYDEV_OPENCL_SYMBOL(X, clSetUserEventStatus, REQUIRED)         \
+  ANYDEV_OPENCL_SYMBOL(X, clSetEventCallback, REQUIRED)           \
+  ANYDEV_OPENCL_SYMBOL(X, clWaitForEvents, REQUIRED)              \
+  ANYDEV_OPENCL_SYMBOL(X, clGetEventInfo, REQUIRED)               \
+  ANYDEV_OPENCL_SYMBOL(X, clRetainEvent, REQUIRED)                \
+  ANYDEV_OPENCL_SYMBOL(X, clReleaseEvent, REQUIRED)               \
+  ANYDEV_OPENCL_SYMBOL(X, clCreateCommandQueueWithProperties, OPTIONAL)
 
 namespace anydev::opencl {
 
 // One pointer per entry point, typed from the Khronos headers.
 struct OpenClApi {
-#define ANYDEV_OPENCL_DECLARE(name) decltype(&::name) name = nullptr;
-  ANYDEV_OPENCL_REQUIRED_SYMBOLS(ANYDEV_OPENCL_DECLARE)
-  ANYDEV_OPENCL_OPTIONAL_SYMBOLS(ANYDEV_OPENCL_DECLARE)
-#undef ANYDEV_OPENCL_DECLARE
+  ANYDEV_KIT_SYMBOL_FIELDS(ANYDEV_OPENCL_SYMBOLS)
 };
 
 // The environment variable that names another ICD loader (or a driver).

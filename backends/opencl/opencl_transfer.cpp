@@ -30,17 +30,6 @@ struct Side {
   bool on_host() const { return kind != ANYDEV_BK_MEMORY_DEVICE; }
 };
 
-const char* kind_name(anydev_bk_memory_kind_t kind) {
-  switch (kind) {
-    case ANYDEV_BK_MEMORY_HOST:
-      return "pinned host buffer";
-    case ANYDEV_BK_MEMORY_DEVICE:
-      return "device buffer";
-    default:
-      return "user host memory";
-  }
-}
-
 std::string side_text(const Side& side) {
   return cat(kind_name(side.kind), " (offset ", side.offset, ")");
 }

@@ -2,7 +2,7 @@
 // resources ran out is out_of_memory, in allocations, in any other call
 // (a fill at the memory limit) and in the asynchronous failures a
 // synchronize reports; the message names the call and the operation's sizes.
-// Links the backend's opencl_errors.cpp and opencl_services.cpp directly.
+// Links the backend's opencl_errors.cpp directly (its services are the backend kit's, header-only).
 #include <gtest/gtest.h>
 
 #include <string>

@@ -7,19 +7,19 @@
 #include "emu_config.h"
 #include "emu_state.h"
 
-using anydev_emu::AsContext;
+using anydev_emu::as_context;
 using anydev_emu::Context;
 
 namespace {
 
-CUresult ContextOf(CUcontext handle, const char* api, Context** out) {
-  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
-  Context* c = AsContext(handle);
+CUresult context_of(CUcontext handle, const char* api, Context** out) {
+  if (const CUresult r = anydev_emu::check_initialized(); r != CUDA_SUCCESS) return r;
+  Context* c = as_context(handle);
   if (c == nullptr) {
-    anydev_emu::ReportMisuse(std::string(api) + ": not a context of this driver");
+    anydev_emu::report_misuse(std::string(api) + ": not a context of this driver");
     return CUDA_ERROR_INVALID_CONTEXT;
   }
-  if (const CUresult r = anydev_emu::CheckRetained(c, api); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::check_retained(c, api); r != CUDA_SUCCESS) return r;
   *out = c;
   return CUDA_SUCCESS;
 }
@@ -30,21 +30,21 @@ extern "C" {
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice device) {
   anydev_emu::Device* d = nullptr;
-  if (const CUresult r = anydev_emu::GetDevice(device, &d); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::get_device(device, &d); r != CUDA_SUCCESS) return r;
   if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> lock(d->primary.mutex);
   ++d->primary.retained;
-  *context = anydev_emu::ToHandle(&d->primary);
+  *context = anydev_emu::to_handle(&d->primary);
   return CUDA_SUCCESS;
 }
 
 CUresult cuDevicePrimaryCtxRelease(CUdevice device) {
   anydev_emu::Device* d = nullptr;
-  if (const CUresult r = anydev_emu::GetDevice(device, &d); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::get_device(device, &d); r != CUDA_SUCCESS) return r;
   std::lock_guard<std::mutex> lock(d->primary.mutex);
   if (d->primary.retained == 0) {
-    anydev_emu::ReportMisuse("cuDevicePrimaryCtxRelease: device " + std::to_string(device) +
-                             " has no retained primary context");
+    anydev_emu::report_misuse("cuDevicePrimaryCtxRelease: device " + std::to_string(device) +
+                              " has no retained primary context");
     return CUDA_ERROR_INVALID_CONTEXT;
   }
   // The last release resets the context, which clears a sticky fault.
@@ -53,47 +53,47 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice device) {
 }
 
 CUresult cuCtxGetCurrent(CUcontext* context) {
-  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::check_initialized(); r != CUDA_SUCCESS) return r;
   if (context == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *context = anydev_emu::ToHandle(anydev_emu::CurrentContext());
+  *context = anydev_emu::to_handle(anydev_emu::current_context());
   return CUDA_SUCCESS;
 }
 
 CUresult cuCtxSetCurrent(CUcontext context) {
-  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::check_initialized(); r != CUDA_SUCCESS) return r;
   Context* c = nullptr;
   if (context != nullptr) {
-    if (const CUresult r = ContextOf(context, "cuCtxSetCurrent", &c); r != CUDA_SUCCESS) return r;
+    if (const CUresult r = context_of(context, "cuCtxSetCurrent", &c); r != CUDA_SUCCESS) return r;
   }
-  anydev_emu::SetCurrent(c);
+  anydev_emu::set_current(c);
   return CUDA_SUCCESS;
 }
 
 CUresult cuCtxPushCurrent(CUcontext context) {
   Context* c = nullptr;
-  if (const CUresult r = ContextOf(context, "cuCtxPushCurrent", &c); r != CUDA_SUCCESS) return r;
-  return anydev_emu::PushCurrent(c);
+  if (const CUresult r = context_of(context, "cuCtxPushCurrent", &c); r != CUDA_SUCCESS) return r;
+  return anydev_emu::push_current(c);
 }
 
 CUresult cuCtxPopCurrent(CUcontext* context) {
-  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
-  Context* top = anydev_emu::PopCurrent();
+  if (const CUresult r = anydev_emu::check_initialized(); r != CUDA_SUCCESS) return r;
+  Context* top = anydev_emu::pop_current();
   if (top == nullptr) {
-    anydev_emu::ReportMisuse("cuCtxPopCurrent: no context is current on this thread");
+    anydev_emu::report_misuse("cuCtxPopCurrent: no context is current on this thread");
     return CUDA_ERROR_INVALID_CONTEXT;
   }
-  if (context != nullptr) *context = anydev_emu::ToHandle(top);
+  if (context != nullptr) *context = anydev_emu::to_handle(top);
   return CUDA_SUCCESS;
 }
 
 CUresult cuCtxEnablePeerAccess(CUcontext peer_context, unsigned int flags) {
   Context* current = nullptr;
-  if (const CUresult r = anydev_emu::RequireCurrent("cuCtxEnablePeerAccess", &current);
+  if (const CUresult r = anydev_emu::require_current("cuCtxEnablePeerAccess", &current);
       r != CUDA_SUCCESS) {
     return r;
   }
   Context* peer = nullptr;
-  if (const CUresult r = ContextOf(peer_context, "cuCtxEnablePeerAccess", &peer);
+  if (const CUresult r = context_of(peer_context, "cuCtxEnablePeerAccess", &peer);
       r != CUDA_SUCCESS) {
     return r;
   }

@@ -39,7 +39,7 @@ constexpr ErrorText kErrors[] = {
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 
-const ErrorText* FindError(CUresult code) {
+const ErrorText* find_error(CUresult code) {
   for (const ErrorText& e : kErrors) {
     if (e.code == code) return &e;
   }
@@ -50,7 +50,7 @@ const ErrorText* FindError(CUresult code) {
 
 extern "C" {
 
-CUresult cuInit(unsigned int flags) { return anydev_emu::Initialize(flags); }
+CUresult cuInit(unsigned int flags) { return anydev_emu::initialize(flags); }
 
 CUresult cuDriverGetVersion(int* version) {
   if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -59,14 +59,14 @@ CUresult cuDriverGetVersion(int* version) {
 }
 
 CUresult cuGetErrorName(CUresult error, const char** name) {
-  const ErrorText* e = FindError(error);
+  const ErrorText* e = find_error(error);
   if (name == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *name = e != nullptr ? e->name : nullptr;
   return e != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuGetErrorString(CUresult error, const char** text) {
-  const ErrorText* e = FindError(error);
+  const ErrorText* e = find_error(error);
   if (text == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *text = e != nullptr ? e->text : nullptr;
   return e != nullptr ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
@@ -78,20 +78,20 @@ CUresult cuGetProcAddress(const char* symbol, void** pfn, int cuda_version, cuui
   (void)flags;
   if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *pfn = nullptr;
-  for (const std::string& hidden : anydev_emu::GetConfig().hidden_symbols) {
+  for (const std::string& hidden : anydev_emu::get_config().hidden_symbols) {
     if (hidden == symbol) {
       if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
       return CUDA_ERROR_NOT_FOUND;
     }
   }
-  for (const std::string& null : anydev_emu::GetConfig().null_symbols) {
+  for (const std::string& null : anydev_emu::get_config().null_symbols) {
     if (null == symbol) {  // "found", but nothing there: callers must check the pointer
       if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
       return CUDA_SUCCESS;
     }
   }
   bool known = false;
-  void* found = anydev_emu::FindProc(symbol, cuda_version, &known);
+  void* found = anydev_emu::find_proc(symbol, cuda_version, &known);
   if (found == nullptr) {
     if (status != nullptr) {
       *status =

@@ -12,5 +12,5 @@ extern "C" CUresult cuGetProcAddress(const char* symbol, void** pfn, int cuda_ve
 }
 
 namespace anydev_emu {
-void* LegacyGetProcAddress() { return reinterpret_cast<void*>(&cuGetProcAddress); }
+void* legacy_get_proc_address() { return reinterpret_cast<void*>(&cuGetProcAddress); }
 }  // namespace anydev_emu

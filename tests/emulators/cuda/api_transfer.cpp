@@ -19,32 +19,32 @@ using anydev_emu::StreamRef;
 
 namespace {
 
-CUresult Freed(const char* api, const Span& span) {
-  anydev_emu::ReportMisuse(std::string(api) + ": " + span.Describe() +
-                           " was freed before the operation ran");
+CUresult freed(const char* api, const Span& span) {
+  anydev_emu::report_misuse(std::string(api) + ": " + span.describe() +
+                            " was freed before the operation ran");
   return CUDA_ERROR_ILLEGAL_ADDRESS;
 }
 
-CUresult EnqueueCopy(const char* api, CUstream stream, std::uintptr_t dst, Access dst_access,
-                     std::uintptr_t src, Access src_access, size_t bytes) {
-  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
+CUresult enqueue_copy(const char* api, CUstream stream, std::uintptr_t dst, Access dst_access,
+                      std::uintptr_t src, Access src_access, size_t bytes) {
+  if (const CUresult r = anydev_emu::check_initialized(); r != CUDA_SUCCESS) return r;
   StreamRef s;
-  if (const CUresult r = anydev_emu::LookupStream(stream, api, &s); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::lookup_stream(stream, api, &s); r != CUDA_SUCCESS) return r;
   if (bytes == 0) return CUDA_SUCCESS;
   Span to;
   Span from;
-  if (const CUresult r = anydev_emu::Resolve(dst, bytes, dst_access, api, &to); r != CUDA_SUCCESS) {
+  if (const CUresult r = anydev_emu::resolve(dst, bytes, dst_access, api, &to); r != CUDA_SUCCESS) {
     return r;
   }
-  if (const CUresult r = anydev_emu::Resolve(src, bytes, src_access, api, &from);
+  if (const CUresult r = anydev_emu::resolve(src, bytes, src_access, api, &from);
       r != CUDA_SUCCESS) {
     return r;
   }
-  s->Enqueue(api, [api, to, from, bytes] {
-    std::byte* d = to.Bytes();
-    const std::byte* f = from.Bytes();
-    if (d == nullptr) return Freed(api, to);
-    if (f == nullptr) return Freed(api, from);
+  s->enqueue(api, [api, to, from, bytes] {
+    std::byte* d = to.bytes();
+    const std::byte* f = from.bytes();
+    if (d == nullptr) return freed(api, to);
+    if (f == nullptr) return freed(api, from);
     std::memmove(d, f, bytes);
     return CUDA_SUCCESS;
   });
@@ -53,26 +53,26 @@ CUresult EnqueueCopy(const char* api, CUstream stream, std::uintptr_t dst, Acces
 
 // Writes `width` elements of `element` bytes (the low bytes of `value`) in
 // each of `height` rows `pitch` bytes apart.
-CUresult EnqueueMemset(const char* api, CUstream stream, CUdeviceptr dst, std::uint32_t value,
-                       size_t element, size_t width, size_t height, size_t pitch) {
-  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
+CUresult enqueue_memset(const char* api, CUstream stream, CUdeviceptr dst, std::uint32_t value,
+                        size_t element, size_t width, size_t height, size_t pitch) {
+  if (const CUresult r = anydev_emu::check_initialized(); r != CUDA_SUCCESS) return r;
   StreamRef s;
-  if (const CUresult r = anydev_emu::LookupStream(stream, api, &s); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::lookup_stream(stream, api, &s); r != CUDA_SUCCESS) return r;
   if (width == 0 || height == 0) return CUDA_SUCCESS;
   if (dst % element != 0 || (height > 1 && (pitch % element != 0 || pitch < width * element))) {
-    anydev_emu::ReportMisuse(std::string(api) + ": misaligned address or pitch");
+    anydev_emu::report_misuse(std::string(api) + ": misaligned address or pitch");
     return CUDA_ERROR_INVALID_VALUE;
   }
   const size_t extent = (height - 1) * pitch + width * element;
   Span span;
-  if (const CUresult r = anydev_emu::Resolve(static_cast<std::uintptr_t>(dst), extent,
+  if (const CUresult r = anydev_emu::resolve(static_cast<std::uintptr_t>(dst), extent,
                                              Access::kDeviceOrPinned, api, &span);
       r != CUDA_SUCCESS) {
     return r;
   }
-  s->Enqueue(api, [api, span, value, element, width, height, pitch] {
-    std::byte* base = span.Bytes();
-    if (base == nullptr) return Freed(api, span);
+  s->enqueue(api, [api, span, value, element, width, height, pitch] {
+    std::byte* base = span.bytes();
+    if (base == nullptr) return freed(api, span);
     if (element == 1 && height == 1) {
       std::memset(base, static_cast<int>(value & 0xff), width);
       return CUDA_SUCCESS;
@@ -94,26 +94,26 @@ std::uintptr_t U(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 extern "C" {
 
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream) {
-  return EnqueueCopy("cuMemcpyAsync", stream, U(dst), Access::kAny, U(src), Access::kAny, bytes);
+  return enqueue_copy("cuMemcpyAsync", stream, U(dst), Access::kAny, U(src), Access::kAny, bytes);
 }
 
 CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t bytes, CUstream stream) {
-  return EnqueueCopy("cuMemcpyHtoDAsync", stream, U(dst), Access::kDeviceOrPinned, U(src),
-                     Access::kHost, bytes);
+  return enqueue_copy("cuMemcpyHtoDAsync", stream, U(dst), Access::kDeviceOrPinned, U(src),
+                      Access::kHost, bytes);
 }
 
 CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes, CUstream stream) {
-  return EnqueueCopy("cuMemcpyDtoHAsync", stream, U(dst), Access::kHost, U(src),
-                     Access::kDeviceOrPinned, bytes);
+  return enqueue_copy("cuMemcpyDtoHAsync", stream, U(dst), Access::kHost, U(src),
+                      Access::kDeviceOrPinned, bytes);
 }
 
 CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr src,
                            CUcontext src_context, size_t bytes, CUstream stream) {
-  if (const CUresult r = anydev_emu::CheckInitialized(); r != CUDA_SUCCESS) return r;
-  anydev_emu::Context* to = anydev_emu::AsContext(dst_context);
-  anydev_emu::Context* from = anydev_emu::AsContext(src_context);
+  if (const CUresult r = anydev_emu::check_initialized(); r != CUDA_SUCCESS) return r;
+  anydev_emu::Context* to = anydev_emu::as_context(dst_context);
+  anydev_emu::Context* from = anydev_emu::as_context(src_context);
   if (to == nullptr || from == nullptr) {
-    anydev_emu::ReportMisuse("cuMemcpyPeerAsync: not a context of this driver");
+    anydev_emu::report_misuse("cuMemcpyPeerAsync: not a context of this driver");
     return CUDA_ERROR_INVALID_CONTEXT;
   }
   // Each pointer must be device memory of its context's device.
@@ -121,40 +121,40 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_context, CUdeviceptr s
   Span s;
   if (bytes > 0) {
     if (const CUresult r =
-            anydev_emu::Resolve(U(dst), bytes, Access::kDeviceOrPinned, "cuMemcpyPeerAsync", &d);
+            anydev_emu::resolve(U(dst), bytes, Access::kDeviceOrPinned, "cuMemcpyPeerAsync", &d);
         r != CUDA_SUCCESS) {
       return r;
     }
     if (const CUresult r =
-            anydev_emu::Resolve(U(src), bytes, Access::kDeviceOrPinned, "cuMemcpyPeerAsync", &s);
+            anydev_emu::resolve(U(src), bytes, Access::kDeviceOrPinned, "cuMemcpyPeerAsync", &s);
         r != CUDA_SUCCESS) {
       return r;
     }
     if (d.block->device != to->device || s.block->device != from->device) {
-      anydev_emu::ReportMisuse(
+      anydev_emu::report_misuse(
           "cuMemcpyPeerAsync: a pointer is not memory of its context's device");
       return CUDA_ERROR_INVALID_VALUE;
     }
   }
-  return EnqueueCopy("cuMemcpyPeerAsync", stream, U(dst), Access::kDeviceOrPinned, U(src),
-                     Access::kDeviceOrPinned, bytes);
+  return enqueue_copy("cuMemcpyPeerAsync", stream, U(dst), Access::kDeviceOrPinned, U(src),
+                      Access::kDeviceOrPinned, bytes);
 }
 
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t count, CUstream stream) {
-  return EnqueueMemset("cuMemsetD8Async", stream, dst, value, 1, count, 1, 0);
+  return enqueue_memset("cuMemsetD8Async", stream, dst, value, 1, count, 1, 0);
 }
 
 CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short value, size_t count, CUstream stream) {
-  return EnqueueMemset("cuMemsetD16Async", stream, dst, value, 2, count, 1, 0);
+  return enqueue_memset("cuMemsetD16Async", stream, dst, value, 2, count, 1, 0);
 }
 
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, size_t count, CUstream stream) {
-  return EnqueueMemset("cuMemsetD32Async", stream, dst, value, 4, count, 1, 0);
+  return enqueue_memset("cuMemsetD32Async", stream, dst, value, 4, count, 1, 0);
 }
 
 CUresult cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch, unsigned int value, size_t width,
                             size_t height, CUstream stream) {
-  return EnqueueMemset("cuMemsetD2D32Async", stream, dst, value, 4, width, height, pitch);
+  return enqueue_memset("cuMemsetD2D32Async", stream, dst, value, 4, width, height, pitch);
 }
 
 }  // extern "C"

@@ -27,14 +27,14 @@ namespace {
 
 constexpr std::size_t kEmulatorMemoryMiB = 256;
 
-std::string LastError() { return anydev_last_error_message(); }
+std::string last_error() { return anydev_last_error_message(); }
 
 // A cuda context on `device`, released at the end of the scope.
 class Context {
  public:
   explicit Context(int device) {
     status_ = anydev_context_create("cuda", device, &ctx_);
-    if (status_ != ANYDEV_SUCCESS) error_ = LastError();
+    if (status_ != ANYDEV_SUCCESS) error_ = last_error();
   }
   ~Context() {
     if (ctx_ != nullptr) anydev_context_release(ctx_);
@@ -56,7 +56,7 @@ class Buffer {
  public:
   Buffer(anydev_context_t ctx, anydev_memory_kind_t kind, anydev_dtype_t dtype, std::size_t count) {
     status_ = anydev_buffer_create(ctx, kind, dtype, count, &buf_);
-    if (status_ != ANYDEV_SUCCESS) error_ = LastError();
+    if (status_ != ANYDEV_SUCCESS) error_ = last_error();
   }
   ~Buffer() {
     if (buf_ != nullptr) anydev_buffer_release(buf_);
@@ -73,9 +73,9 @@ class Buffer {
   std::string error_;
 };
 
-#define ASSERT_OK(expr) ASSERT_EQ((expr), ANYDEV_SUCCESS) << LastError()
+#define ASSERT_OK(expr) ASSERT_EQ((expr), ANYDEV_SUCCESS) << last_error()
 
-bool Contains(const std::string& text, const std::string& part) {
+bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
@@ -123,23 +123,23 @@ struct Emulator {
   decltype(&cuMemPoolGetAccess) MemPoolGetAccess = nullptr;
 };
 
-bool EmulatorHasPools() {
+bool emulator_has_pools() {
   const char* pools = std::getenv("ANYDEV_CUDA_EMULATOR_MEMORY_POOLS");
   return pools == nullptr || std::string(pools) != "0";
 }
 
 // The CUdeviceptr behind a buffer.
-CUdeviceptr DevicePointer(anydev_buffer_t buffer) {
+CUdeviceptr device_pointer(anydev_buffer_t buffer) {
   void* memory = nullptr;
-  EXPECT_EQ(anydev_buffer_native_handle(buffer, &memory), ANYDEV_SUCCESS) << LastError();
+  EXPECT_EQ(anydev_buffer_native_handle(buffer, &memory), ANYDEV_SUCCESS) << last_error();
   return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(memory));
 }
 
-std::vector<unsigned char> ReadBack(anydev_context_t ctx, anydev_buffer_t buf, std::size_t bytes) {
+std::vector<unsigned char> read_back(anydev_context_t ctx, anydev_buffer_t buf, std::size_t bytes) {
   std::vector<unsigned char> out(bytes, 0xee);
   EXPECT_EQ(anydev_enqueue_copy_to_host(ctx, out.data(), out.size(), buf), ANYDEV_SUCCESS)
-      << LastError();
-  EXPECT_EQ(anydev_context_synchronize(ctx), ANYDEV_SUCCESS) << LastError();
+      << last_error();
+  EXPECT_EQ(anydev_context_synchronize(ctx), ANYDEV_SUCCESS) << last_error();
   return out;
 }
 
@@ -165,10 +165,10 @@ TEST(CudaBackend, CopiesBetweenDevices) {
   ASSERT_OK(d1.status());
   ASSERT_OK(anydev_enqueue_copy_from_host(c0.get(), d0.get(), source.data(), kBytes));
   ASSERT_OK(anydev_enqueue_copy(c1.get(), d1.get(), d0.get()));  // device 0 -> device 1
-  EXPECT_EQ(ReadBack(c1.get(), d1.get(), kBytes), source);
+  EXPECT_EQ(read_back(c1.get(), d1.get(), kBytes), source);
   ASSERT_OK(anydev_enqueue_fill(c1.get(), d1.get(), "\x7f", 1));
   ASSERT_OK(anydev_enqueue_copy(c0.get(), d0.get(), d1.get()));  // and back, on device 0
-  EXPECT_EQ(ReadBack(c0.get(), d0.get(), kBytes), std::vector<unsigned char>(kBytes, 0x7f));
+  EXPECT_EQ(read_back(c0.get(), d0.get(), kBytes), std::vector<unsigned char>(kBytes, 0x7f));
 }
 
 TEST(CudaBackend, PeerAccessIsRealAndRepeatable) {
@@ -205,7 +205,7 @@ TEST(CudaBackend, WrappedStreamIsUsedButNotDestroyed) {
     ASSERT_OK(anydev_context_release(wrapped));
   }
   // The original context's stream still works: the wrapper did not destroy it.
-  const std::vector<unsigned char> bytes = ReadBack(c0.get(), d.get(), 256);
+  const std::vector<unsigned char> bytes = read_back(c0.get(), d.get(), 256);
   std::uint32_t first = 0;
   std::memcpy(&first, bytes.data(), 4);
   EXPECT_EQ(first, 0xa1b2c3d4u);
@@ -222,7 +222,7 @@ TEST(CudaBackend, WrappingAStreamOfAnotherDeviceIsInvalidArgument) {
   anydev_context_t wrapped = nullptr;
   EXPECT_EQ(anydev_context_wrap_native_stream("cuda", 0, native, &wrapped),
             ANYDEV_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(LastError().find("not to the primary context"), std::string::npos) << LastError();
+  EXPECT_NE(last_error().find("not to the primary context"), std::string::npos) << last_error();
 }
 
 TEST(CudaBackend, NativeHandles) {
@@ -280,7 +280,7 @@ TEST(CudaBackend, FillsWriteExactBitsOnEveryPath) {
       ASSERT_OK(anydev_enqueue_fill(c0.get(), view, c.pattern.data(), c.size));
       anydev_buffer_release(view);
       const std::vector<unsigned char> bytes =
-          ReadBack(c0.get(), b.get(), (kElements + 2) * c.size);
+          read_back(c0.get(), b.get(), (kElements + 2) * c.size);
       for (std::size_t i = 0; i < kElements + 2; ++i) {
         const bool inside = i >= 1 && i <= kElements;
         for (std::size_t k = 0; k < c.size; ++k) {
@@ -353,8 +353,8 @@ TEST(CudaBackend, ImpossibleSizeIsOutOfMemoryWhateverTheDriverAnswers) {
     SCOPED_TRACE(kind == ANYDEV_MEMORY_DEVICE ? "device memory" : "host memory");
     Buffer b(c0.get(), kind, ANYDEV_DTYPE_UINT8, kImpossible);
     EXPECT_EQ(b.status(), ANYDEV_ERROR_OUT_OF_MEMORY) << b.error();
-    EXPECT_TRUE(Contains(b.error(), answer)) << b.error();
-    EXPECT_TRUE(Contains(b.error(), std::to_string(kImpossible))) << b.error();
+    EXPECT_TRUE(contains(b.error(), answer)) << b.error();
+    EXPECT_TRUE(contains(b.error(), std::to_string(kImpossible))) << b.error();
   }
   Buffer small(c0.get(), ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 64);
   EXPECT_EQ(small.status(), ANYDEV_SUCCESS) << small.error();
@@ -373,13 +373,13 @@ TEST(CudaBackend, DeviceMemoryComesFromAnydevsOwnPool) {
   ASSERT_OK(b0.status());
   ASSERT_OK(b1.status());
   CUmemoryPool pool0 = nullptr, pool1 = nullptr;
-  ASSERT_EQ(
-      emu.PointerGetAttribute(&pool0, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, DevicePointer(b0.get())),
-      CUDA_SUCCESS);
-  ASSERT_EQ(
-      emu.PointerGetAttribute(&pool1, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, DevicePointer(b1.get())),
-      CUDA_SUCCESS);
-  if (!EmulatorHasPools()) {  // the no-pools run: cuMemAlloc, no pool at all
+  ASSERT_EQ(emu.PointerGetAttribute(&pool0, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
+                                    device_pointer(b0.get())),
+            CUDA_SUCCESS);
+  ASSERT_EQ(emu.PointerGetAttribute(&pool1, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
+                                    device_pointer(b1.get())),
+            CUDA_SUCCESS);
+  if (!emulator_has_pools()) {  // the no-pools run: cuMemAlloc, no pool at all
     EXPECT_EQ(pool0, nullptr);
     EXPECT_EQ(pool1, nullptr);
     return;
@@ -406,13 +406,13 @@ TEST(CudaBackend, DeviceMemoryComesFromAnydevsOwnPool) {
   EXPECT_EQ(flags, CU_MEM_ACCESS_FLAGS_PROT_NONE) << "the default pool is left alone";
 }
 
-void WaitForRelease(void* flag) {
+void wait_for_release(void* flag) {
   while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::yield();
 }
 
 // Runs in a fresh process (a death test): the fault breaks device 0 for good.
 // Returns what went wrong, or "" when all is as it should be.
-std::string BreakTheContextAndUseIt() {
+std::string break_the_context_and_use_it() {
   Context c0(0);
   if (c0.status() != ANYDEV_SUCCESS) return "context: " + c0.error();
   const Emulator emu;  // now that the backend opened it
@@ -426,7 +426,7 @@ std::string BreakTheContextAndUseIt() {
       anydev_stream_native_handle(stream, &native_stream) != ANYDEV_SUCCESS ||
       anydev_context_native_handle(c0.get(), ANYDEV_NATIVE_CONTEXT, &native_context) !=
           ANYDEV_SUCCESS) {
-    return "native handles: " + LastError();
+    return "native handles: " + last_error();
   }
   anydev_stream_release(stream);
   // A memset of memory freed before it runs: an illegal address on the device.
@@ -436,7 +436,7 @@ std::string BreakTheContextAndUseIt() {
   CUcontext popped = nullptr;
   if (emu.CtxPushCurrent(static_cast<CUcontext>(native_context)) != CUDA_SUCCESS ||
       emu.MemAlloc(&p, 64) != CUDA_SUCCESS ||
-      emu.LaunchHostFunc(cu_stream, WaitForRelease, &release) != CUDA_SUCCESS ||
+      emu.LaunchHostFunc(cu_stream, wait_for_release, &release) != CUDA_SUCCESS ||
       emu.MemsetD8Async(p, 1, 64, cu_stream) != CUDA_SUCCESS || emu.MemFree(p) != CUDA_SUCCESS) {
     return "provoking the fault failed";
   }
@@ -445,9 +445,9 @@ std::string BreakTheContextAndUseIt() {
 
   std::string wrong;
   auto expect_broken = [&wrong](const char* what, anydev_status_t status) {
-    const std::string message = LastError();
-    if (status != ANYDEV_ERROR_DEVICE || !Contains(message, "CUDA_ERROR_ILLEGAL_ADDRESS") ||
-        !Contains(message, "context is broken")) {
+    const std::string message = last_error();
+    if (status != ANYDEV_ERROR_DEVICE || !contains(message, "CUDA_ERROR_ILLEGAL_ADDRESS") ||
+        !contains(message, "context is broken")) {
       wrong += std::string(what) + ": status " + std::to_string(status) + ", \"" + message + "\"\n";
     }
   };
@@ -465,7 +465,7 @@ TEST(CudaBackendFault, AsynchronousFaultReportsABrokenContextAndNeverHangs) {
   EXPECT_EXIT(
       {
         alarm(30);  // a hang ends the child with SIGALRM: the test fails, not blocks
-        const std::string wrong = BreakTheContextAndUseIt();
+        const std::string wrong = break_the_context_and_use_it();
         std::fprintf(stderr, "%s", wrong.c_str());
         std::exit(wrong.empty() ? 0 : 1);
       },
@@ -485,8 +485,8 @@ TEST(CudaBackendFork, ContextInAForkedChildFailsWithAClearMessage) {
     alarm(30);  // a hang ends the child with SIGALRM
     anydev_context_t ctx = nullptr;
     const anydev_status_t status = anydev_context_create("cuda", 0, &ctx);
-    const std::string message = LastError();
-    const bool clear = status != ANYDEV_SUCCESS && Contains(message, "fork");
+    const std::string message = last_error();
+    const bool clear = status != ANYDEV_SUCCESS && contains(message, "fork");
     if (!clear) std::fprintf(stderr, "status %d: %s\n", static_cast<int>(status), message.c_str());
     _exit(clear ? 0 : 1);
   }

@@ -7,7 +7,7 @@
 namespace anydev_emu {
 namespace {
 
-long long ReadNumber(const char* name, long long fallback, long long min, long long max) {
+long long read_number(const char* name, long long fallback, long long min, long long max) {
   const char* text = std::getenv(name);
   if (text == nullptr || *text == '\0') return fallback;
   char* end = nullptr;
@@ -20,7 +20,7 @@ long long ReadNumber(const char* name, long long fallback, long long min, long l
   return value;
 }
 
-std::vector<std::string> ReadList(const char* name) {
+std::vector<std::string> read_list(const char* name) {
   std::vector<std::string> names;
   if (const char* text = std::getenv(name)) {
     std::stringstream list(text);
@@ -31,30 +31,30 @@ std::vector<std::string> ReadList(const char* name) {
   return names;
 }
 
-Config Load() {
+Config load() {
   Config c;
-  c.devices = static_cast<int>(ReadNumber("ANYDEV_CUDA_EMULATOR_DEVICES", 1, 0, 16));
-  c.delay_us = static_cast<unsigned>(ReadNumber("ANYDEV_CUDA_EMULATOR_DELAY_US", 0, 0, 1000000));
-  c.memory_pools = ReadNumber("ANYDEV_CUDA_EMULATOR_MEMORY_POOLS", 1, 0, 1) != 0;
+  c.devices = static_cast<int>(read_number("ANYDEV_CUDA_EMULATOR_DEVICES", 1, 0, 16));
+  c.delay_us = static_cast<unsigned>(read_number("ANYDEV_CUDA_EMULATOR_DELAY_US", 0, 0, 1000000));
+  c.memory_pools = read_number("ANYDEV_CUDA_EMULATOR_MEMORY_POOLS", 1, 0, 1) != 0;
   c.memory_bytes =
-      static_cast<std::size_t>(ReadNumber("ANYDEV_CUDA_EMULATOR_MEMORY_MB", 4096, 1, 1 << 20))
+      static_cast<std::size_t>(read_number("ANYDEV_CUDA_EMULATOR_MEMORY_MB", 4096, 1, 1 << 20))
       << 20;
-  c.quiet = ReadNumber("ANYDEV_CUDA_EMULATOR_QUIET", 0, 0, 1) != 0;
-  c.huge_is_invalid = ReadNumber("ANYDEV_CUDA_EMULATOR_HUGE_IS_INVALID", 0, 0, 1) != 0;
-  c.hidden_symbols = ReadList("ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS");
-  c.null_symbols = ReadList("ANYDEV_CUDA_EMULATOR_NULL_SYMBOLS");
+  c.quiet = read_number("ANYDEV_CUDA_EMULATOR_QUIET", 0, 0, 1) != 0;
+  c.huge_is_invalid = read_number("ANYDEV_CUDA_EMULATOR_HUGE_IS_INVALID", 0, 0, 1) != 0;
+  c.hidden_symbols = read_list("ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS");
+  c.null_symbols = read_list("ANYDEV_CUDA_EMULATOR_NULL_SYMBOLS");
   return c;
 }
 
 }  // namespace
 
-const Config& GetConfig() {
-  static const Config config = Load();
+const Config& get_config() {
+  static const Config config = load();
   return config;
 }
 
-void ReportMisuse(const std::string& message) {
-  if (!GetConfig().quiet) std::fprintf(stderr, "anydev-cuda-emulator: %s\n", message.c_str());
+void report_misuse(const std::string& message) {
+  if (!get_config().quiet) std::fprintf(stderr, "anydev-cuda-emulator: %s\n", message.c_str());
 }
 
 }  // namespace anydev_emu

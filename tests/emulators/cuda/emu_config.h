@@ -7,7 +7,7 @@
 //   ANYDEV_CUDA_EMULATOR_MEMORY_POOLS  1: devices support cuMemAllocAsync
 //                                      (default); 0: they do not
 //   ANYDEV_CUDA_EMULATOR_MEMORY_MB     device memory per device and pinned host
-//                                      memory in all, in MiB (default 4096)
+//                                      memory in all, in mib (default 4096)
 //   ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS  comma-separated names cuGetProcAddress
 //                                      reports as missing ("cuMemcpyAsync")
 //   ANYDEV_CUDA_EMULATOR_NULL_SYMBOLS  comma-separated names for which
@@ -40,11 +40,11 @@ struct Config {
   bool quiet = false;
 };
 
-const Config& GetConfig();
+const Config& get_config();
 
 // Prints "anydev-cuda-emulator: <message>" to stderr unless quiet: every
 // misuse the emulator detects is reported this way as well as by its CUresult.
-void ReportMisuse(const std::string& message);
+void report_misuse(const std::string& message);
 
 }  // namespace anydev_emu
 

@@ -36,13 +36,13 @@ Memory& M() {
   return *memory;
 }
 
-std::string Hex(std::uintptr_t value) {
+std::string hex_text(std::uintptr_t value) {
   std::ostringstream out;
   out << "0x" << std::hex << value;
   return out.str();
 }
 
-int RegionOf(const Memory& m, std::uintptr_t address) {
+int region_of(const Memory& m, std::uintptr_t address) {
   for (std::size_t i = 0; i < m.regions.size(); ++i) {
     if (address >= m.regions[i].begin && address < m.regions[i].end) return static_cast<int>(i);
   }
@@ -50,7 +50,7 @@ int RegionOf(const Memory& m, std::uintptr_t address) {
 }
 
 // The block containing `address`, or null. Caller holds the mutex.
-BlockRef Containing(const Memory& m, std::uintptr_t address) {
+BlockRef containing(const Memory& m, std::uintptr_t address) {
   auto it = m.blocks.upper_bound(address);
   if (it == m.blocks.begin()) return nullptr;
   --it;
@@ -58,8 +58,8 @@ BlockRef Containing(const Memory& m, std::uintptr_t address) {
   return address < b->address + b->size ? b : nullptr;
 }
 
-CUresult Invalid(const char* api, const std::string& why) {
-  ReportMisuse(std::string(api) + ": " + why);
+CUresult invalid(const char* api, const std::string& why) {
+  report_misuse(std::string(api) + ": " + why);
   return CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -73,21 +73,21 @@ Block::~Block() {
   }
 }
 
-std::byte* Span::Bytes() const {
+std::byte* Span::bytes() const {
   if (block == nullptr) return pageable;
   if (block->freed.load()) return nullptr;
   return block->host + offset;
 }
 
-std::string Span::Describe() const {
+std::string Span::describe() const {
   if (block == nullptr)
-    return "pageable host memory " + Hex(reinterpret_cast<std::uintptr_t>(pageable));
+    return "pageable host memory " + hex_text(reinterpret_cast<std::uintptr_t>(pageable));
   return (block->device < 0 ? std::string("pinned memory ")
                             : "device " + std::to_string(block->device) + " memory ") +
-         Hex(block->address + offset);
+         hex_text(block->address + offset);
 }
 
-CUresult ReserveDeviceRegions(int devices) {
+CUresult reserve_device_regions(int devices) {
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
   if (!m.regions.empty()) return CUDA_SUCCESS;
@@ -100,7 +100,7 @@ CUresult ReserveDeviceRegions(int devices) {
       p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     }
     if (p == MAP_FAILED) {
-      ReportMisuse("cuInit: cannot reserve address space for device memory");
+      report_misuse("cuInit: cannot reserve address space for device memory");
       return CUDA_ERROR_OUT_OF_MEMORY;
     }
     const auto begin = reinterpret_cast<std::uintptr_t>(p);
@@ -109,52 +109,52 @@ CUresult ReserveDeviceRegions(int devices) {
   return CUDA_SUCCESS;
 }
 
-CUresult Resolve(std::uintptr_t address, std::size_t bytes, Access access, const char* api,
+CUresult resolve(std::uintptr_t address, std::size_t bytes, Access access, const char* api,
                  Span* out) {
-  if (address == 0) return Invalid(api, "null pointer");
+  if (address == 0) return invalid(api, "null pointer");
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
-  if (BlockRef b = Containing(m, address)) {
+  if (BlockRef b = containing(m, address)) {
     if (bytes > b->address + b->size - address) {
-      return Invalid(api, std::to_string(bytes) + " bytes at " + Hex(address) +
-                              " run past the end of the allocation " + Hex(b->address) + " of " +
-                              std::to_string(b->size) + " bytes");
+      return invalid(api, std::to_string(bytes) + " bytes at " + hex_text(address) +
+                              " run past the end of the allocation " + hex_text(b->address) +
+                              " of " + std::to_string(b->size) + " bytes");
     }
     if (b->device >= 0 && access == Access::kHost) {
-      return Invalid(api, "device memory " + Hex(address) + " where host memory is required");
+      return invalid(api, "device memory " + hex_text(address) + " where host memory is required");
     }
     out->block = std::move(b);
     out->offset = address - out->block->address;
     return CUDA_SUCCESS;
   }
-  if (RegionOf(m, address) >= 0) {
-    return Invalid(api, "device address " + Hex(address) +
+  if (region_of(m, address) >= 0) {
+    return invalid(api, "device address " + hex_text(address) +
                             " is not in a live allocation (freed, or never allocated)");
   }
   if (access == Access::kDeviceOrPinned) {
-    return Invalid(
-        api, "pageable host memory " + Hex(address) + " where device or pinned memory is required");
+    return invalid(api, "pageable host memory " + hex_text(address) +
+                            " where device or pinned memory is required");
   }
   out->pageable = reinterpret_cast<std::byte*>(address);
   return CUDA_SUCCESS;
 }
 
-CUresult AllocateDevice(int device, std::size_t bytes, CUdeviceptr* out, const char* api,
-                        Pool* pool) {
-  if (out == nullptr) return Invalid(api, "null output pointer");
-  if (bytes == 0) return Invalid(api, "zero bytes");
-  if (GetConfig().huge_is_invalid && bytes > GetConfig().memory_bytes) {
+CUresult allocate_device(int device, std::size_t bytes, CUdeviceptr* out, const char* api,
+                         Pool* pool) {
+  if (out == nullptr) return invalid(api, "null output pointer");
+  if (bytes == 0) return invalid(api, "zero bytes");
+  if (get_config().huge_is_invalid && bytes > get_config().memory_bytes) {
     return CUDA_ERROR_INVALID_VALUE;  // not misuse: what a real driver may answer
   }
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
   Region& r = m.regions.at(static_cast<std::size_t>(device));
   const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  if (bytes > GetConfig().memory_bytes - r.in_use || rounded < bytes) {
+  if (bytes > get_config().memory_bytes - r.in_use || rounded < bytes) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   if (rounded > r.end - r.next) {
-    ReportMisuse(std::string(api) + ": the device's address space is used up");
+    report_misuse(std::string(api) + ": the device's address space is used up");
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   auto block = std::make_shared<Block>();
@@ -171,25 +171,25 @@ CUresult AllocateDevice(int device, std::size_t bytes, CUdeviceptr* out, const c
   return CUDA_SUCCESS;
 }
 
-CUresult FindDeviceBlock(std::uintptr_t address, const char* api, BlockRef* out) {
+CUresult find_device_block(std::uintptr_t address, const char* api, BlockRef* out) {
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
   auto it = m.blocks.find(address);
   if (it == m.blocks.end() || it->second->device < 0 || it->second->free_queued.load()) {
-    return Invalid(api,
-                   Hex(address) + " is not the start of a live device allocation (double free?)");
+    return invalid(
+        api, hex_text(address) + " is not the start of a live device allocation (double free?)");
   }
   *out = it->second;
   return CUDA_SUCCESS;
 }
 
-CUresult TakeDeviceBlock(std::uintptr_t address, const char* api, BlockRef* out) {
-  if (const CUresult r = FindDeviceBlock(address, api, out); r != CUDA_SUCCESS) return r;
+CUresult take_device_block(std::uintptr_t address, const char* api, BlockRef* out) {
+  if (const CUresult r = find_device_block(address, api, out); r != CUDA_SUCCESS) return r;
   (*out)->free_queued = true;
   return CUDA_SUCCESS;
 }
 
-void ReleaseDeviceBlock(const BlockRef& block) {
+void release_device_block(const BlockRef& block) {
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
   block->freed = true;
@@ -197,15 +197,15 @@ void ReleaseDeviceBlock(const BlockRef& block) {
   m.regions.at(static_cast<std::size_t>(block->device)).in_use -= block->size;
 }
 
-CUresult AllocatePinned(std::size_t bytes, void** out, const char* api) {
-  if (out == nullptr) return Invalid(api, "null output pointer");
-  if (bytes == 0) return Invalid(api, "zero bytes");
-  if (GetConfig().huge_is_invalid && bytes > GetConfig().memory_bytes) {
+CUresult allocate_pinned(std::size_t bytes, void** out, const char* api) {
+  if (out == nullptr) return invalid(api, "null output pointer");
+  if (bytes == 0) return invalid(api, "zero bytes");
+  if (get_config().huge_is_invalid && bytes > get_config().memory_bytes) {
     return CUDA_ERROR_INVALID_VALUE;  // not misuse: what a real driver may answer
   }
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
-  if (bytes > GetConfig().memory_bytes - m.pinned_in_use) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (bytes > get_config().memory_bytes - m.pinned_in_use) return CUDA_ERROR_OUT_OF_MEMORY;
   const std::size_t rounded = (bytes + kPageSize - 1) / kPageSize * kPageSize;
   auto block = std::make_shared<Block>();
   block->host = static_cast<std::byte*>(std::aligned_alloc(kPageSize, rounded));
@@ -219,12 +219,12 @@ CUresult AllocatePinned(std::size_t bytes, void** out, const char* api) {
   return CUDA_SUCCESS;
 }
 
-CUresult FreePinned(void* address, const char* api) {
+CUresult free_pinned(void* address, const char* api) {
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
   auto it = m.blocks.find(reinterpret_cast<std::uintptr_t>(address));
   if (address == nullptr || it == m.blocks.end() || it->second->device >= 0) {
-    return Invalid(api, Hex(reinterpret_cast<std::uintptr_t>(address)) +
+    return invalid(api, hex_text(reinterpret_cast<std::uintptr_t>(address)) +
                             " is not the start of a live pinned allocation (double free?)");
   }
   it->second->freed = true;  // queued operations still holding it will fail
@@ -233,13 +233,13 @@ CUresult FreePinned(void* address, const char* api) {
   return CUDA_SUCCESS;
 }
 
-BlockRef FindContaining(std::uintptr_t address) {
+BlockRef find_containing(std::uintptr_t address) {
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
-  return Containing(m, address);
+  return containing(m, address);
 }
 
-std::size_t DeviceBytesInUse(int device) {
+std::size_t device_bytes_in_use(int device) {
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
   return m.regions.at(static_cast<std::size_t>(device)).in_use;

@@ -44,8 +44,8 @@ struct Span {
   std::byte* pageable = nullptr;
   // The bytes, or nullptr when the block was freed after the operation was
   // queued (the caller reports CUDA_ERROR_ILLEGAL_ADDRESS).
-  std::byte* Bytes() const;
-  std::string Describe() const;
+  std::byte* bytes() const;
+  std::string describe() const;
 };
 
 enum class Access {
@@ -55,12 +55,12 @@ enum class Access {
 };
 
 // Reserves the address regions for `devices` devices (called by cuInit).
-CUresult ReserveDeviceRegions(int devices);
+CUresult reserve_device_regions(int devices);
 
 // Finds [address, address + bytes) for `access`: CUDA_ERROR_INVALID_VALUE
 // (reported with `api`) when it is null, unknown, freed, out of bounds or of
 // the wrong kind.
-CUresult Resolve(std::uintptr_t address, std::size_t bytes, Access access, const char* api,
+CUresult resolve(std::uintptr_t address, std::size_t bytes, Access access, const char* api,
                  Span* out);
 
 // Device memory of `device`, from `pool` (null for cuMemAlloc). More bytes
@@ -68,21 +68,21 @@ CUresult Resolve(std::uintptr_t address, std::size_t bytes, Access access, const
 // CUDA_ERROR_INVALID_VALUE under ANYDEV_CUDA_EMULATOR_HUGE_IS_INVALID=1 (as a
 // real driver may answer an impossible size); so do pinned allocations larger
 // than all pinned memory.
-CUresult AllocateDevice(int device, std::size_t bytes, CUdeviceptr* out, const char* api,
-                        Pool* pool = nullptr);
+CUresult allocate_device(int device, std::size_t bytes, CUdeviceptr* out, const char* api,
+                         Pool* pool = nullptr);
 // Removes a live device allocation starting exactly at `address`.
-CUresult TakeDeviceBlock(std::uintptr_t address, const char* api, BlockRef* out);
+CUresult take_device_block(std::uintptr_t address, const char* api, BlockRef* out);
 // Finds a live device allocation starting exactly at `address`.
-CUresult FindDeviceBlock(std::uintptr_t address, const char* api, BlockRef* out);
-void ReleaseDeviceBlock(const BlockRef& block);  // marks it freed, returns its bytes
+CUresult find_device_block(std::uintptr_t address, const char* api, BlockRef* out);
+void release_device_block(const BlockRef& block);  // marks it freed, returns its bytes
 
-CUresult AllocatePinned(std::size_t bytes, void** out, const char* api);
-CUresult FreePinned(void* address, const char* api);
+CUresult allocate_pinned(std::size_t bytes, void** out, const char* api);
+CUresult free_pinned(void* address, const char* api);
 
-std::size_t DeviceBytesInUse(int device);
+std::size_t device_bytes_in_use(int device);
 
 // The live allocation (device or pinned) that contains `address`, or null.
-BlockRef FindContaining(std::uintptr_t address);
+BlockRef find_containing(std::uintptr_t address);
 
 }  // namespace anydev_emu
 

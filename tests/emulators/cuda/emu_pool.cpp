@@ -22,7 +22,7 @@ Pools& P() {
 
 }  // namespace
 
-Pool* CreatePool(int device, bool is_default) {
+Pool* create_pool(int device, bool is_default) {
   auto pool = std::make_unique<Pool>();
   pool->device = device;
   pool->is_default = is_default;
@@ -32,30 +32,30 @@ Pool* CreatePool(int device, bool is_default) {
   return p.list.back().get();
 }
 
-CUresult LookupPool(CUmemoryPool handle, const char* api, Pool** out) {
+CUresult lookup_pool(CUmemoryPool handle, const char* api, Pool** out) {
   Pools& p = P();
   Pool* found = nullptr;
   {
     std::lock_guard<std::mutex> lock(p.mutex);
     for (const auto& pool : p.list) {
-      if (ToHandle(pool.get()) == handle) found = pool.get();
+      if (to_handle(pool.get()) == handle) found = pool.get();
     }
   }
   std::ostringstream what;
   what << api << ": memory pool " << static_cast<const void*>(handle);
   if (found == nullptr) {
-    ReportMisuse(what.str() + " is not a pool of this driver");
+    report_misuse(what.str() + " is not a pool of this driver");
     return CUDA_ERROR_INVALID_VALUE;
   }
   std::lock_guard<std::mutex> lock(found->mutex);
   if (found->destroyed) {
-    ReportMisuse(what.str() + " was destroyed");
+    report_misuse(what.str() + " was destroyed");
     return CUDA_ERROR_INVALID_VALUE;
   }
   *out = found;
   return CUDA_SUCCESS;
 }
 
-CUmemoryPool ToHandle(Pool* pool) { return reinterpret_cast<CUmemoryPool>(pool); }
+CUmemoryPool to_handle(Pool* pool) { return reinterpret_cast<CUmemoryPool>(pool); }
 
 }  // namespace anydev_emu

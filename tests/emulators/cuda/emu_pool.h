@@ -26,13 +26,13 @@ struct Pool {
 };
 
 // A new pool of `device`, registered; never null.
-Pool* CreatePool(int device, bool is_default);
+Pool* create_pool(int device, bool is_default);
 
 // The live pool behind `handle`; CUDA_ERROR_INVALID_VALUE (reported with
 // `api`) for an unknown or destroyed one.
-CUresult LookupPool(CUmemoryPool handle, const char* api, Pool** out);
+CUresult lookup_pool(CUmemoryPool handle, const char* api, Pool** out);
 
-CUmemoryPool ToHandle(Pool* pool);
+CUmemoryPool to_handle(Pool* pool);
 
 }  // namespace anydev_emu
 

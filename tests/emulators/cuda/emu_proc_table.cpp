@@ -24,14 +24,14 @@ struct Proc {
     }()                                                                              \
   }
 
-const Proc* Table(std::size_t* size) {
+const Proc* proc_table(std::size_t* size) {
   static const Proc table[] = {
       P(GetErrorName, 6000),
       P(GetErrorString, 6000),
       P(Init, 2000),
       P(DriverGetVersion, 2020),
       P(GetProcAddress, 12000),
-      Proc{"cuGetProcAddress", 11030, LegacyGetProcAddress()},
+      Proc{"cuGetProcAddress", 11030, legacy_get_proc_address()},
       P(DeviceGet, 2000),
       P(DeviceGetCount, 2000),
       P(DeviceGetName, 2000),
@@ -90,9 +90,9 @@ const Proc* Table(std::size_t* size) {
 
 }  // namespace
 
-void* FindProc(const char* name, int cuda_version, bool* known) {
+void* find_proc(const char* name, int cuda_version, bool* known) {
   std::size_t size = 0;
-  const Proc* table = Table(&size);
+  const Proc* table = proc_table(&size);
   const Proc* best = nullptr;
   *known = false;
   for (std::size_t i = 0; i < size; ++i) {

@@ -8,10 +8,10 @@ namespace anydev_emu {
 
 // The newest implementation of `name` whose version is <= `cuda_version`, or
 // null; *known says whether `name` exists at all.
-void* FindProc(const char* name, int cuda_version, bool* known);
+void* find_proc(const char* name, int cuda_version, bool* known);
 
 // The 4-argument cuGetProcAddress of CUDA 11.3 (api_driver_legacy.cpp).
-void* LegacyGetProcAddress();
+void* legacy_get_proc_address();
 
 }  // namespace anydev_emu
 

@@ -37,14 +37,14 @@ thread_local int t_depth = 0;
 
 }  // namespace
 
-CUresult CheckInitialized() {
+CUresult check_initialized() {
   return D().initialized.load(std::memory_order_acquire) &&
                  !g_forked.load(std::memory_order_relaxed)
              ? CUDA_SUCCESS
              : CUDA_ERROR_NOT_INITIALIZED;
 }
 
-bool IsSticky(CUresult result) {
+bool is_sticky(CUresult result) {
   switch (result) {
     case CUDA_ERROR_CONTAINED:
     case CUDA_ERROR_ILLEGAL_ADDRESS:
@@ -62,27 +62,27 @@ bool IsSticky(CUresult result) {
   }
 }
 
-void BreakContext(Context* context, CUresult fault) {
+void break_context(Context* context, CUresult fault) {
   CUresult healthy = CUDA_SUCCESS;
   context->sticky.compare_exchange_strong(healthy, fault);
 }
 
-CUresult StickyError(const Context* context) { return context->sticky.load(); }
+CUresult sticky_error(const Context* context) { return context->sticky.load(); }
 
-CUresult Initialize(unsigned int flags) {
+CUresult initialize(unsigned int flags) {
   if (g_forked.load()) return CUDA_ERROR_NOT_INITIALIZED;  // cuInit in a forked child
   if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
   Devices& d = D();
   std::lock_guard<std::mutex> lock(d.mutex);
   if (d.initialized.load()) return CUDA_SUCCESS;
-  const int count = GetConfig().devices;
+  const int count = get_config().devices;
   if (count == 0) return CUDA_ERROR_NO_DEVICE;
-  if (const CUresult r = ReserveDeviceRegions(count); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = reserve_device_regions(count); r != CUDA_SUCCESS) return r;
   for (int i = 0; i < count; ++i) {
     auto device = std::make_unique<Device>();
     device->index = i;
     device->primary.device = i;
-    device->default_pool = CreatePool(i, /*is_default=*/true);
+    device->default_pool = create_pool(i, /*is_default=*/true);
     d.list.push_back(std::move(device));
   }
   pthread_atfork(nullptr, nullptr, [] { g_forked.store(true, std::memory_order_relaxed); });
@@ -90,62 +90,62 @@ CUresult Initialize(unsigned int flags) {
   return CUDA_SUCCESS;
 }
 
-int DeviceCount() { return static_cast<int>(D().list.size()); }
+int device_count() { return static_cast<int>(D().list.size()); }
 
-Device* DeviceAt(int index) { return D().list.at(static_cast<std::size_t>(index)).get(); }
+Device* device_at(int index) { return D().list.at(static_cast<std::size_t>(index)).get(); }
 
-CUresult GetDevice(CUdevice ordinal, Device** out) {
-  if (const CUresult r = CheckInitialized(); r != CUDA_SUCCESS) return r;
-  if (ordinal < 0 || ordinal >= DeviceCount()) return CUDA_ERROR_INVALID_DEVICE;
-  *out = DeviceAt(ordinal);
+CUresult get_device(CUdevice ordinal, Device** out) {
+  if (const CUresult r = check_initialized(); r != CUDA_SUCCESS) return r;
+  if (ordinal < 0 || ordinal >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
+  *out = device_at(ordinal);
   return CUDA_SUCCESS;
 }
 
-Context* AsContext(CUcontext handle) {
-  if (CheckInitialized() != CUDA_SUCCESS || handle == nullptr) return nullptr;
+Context* as_context(CUcontext handle) {
+  if (check_initialized() != CUDA_SUCCESS || handle == nullptr) return nullptr;
   for (const auto& device : D().list) {
-    if (ToHandle(&device->primary) == handle) return &device->primary;
+    if (to_handle(&device->primary) == handle) return &device->primary;
   }
   return nullptr;
 }
 
-CUcontext ToHandle(Context* context) { return reinterpret_cast<CUcontext>(context); }
+CUcontext to_handle(Context* context) { return reinterpret_cast<CUcontext>(context); }
 
-CUresult CheckRetained(Context* context, const char* api) {
+CUresult check_retained(Context* context, const char* api) {
   std::lock_guard<std::mutex> lock(context->mutex);
   if (context->retained > 0) return CUDA_SUCCESS;
-  ReportMisuse(std::string(api) + ": the primary context of device " +
-               std::to_string(context->device) + " is not retained");
+  report_misuse(std::string(api) + ": the primary context of device " +
+                std::to_string(context->device) + " is not retained");
   return CUDA_ERROR_INVALID_CONTEXT;
 }
 
-Context* CurrentContext() { return t_depth == 0 ? nullptr : t_stack[t_depth - 1]; }
+Context* current_context() { return t_depth == 0 ? nullptr : t_stack[t_depth - 1]; }
 
-CUresult RequireCurrent(const char* api, Context** out) {
-  Context* current = CurrentContext();
+CUresult require_current(const char* api, Context** out) {
+  Context* current = current_context();
   if (current == nullptr) {
-    ReportMisuse(std::string(api) + ": no context is current on this thread");
+    report_misuse(std::string(api) + ": no context is current on this thread");
     return CUDA_ERROR_INVALID_CONTEXT;
   }
-  if (const CUresult r = CheckRetained(current, api); r != CUDA_SUCCESS) return r;
-  if (const CUresult r = StickyError(current); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = check_retained(current, api); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = sticky_error(current); r != CUDA_SUCCESS) return r;
   *out = current;
   return CUDA_SUCCESS;
 }
 
-CUresult PushCurrent(Context* context) {
+CUresult push_current(Context* context) {
   if (t_depth == kMaxContextDepth) {
-    ReportMisuse("cuCtxPushCurrent: more than " + std::to_string(kMaxContextDepth) +
-                 " contexts pushed on one thread (a missing cuCtxPopCurrent?)");
+    report_misuse("cuCtxPushCurrent: more than " + std::to_string(kMaxContextDepth) +
+                  " contexts pushed on one thread (a missing cuCtxPopCurrent?)");
     return CUDA_ERROR_INVALID_VALUE;
   }
   t_stack[t_depth++] = context;
   return CUDA_SUCCESS;
 }
 
-Context* PopCurrent() { return t_depth == 0 ? nullptr : t_stack[--t_depth]; }
+Context* pop_current() { return t_depth == 0 ? nullptr : t_stack[--t_depth]; }
 
-void SetCurrent(Context* context) {
+void set_current(Context* context) {
   if (t_depth > 0) --t_depth;
   if (context != nullptr) t_stack[t_depth++] = context;
 }

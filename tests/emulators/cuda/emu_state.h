@@ -42,37 +42,37 @@ struct Device {
 
 // CUDA_ERROR_NOT_INITIALIZED before a successful cuInit, and in a child
 // process forked after it.
-CUresult CheckInitialized();
+CUresult check_initialized();
 
 // Whether `result`, met by an operation running on a stream, breaks its
 // context for good (the errors cuda.h documents as leaving "the process in an
 // inconsistent state").
-bool IsSticky(CUresult result);
+bool is_sticky(CUresult result);
 // Records the first sticky fault of `context`.
-void BreakContext(Context* context, CUresult fault);
+void break_context(Context* context, CUresult fault);
 // CUDA_SUCCESS, or the fault that broke `context`.
-CUresult StickyError(const Context* context);
-CUresult Initialize(unsigned int flags);
+CUresult sticky_error(const Context* context);
+CUresult initialize(unsigned int flags);
 
-int DeviceCount();
+int device_count();
 // CUDA_ERROR_INVALID_DEVICE for an ordinal that is not a device.
-CUresult GetDevice(CUdevice ordinal, Device** out);
-Device* DeviceAt(int index);
+CUresult get_device(CUdevice ordinal, Device** out);
+Device* device_at(int index);
 
 // The emulator context behind `handle`, or null when it is not one.
-Context* AsContext(CUcontext handle);
-CUcontext ToHandle(Context* context);
+Context* as_context(CUcontext handle);
+CUcontext to_handle(Context* context);
 // CUDA_ERROR_INVALID_CONTEXT unless the context is retained.
-CUresult CheckRetained(Context* context, const char* api);
+CUresult check_retained(Context* context, const char* api);
 
 // The calling thread's current context (null when none).
-Context* CurrentContext();
+Context* current_context();
 // CUDA_ERROR_INVALID_CONTEXT (reported with `api`) when no retained context
 // is current on the calling thread; the sticky error of a broken one.
-CUresult RequireCurrent(const char* api, Context** out);
-CUresult PushCurrent(Context* context);  // INVALID_VALUE past 256 deep
-Context* PopCurrent();                   // null when the stack is empty
-void SetCurrent(Context* context);
+CUresult require_current(const char* api, Context** out);
+CUresult push_current(Context* context);  // INVALID_VALUE past 256 deep
+Context* pop_current();                   // null when the stack is empty
+void set_current(Context* context);
 
 }  // namespace anydev_emu
 

@@ -12,7 +12,7 @@
 namespace anydev_emu {
 namespace {
 
-std::string Hex(const void* p) {
+std::string hex_text(const void* p) {
   std::ostringstream out;
   out << p;
   return out.str();
@@ -28,7 +28,7 @@ struct Registry {
 
 // Opaque handles from a counter: a destroyed handle never names a new object.
 template <class Handle>
-Handle NewHandle(Registry& r) {
+Handle new_handle(Registry& r) {
   r.next_handle += 16;
   return reinterpret_cast<Handle>(std::uintptr_t{0xc0da00000000} + r.next_handle);
 }
@@ -38,25 +38,25 @@ Registry& R() {
   return *registry;
 }
 
-bool IsDefaultStream(CUstream handle) {
+bool is_default_stream(CUstream handle) {
   return handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD;
 }
 
 }  // namespace
 
-StreamRef Stream::Create(Context* context) {
+StreamRef Stream::create(Context* context) {
   auto stream = std::make_shared<Stream>(context);
-  std::thread([stream] { stream->Run(); }).detach();
+  std::thread([stream] { stream->run(); }).detach();
   return stream;
 }
 
-void Stream::Enqueue(const char* api, std::function<CUresult()> op) {
+void Stream::enqueue(const char* api, std::function<CUresult()> op) {
   std::lock_guard<std::mutex> lock(mutex_);
   queue_.push_back(Task{api, std::move(op)});
   work_.notify_one();
 }
 
-CUresult Stream::Synchronize() {
+CUresult Stream::synchronize() {
   std::unique_lock<std::mutex> lock(mutex_);
   idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
   const CUresult error = error_;
@@ -64,14 +64,14 @@ CUresult Stream::Synchronize() {
   return error;
 }
 
-void Stream::Retire() {
+void Stream::retire() {
   std::lock_guard<std::mutex> lock(mutex_);
   retired_ = true;
   work_.notify_one();
 }
 
-void Stream::Run() {
-  const auto delay = std::chrono::microseconds(GetConfig().delay_us);
+void Stream::run() {
+  const auto delay = std::chrono::microseconds(get_config().delay_us);
   for (;;) {
     Task task;
     {
@@ -89,51 +89,51 @@ void Stream::Run() {
     std::lock_guard<std::mutex> lock(mutex_);
     busy_ = false;
     if (result != CUDA_SUCCESS) {
-      ReportMisuse(std::string(api) + " failed while running on stream " + Hex(this) +
-                   " with CUresult " + std::to_string(result));
+      report_misuse(std::string(api) + " failed while running on stream " + hex_text(this) +
+                    " with CUresult " + std::to_string(result));
       if (error_ == CUDA_SUCCESS) error_ = result;
-      if (IsSticky(result)) BreakContext(context_, result);
+      if (is_sticky(result)) break_context(context_, result);
     }
     if (queue_.empty()) idle_.notify_all();
   }
 }
 
-CUresult LookupStream(CUstream handle, const char* api, StreamRef* out) {
+CUresult lookup_stream(CUstream handle, const char* api, StreamRef* out) {
   Registry& r = R();
-  if (IsDefaultStream(handle)) {
+  if (is_default_stream(handle)) {
     Context* current = nullptr;
-    if (const CUresult e = RequireCurrent(api, &current); e != CUDA_SUCCESS) return e;
+    if (const CUresult e = require_current(api, &current); e != CUDA_SUCCESS) return e;
     std::lock_guard<std::mutex> lock(r.mutex);
     StreamRef& stream = r.default_streams[current->device];
-    if (stream == nullptr) stream = Stream::Create(current);
+    if (stream == nullptr) stream = Stream::create(current);
     *out = stream;
     return CUDA_SUCCESS;
   }
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.streams.find(handle);
   if (it == r.streams.end()) {
-    ReportMisuse(std::string(api) + ": unknown or destroyed stream " + Hex(handle));
+    report_misuse(std::string(api) + ": unknown or destroyed stream " + hex_text(handle));
     return CUDA_ERROR_INVALID_HANDLE;
   }
-  if (const CUresult e = StickyError(it->second->context()); e != CUDA_SUCCESS) return e;
+  if (const CUresult e = sticky_error(it->second->context()); e != CUDA_SUCCESS) return e;
   *out = it->second;
   return CUDA_SUCCESS;
 }
 
-CUstream Register(const StreamRef& stream) {
+CUstream register_object(const StreamRef& stream) {
   Registry& r = R();
   std::lock_guard<std::mutex> lock(r.mutex);
-  auto handle = NewHandle<CUstream>(r);
+  auto handle = new_handle<CUstream>(r);
   r.streams[handle] = stream;
   return handle;
 }
 
-CUresult Unregister(CUstream handle, StreamRef* out) {
+CUresult unregister(CUstream handle, StreamRef* out) {
   Registry& r = R();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.streams.find(handle);
   if (it == r.streams.end()) {
-    ReportMisuse("cuStreamDestroy: unknown or already destroyed stream " + Hex(handle));
+    report_misuse("cuStreamDestroy: unknown or already destroyed stream " + hex_text(handle));
     return CUDA_ERROR_INVALID_HANDLE;
   }
   *out = std::move(it->second);
@@ -141,33 +141,33 @@ CUresult Unregister(CUstream handle, StreamRef* out) {
   return CUDA_SUCCESS;
 }
 
-CUresult LookupEvent(CUevent handle, const char* api, EventRef* out) {
+CUresult lookup_event(CUevent handle, const char* api, EventRef* out) {
   Registry& r = R();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.events.find(handle);
   if (it == r.events.end()) {
-    ReportMisuse(std::string(api) + ": unknown or destroyed event " + Hex(handle));
+    report_misuse(std::string(api) + ": unknown or destroyed event " + hex_text(handle));
     return CUDA_ERROR_INVALID_HANDLE;
   }
-  if (const CUresult e = StickyError(it->second->context); e != CUDA_SUCCESS) return e;
+  if (const CUresult e = sticky_error(it->second->context); e != CUDA_SUCCESS) return e;
   *out = it->second;
   return CUDA_SUCCESS;
 }
 
-CUevent Register(const EventRef& event) {
+CUevent register_object(const EventRef& event) {
   Registry& r = R();
   std::lock_guard<std::mutex> lock(r.mutex);
-  auto handle = NewHandle<CUevent>(r);
+  auto handle = new_handle<CUevent>(r);
   r.events[handle] = event;
   return handle;
 }
 
-CUresult Unregister(CUevent handle, EventRef* out) {
+CUresult unregister(CUevent handle, EventRef* out) {
   Registry& r = R();
   std::lock_guard<std::mutex> lock(r.mutex);
   auto it = r.events.find(handle);
   if (it == r.events.end()) {
-    ReportMisuse("cuEventDestroy: unknown or already destroyed event " + Hex(handle));
+    report_misuse("cuEventDestroy: unknown or already destroyed event " + hex_text(handle));
     return CUDA_ERROR_INVALID_HANDLE;
   }
   *out = std::move(it->second);

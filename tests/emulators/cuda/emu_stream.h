@@ -31,23 +31,23 @@ class Stream {
   Context* context() const { return context_; }
 
   // Starts the worker thread, which shares ownership of the stream.
-  static std::shared_ptr<Stream> Create(Context* context);
+  static std::shared_ptr<Stream> create(Context* context);
 
   // `op` runs on the worker; a CUresult other than CUDA_SUCCESS is the
   // stream's asynchronous error (reported with `api`), and a sticky one
-  // (IsSticky) breaks the stream's context.
-  void Enqueue(const char* api, std::function<CUresult()> op);
+  // (is_sticky) breaks the stream's context.
+  void enqueue(const char* api, std::function<CUresult()> op);
   // Waits until every queued operation ran; returns and clears the first error.
-  CUresult Synchronize();
+  CUresult synchronize();
   // The worker finishes the queue, then exits.
-  void Retire();
+  void retire();
 
  private:
   struct Task {
     const char* api = "";
     std::function<CUresult()> op;
   };
-  void Run();
+  void run();
 
   Context* const context_;
   std::mutex mutex_;
@@ -66,7 +66,7 @@ struct Event {
   std::condition_variable done;
   std::uint64_t recorded = 0;       // records accepted; the latest is the one that counts
   std::set<std::uint64_t> pending;  // records queued that have not run yet
-  bool Done(std::uint64_t record) const { return pending.count(record) == 0; }
+  bool is_done(std::uint64_t record) const { return pending.count(record) == 0; }
 };
 
 using StreamRef = std::shared_ptr<Stream>;
@@ -76,16 +76,16 @@ using EventRef = std::shared_ptr<Event>;
 // CU_STREAM_LEGACY and CU_STREAM_PER_THREAD the default stream of the current
 // context. CUDA_ERROR_INVALID_HANDLE (reported with `api`) otherwise; the
 // sticky error when the stream's context is broken (emu_state.h).
-CUresult LookupStream(CUstream handle, const char* api, StreamRef* out);
-CUstream Register(const StreamRef& stream);
+CUresult lookup_stream(CUstream handle, const char* api, StreamRef* out);
+CUstream register_object(const StreamRef& stream);
 // Removes a created stream from the registry; INVALID_HANDLE when unknown.
-CUresult Unregister(CUstream handle, StreamRef* out);
+CUresult unregister(CUstream handle, StreamRef* out);
 
 // A live event; INVALID_HANDLE when unknown, the sticky error when its
 // context is broken.
-CUresult LookupEvent(CUevent handle, const char* api, EventRef* out);
-CUevent Register(const EventRef& event);
-CUresult Unregister(CUevent handle, EventRef* out);
+CUresult lookup_event(CUevent handle, const char* api, EventRef* out);
+CUevent register_object(const EventRef& event);
+CUresult unregister(CUevent handle, EventRef* out);
 
 }  // namespace anydev_emu
 

@@ -139,7 +139,7 @@ TEST_F(EmulatorTest, MisuseIsAnError) {
   EXPECT_EQ(cuEventQuery(event), CUDA_ERROR_INVALID_HANDLE);
 }
 
-void WaitForRelease(void* flag) {
+void wait_for_release(void* flag) {
   while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::yield();
 }
 
@@ -150,7 +150,7 @@ TEST_F(EmulatorTest, AsynchronousFaultIsStickyUntilTheContextIsReset) {
   CUdeviceptr p = 0;
   ASSERT_EQ(cuMemAlloc(&p, 64), CUDA_SUCCESS);
   std::atomic<bool> release{false};
-  ASSERT_EQ(cuLaunchHostFunc(stream_, WaitForRelease, &release), CUDA_SUCCESS);
+  ASSERT_EQ(cuLaunchHostFunc(stream_, wait_for_release, &release), CUDA_SUCCESS);
   ASSERT_EQ(cuMemsetD8Async(p, 1, 64, stream_), CUDA_SUCCESS);
   ASSERT_EQ(cuMemFree(p), CUDA_SUCCESS);  // too early: the memset is still queued
   release = true;

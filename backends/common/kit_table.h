@@ -1,0 +1,124 @@
+// The backend table as every backend fills it: the entries the core requires
+// in one X-macro list (the core's plugin loader checks the same list), each
+// entry's function declared from the table's own field type, and the table's
+// header fields. Compile-time only: nothing here holds state.
+//
+//   ANYDEV_KIT_REQUIRED_ENTRIES(X)       X(name) for each required entry
+//   ANYDEV_KIT_DECLARE_ENTRY(name)       declares `name` with the type of the
+//                                        table's field `name`
+//   ANYDEV_KIT_DECLARE_REQUIRED_ENTRIES  ANYDEV_KIT_DECLARE_ENTRY for each one
+//   ANYDEV_KIT_SET_REQUIRED_ENTRIES(t)   t.name = name for each one
+//   ANYDEV_KIT_OPTIONAL_ENTRIES(X)       X(name) for each optional entry
+//   ANYDEV_KIT_DECLARE_ALL_ENTRIES       declares every entry, required and
+//                                        optional (a backend defines those it
+//                                        fills; the others stay undefined)
+//   ANYDEV_KIT_BACKEND_TABLE(name, ...)  the whole table: header, required
+//                                        entries, then the optional entries
+//                                        and flags given as designated
+//                                        initializers of kit::optional_entries
+//
+//   constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
+//       kBackendName, .native_handle = native_handle, .flags = 0);
+//
+// The functions named are looked up where the macro is used: a backend
+// defines them in its own namespace.
+#ifndef ANYDEV_BACKENDS_COMMON_KIT_TABLE_H_
+#define ANYDEV_BACKENDS_COMMON_KIT_TABLE_H_
+
+#include <type_traits>
+
+#include "anydev/anydev.h"
+#include "anydev/backend.h"
+
+#define ANYDEV_KIT_REQUIRED_ENTRIES(X) \
+  X(initialize)                        \
+  X(device_count)                      \
+  X(device_props)                      \
+  X(memory_info)                       \
+  X(stream_create)                     \
+  X(stream_destroy)                    \
+  X(stream_synchronize)                \
+  X(event_create)                      \
+  X(event_destroy)                     \
+  X(event_record)                      \
+  X(event_synchronize)                 \
+  X(event_query)                       \
+  X(stream_wait_event)                 \
+  X(host_alloc)                        \
+  X(device_alloc)                      \
+  X(memory_free)                       \
+  X(copy)                              \
+  X(fill)                              \
+  X(can_access_peer)                   \
+  X(enable_peer_access)
+
+#define ANYDEV_KIT_OPTIONAL_ENTRIES(X) \
+  X(memory_free_async)                 \
+  X(native_handle)                     \
+  X(stream_wrap_native)                \
+  X(memory_is_locked)
+
+#define ANYDEV_KIT_DECLARE_ENTRY(name) \
+  std::remove_pointer_t<decltype(anydev_backend_table_t::name)> name;
+#define ANYDEV_KIT_DECLARE_REQUIRED_ENTRIES ANYDEV_KIT_REQUIRED_ENTRIES(ANYDEV_KIT_DECLARE_ENTRY)
+
+#define ANYDEV_KIT_DECLARE_ALL_ENTRIES \
+  ANYDEV_KIT_DECLARE_REQUIRED_ENTRIES  \
+  ANYDEV_KIT_OPTIONAL_ENTRIES(ANYDEV_KIT_DECLARE_ENTRY)
+
+#define ANYDEV_KIT_SET_ENTRY_(name) kit_table_.name = name;
+#define ANYDEV_KIT_SET_REQUIRED_ENTRIES(table)         \
+  do {                                                 \
+    anydev_backend_table_t& kit_table_ = (table);      \
+    ANYDEV_KIT_REQUIRED_ENTRIES(ANYDEV_KIT_SET_ENTRY_) \
+  } while (false)
+
+namespace anydev::kit {
+
+// A table with only its header filled: size, ABI version and `name` (a
+// string that lives as long as the table).
+constexpr anydev_backend_table_t table_header(const char* name) {
+  anydev_backend_table_t table{};
+  table.struct_size = sizeof(anydev_backend_table_t);
+  table.abi_version = ANYDEV_BACKEND_ABI_VERSION;
+  table.name = name;
+  return table;
+}
+
+// The optional entries (null: not offered) and the flags of a table.
+struct optional_entries {
+#define ANYDEV_KIT_OPTIONAL_FIELD_(name) decltype(anydev_backend_table_t::name) name = nullptr;
+  ANYDEV_KIT_OPTIONAL_ENTRIES(ANYDEV_KIT_OPTIONAL_FIELD_)
+#undef ANYDEV_KIT_OPTIONAL_FIELD_
+  decltype(anydev_backend_table_t::flags) flags = 0;
+};
+
+// `table` with the optional entries and the flags of `optional`.
+constexpr anydev_backend_table_t with_optional_entries(anydev_backend_table_t table,
+                                                       const optional_entries& optional) {
+#define ANYDEV_KIT_COPY_OPTIONAL_(name) table.name = optional.name;
+  ANYDEV_KIT_OPTIONAL_ENTRIES(ANYDEV_KIT_COPY_OPTIONAL_)
+#undef ANYDEV_KIT_COPY_OPTIONAL_
+  table.flags = optional.flags;
+  return table;
+}
+
+// Whether native_handle's `kind` names an object (a stream, an event or a
+// memory handle) that the caller must pass.
+constexpr bool native_kind_needs_object(int kind) {
+  return kind == ANYDEV_NATIVE_STREAM || kind == ANYDEV_NATIVE_EVENT ||
+         kind == ANYDEV_NATIVE_MEMORY;
+}
+
+}  // namespace anydev::kit
+
+#define ANYDEV_KIT_BACKEND_TABLE(backend_name, ...)                                   \
+  ::anydev::kit::with_optional_entries(                                               \
+      [] {                                                                            \
+        anydev_backend_table_t kit_table = ::anydev::kit::table_header(backend_name); \
+        ANYDEV_KIT_SET_REQUIRED_ENTRIES(kit_table);                                   \
+        return kit_table;                                                             \
+      }(),                                                                            \
+      ::anydev::kit::optional_entries{__VA_ARGS__})
+
+#endif  // ANYDEV_BACKENDS_COMMON_KIT_TABLE_H_
