@@ -392,7 +392,16 @@ void bind_buffers(py::module_& m) {
         heap_type->ht_type.tp_as_buffer = &heap_type->as_buffer;
       }),
       "Pinned host memory (DeviceContext.enqueue_create_host_buffer). Indexing reads and writes "
-      "memory directly (synchronize first); supports the buffer protocol and DLPack.");
+      "memory directly (synchronize first); supports the buffer protocol and DLPack.")
+      .def(
+          "is_locked",
+          [](const HostBuffer& b) {
+            int locked = 0;
+            check(anydev_buffer_is_locked(b.get("is_locked"), &locked));
+            return locked != 0;
+          },
+          "True when the memory is page-locked (pinned); False past RLIMIT_MEMLOCK, with a "
+          "backend that does not lock host memory (opencl), for imported memory and size 0.");
   py::class_<DeviceBuffer, Buffer>(
       m, "DeviceBuffer",
       "Device memory (DeviceContext.enqueue_create_buffer). Indexing copies one element "

@@ -227,3 +227,14 @@ def test_copies_with_python_objects_refuse_another_dtype(ctx):
     d.enqueue_copy_to(back)
     assert bytes(back) == raw
     d.enqueue_copy_from(memoryview(array.array("d", [1.0, 2.0])).cast("B"))
+
+
+def test_host_buffer_says_whether_it_is_locked():
+    cpu = anydev.DeviceContext(0, "cpu")
+    host = cpu.enqueue_create_host_buffer(16, "uint8")
+    assert isinstance(host.is_locked(), bool)
+    taken = cpu.enqueue_create_host_buffer(16, "uint8")
+    address = taken.take_ptr()
+    with pytest.raises(anydev.InvalidStateError, match="take_ptr"):
+        taken.is_locked()
+    cpu.free(address)
