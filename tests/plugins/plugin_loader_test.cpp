@@ -234,6 +234,7 @@ int ExpectRetiredInChild(const std::string& backend, int code) {
 // initialized works there; one with the flag (testforksafe) keeps working.
 // testoldtable also shows that a table of the first ABI 1 size still loads.
 TEST(PluginFork, OnlyBackendsThatSurviveForkStayUsableInTheChild) {
+  ANYDEV_SKIP_FORK_UNDER_ASAN();
   REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
   // Before the parent opens testgood, a child may.
   EXPECT_EQ(anydev_test::run_in_forked_child([] {

@@ -104,6 +104,7 @@ int ChildAfterParentUsed(const std::string& backend, const DeviceContext& parent
 }
 
 TEST(ForkBackend, InitializedInParentIsUnavailableInChild) {
+  ANYDEV_SKIP_FORK_UNDER_ASAN();
   const std::string backend = TestBackend();
   REQUIRE_BACKEND(backend);
   const DeviceContext ctx(0, backend);
@@ -121,6 +122,7 @@ TEST(ForkBackend, InitializedInParentIsUnavailableInChild) {
 }
 
 TEST(ForkBackend, NotInitializedInParentWorksInChild) {
+  ANYDEV_SKIP_FORK_UNDER_ASAN();
   const std::string backend = TestBackend();
   if (backend.empty()) GTEST_SKIP() << "ANYDEV_FORK_TEST_BACKEND is not set: run via ctest";
   // Nothing here probes `backend` before the fork (cpu only).

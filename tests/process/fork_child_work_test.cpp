@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "anydev/anydev.hpp"
+#include "fork_child.h"
 
 namespace {
 
@@ -61,16 +62,7 @@ int ChildWork() {
 }
 
 TEST(ForkChildWork, ChildMakesItsOwnContextWhileParentWorkersAreBusy) {
-#if defined(__SANITIZE_ADDRESS__)
-  // AddressSanitizer's own allocator (GCC 12's runtime) takes no lock around
-  // fork(): when a parent thread is inside malloc at that moment, the child
-  // inherits the allocator's lock held and hangs in its next malloc, before
-  // any anydev code matters (seen in gdb: the child's new thread blocks in
-  // __asan::Allocator under AsanThread::Init). glibc's malloc, which every
-  // non-sanitized build uses, does lock around fork(); this test runs there.
-  GTEST_SKIP() << "AddressSanitizer's allocator is not fork-safe in a multi-threaded parent "
-                  "(GCC 12 runtime); this test runs in the plain build";
-#endif
+  ANYDEV_SKIP_FORK_UNDER_ASAN();
   const DeviceContext ctx(0, "cpu");
   std::atomic<bool> stop{false};
   std::vector<std::thread> busy;

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "anydev/anydev.hpp"
+#include "fork_child.h"
 
 namespace {
 
@@ -92,6 +93,7 @@ int RunChild(const DeviceContext& ctx, const HostBuffer<std::uint32_t>& host,
 }
 
 TEST(Fork, ChildGetsInvalidStateAndExitsNormally) {
+  ANYDEV_SKIP_FORK_UNDER_ASAN();
   const DeviceContext ctx(0, "cpu");
   constexpr std::size_t kWords = 4u << 20;
   const HostBuffer<std::uint32_t> host = ctx.enqueue_create_host_buffer<std::uint32_t>(kWords);
@@ -145,6 +147,7 @@ TEST(Fork, ChildGetsInvalidStateAndExitsNormally) {
 // condition variable with the parent's waiter in it, and glibc's notify
 // waited for that waiter, which does not exist in the child.
 TEST(Fork, ChildReleasesBuffersWithPendingWorkAndExits) {
+  ANYDEV_SKIP_FORK_UNDER_ASAN();
   const DeviceContext ctx(0, "cpu");
   constexpr std::size_t kWords = 8u << 20;
   {

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "../../process/fork_child.h"
 #include "anydev/anydev.h"
 
 namespace {
@@ -475,6 +476,7 @@ TEST(CudaBackendFault, AsynchronousFaultReportsABrokenContextAndNeverHangs) {
 // A forked child cannot use the CUDA driver its parent initialized: a new
 // context there fails with a message that says so, promptly.
 TEST(CudaBackendFork, ContextInAForkedChildFailsWithAClearMessage) {
+  ANYDEV_SKIP_FORK_UNDER_ASAN();
   Context c0(0);
   ASSERT_OK(c0.status());
   Buffer b(c0.get(), ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 4096);
