@@ -1,7 +1,8 @@
 # Installation and packaging of anydev (included by the top-level CMakeLists).
 #
 # Installed tree (all paths relative, so the prefix can be moved):
-#   include/anydev/*.h, *.hpp          public headers
+#   include/anydev/*.h, *.hpp          public headers: the C ABI, anydev.hpp and its topic headers
+#   include/anydev/detail/*.hpp        their internals (scripts/check-install checks every header)
 #   lib/libanydev.so*                  the library (plugins: lib/anydev/, by AnydevPlugin.cmake)
 #   lib/cmake/anydev/                  anydevConfig.cmake, anydevConfigVersion.cmake,
 #                                      anydevTargets*.cmake: find_package(anydev) -> anydev::anydev
@@ -19,6 +20,7 @@ install(TARGETS anydev
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
+# The whole folder, subfolders (detail/) included.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/anydev
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")

@@ -8,6 +8,8 @@
 // Ownership: DLPackTensor owns one DLManagedTensor (move-only; its destructor
 // calls the deleter unless release() handed it on). from_dlpack takes over
 // the producer's tensor only when it succeeds. Thread-safety as the C ABI.
+#include "anydev/detail/require_cxx20.hpp"  // first, before the guard
+
 #ifndef ANYDEV_DLPACK_HPP_
 #define ANYDEV_DLPACK_HPP_
 
@@ -16,8 +18,11 @@
 #include <span>
 #include <utility>
 
-#include "anydev/anydev.hpp"
 #include "anydev/anydev_dlpack.h"
+#include "anydev/buffer.hpp"
+#include "anydev/context.hpp"
+#include "anydev/dtype.hpp"
+#include "anydev/status.hpp"
 
 namespace anydev {
 
