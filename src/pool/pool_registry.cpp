@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "environment.h"
+#include "event_pool.h"
 #include "fork_guard.h"
 #include "logging.h"
 #include "status.h"
@@ -110,10 +111,11 @@ std::size_t default_release_threshold() {
 CachingPool& pool_for(const Backend* backend, int device, anydev_bk_memory_kind_t kind) {
   const bool caching = pools_enabled();  // outside the lock: may log
   const std::size_t threshold = default_release_threshold();
+  EventPool& events = event_pool_for(backend, device);  // shared with ordering and the reclaimer
   Pools& pools = Pools::instance();
   std::lock_guard lock(pools.mutex);
   if (CachingPool* pool = pools.find_locked(backend, device, kind)) return *pool;
-  auto* pool = new CachingPool(backend, device, kind, caching, threshold);
+  auto* pool = new CachingPool(backend, device, kind, caching, threshold, &events);
   pools.entries.push_back(Entry{backend, device, kind, pool});
   return *pool;
 }
