@@ -3,7 +3,6 @@
 #include <pthread.h>
 
 #include <atomic>
-#include <charconv>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -63,12 +62,6 @@ struct Pools {
 
 }  // namespace
 
-std::optional<bool> parse_pool_setting(std::string_view value) noexcept {
-  if (value == "1") return true;
-  if (value == "0") return false;
-  return std::nullopt;
-}
-
 bool pools_enabled() {
   // -1: not read yet. No C++ static guard (fork-safe, fork_guard.h): racing
   // threads read the same value.
@@ -80,16 +73,6 @@ bool pools_enabled() {
   const bool on = value ? parse_pool_setting(*value).value_or(true) : true;
   enabled.store(on ? 1 : 0, std::memory_order_relaxed);
   return on;
-}
-
-std::optional<std::size_t> parse_release_threshold(std::string_view value) noexcept {
-  if (value.empty() || value.find_first_not_of("0123456789") != std::string_view::npos) {
-    return std::nullopt;
-  }
-  std::size_t bytes = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), bytes);
-  if (error != std::errc() || end != value.data() + value.size()) return std::nullopt;
-  return bytes;
 }
 
 std::size_t default_release_threshold() {
