@@ -190,17 +190,18 @@ void CachingPool::recycle_node(PoolNode* node) noexcept {
 }
 
 void CachingPool::hand_to_reclaimer(PoolNode* list) noexcept {
-  if (list == nullptr) return;
-  // The reclaimer runs the callback at once (no event to wait for); it
-  // waits for each block's own event.
-  try {
-    run_after_event(backend_, nullptr, [this, list] { free_list(list); });
-    return;
-  } catch (...) {  // no memory for the callback: free here instead
+  // Each block is a release of its own: the reclaimer frees it once its own
+  // event has completed (polled, stream_ordered_release.h), so a block that a
+  // slow stream still uses holds up no other release. The event goes back to
+  // the event pool afterwards; the node is the pool's again at once.
+  // release_after_event never throws: without memory or a thread it frees on
+  // this thread instead.
+  while (list != nullptr) {
+    PoolNode* node = list;
+    list = node->newer;
+    release_after_event(backend_, device_, node->event, kind_, node->handle, &events_);
+    recycle_node(node);
   }
-  log_error(backend_->name, ": pool: could not hand cached ", kind_name(kind_),
-            " blocks to the reclaimer; freeing them on the caller's thread");
-  free_list(list);
 }
 
 anydev_status_t CachingPool::backend_allocate(const std::shared_ptr<Stream>& stream,

@@ -26,8 +26,9 @@
 // Trimming. The pool keeps at most release_threshold() + bytes_in_use / 4
 // bytes cached (the block given back last is always kept, so that a loop
 // that reuses one size stays on the fast path). Past that, the oldest cached
-// blocks are handed to the reclaimer thread, which waits for their events
-// and frees them: the caller never calls memory_free.
+// blocks are handed to the reclaimer thread, each as a release of its own,
+// which frees each once its event has completed (a block that a slow stream
+// still uses holds up no other): the caller never calls memory_free.
 //
 // Out of memory. When the backend fails an allocation with OUT_OF_MEMORY and
 // the pool held cached blocks, it frees them all -- waiting for the events of
@@ -206,8 +207,8 @@ class CachingPool {
   // Under mutex_: unlinks the oldest blocks until the cache fits its limit
   // (keeping the newest); returns them linked through `newer`.
   PoolNode* trim_locked() noexcept;
-  // Frees a detached list (linked through `newer`) on the reclaimer thread;
-  // here when it cannot be queued.
+  // Frees a detached list (linked through `newer`) on the reclaimer thread,
+  // each block after its own event; here when it cannot be queued.
   void hand_to_reclaimer(PoolNode* list) noexcept;
   // Waits for each block's event, frees it and deletes its node.
   void free_list(PoolNode* list) noexcept;
