@@ -3,7 +3,8 @@
 // pool take their events from the device's pool, so that in steady state no
 // event is created or destroyed per ordering or per release, and an ordering
 // costs two backend calls (record, wait). The pool is bounded, and an event
-// whose use failed is destroyed, not reused.
+// whose use failed is destroyed, not reused. Also the foreign release
+// strategy's event (ForeignReleaseTest).
 #include "event_pool.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "allocation.h"
+#include "foreign_memory.h"
 #include "objects.h"
 #include "pool/caching_pool.h"
 #include "pool/pooled_allocation.h"
@@ -33,6 +35,7 @@ struct Counts {
   std::atomic<int> destroys{0};
   std::atomic<int> records{0};
   std::atomic<int> waits{0};
+  std::atomic<int> stream_syncs{0};
   std::atomic<bool> fail_record{false};
   std::mutex mutex;
   std::set<void*> live_blocks;
@@ -85,7 +88,10 @@ anydev_status_t StreamWaitEvent(anydev_bk_stream_t, anydev_bk_event_t) {
   ++counts->waits;
   return ANYDEV_SUCCESS;
 }
-anydev_status_t StreamSynchronize(anydev_bk_stream_t) { return ANYDEV_SUCCESS; }
+anydev_status_t StreamSynchronize(anydev_bk_stream_t) {
+  ++counts->stream_syncs;
+  return ANYDEV_SUCCESS;
+}
 
 anydev_backend_table_t MakeTable() {
   anydev_backend_table_t t{};
@@ -227,6 +233,39 @@ TEST_F(EventPoolTest, FailedOrderingDestroysItsEventAndKeepsTheError) {
   counts_.fail_record = false;
   EXPECT_EQ(events_->idle(), 0u) << "an event whose record failed is not reused";
   EXPECT_EQ(Destroys(), 1);
+}
+
+// The foreign release strategy (foreign_memory.h) when its release event
+// cannot be recorded: the producer's callback runs only after the last
+// user's stream has been waited for (before, it ran at once: the fresh
+// event it waited on instead was complete).
+using ForeignReleaseTest = EventPoolTest;
+
+TEST_F(ForeignReleaseTest, WithoutARecordedEventWaitsForTheLastStreamBeforeTheCallback) {
+  int syncs_at_callback = -1;
+  char memory[64];
+  auto allocation =
+      make_foreign_allocation(&backend_, 0, ANYDEV_BK_MEMORY_USER_HOST, memory, sizeof memory, a_,
+                              [&] { syncs_at_callback = counts_.stream_syncs; });
+  allocation->last_stream = b_;
+  counts_.fail_record = true;
+  allocation.reset();
+  counts_.fail_record = false;
+  EXPECT_EQ(syncs_at_callback, 1) << "the callback ran before the last stream was waited for";
+  EXPECT_EQ(events_->idle(), 0u) << "an event whose record failed is not reused";
+}
+
+TEST_F(ForeignReleaseTest, RunsTheCallbackAfterTheEventAndGivesTheEventBack) {
+  bool called = false;
+  char memory[64];
+  auto allocation = make_foreign_allocation(&backend_, 0, ANYDEV_BK_MEMORY_USER_HOST, memory,
+                                            sizeof memory, a_, [&] { called = true; });
+  allocation->last_stream = b_;
+  allocation.reset();
+  drain_releases();
+  EXPECT_TRUE(called);
+  EXPECT_EQ(events_->idle(), 1u) << "the release event went back to the pool";
+  EXPECT_EQ(counts_.stream_syncs.load(), 0) << "the releasing thread never waits";
 }
 
 }  // namespace
