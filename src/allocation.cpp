@@ -1,11 +1,12 @@
 #include "allocation.h"
 
-#include "foreign_memory.h"
+#include <string>
+
+#include "event_pool.h"
 #include "fork_guard.h"
 #include "host_memory_locks.h"
 #include "logging.h"
-#include "objects.h"
-#include "pool/pooled_allocation.h"
+#include "registry.h"
 #include "status.h"
 #include "stream_ordered_release.h"
 
@@ -22,45 +23,55 @@ void log_failure(const Backend* backend, const char* what) noexcept {
   }
 }
 
+// The plain strategy: stateless, so one object serves every allocation.
+// Constant-initialized with a trivial destructor: nothing runs at exit, so
+// allocations released during exit still find it.
+class PlainRelease final : public ReleaseStrategy {
+ public:
+  constexpr PlainRelease() = default;
+  void release(Allocation& allocation) noexcept override {
+    if (allocation.handle == nullptr) return;  // zero-size buffers own no memory
+    order_release_after_last_use(allocation);
+    free_after_owner_stream(allocation);
+  }
+};
+
+constinit PlainRelease g_plain_release;
+
 }  // namespace
+
+ReleaseStrategy& plain_release() noexcept { return g_plain_release; }
 
 anydev_status_t order_after(Stream& waiter, Stream& signaler) {
   if (&waiter == &signaler) return ANYDEV_SUCCESS;
   const anydev_backend_table_t* table = waiter.backend->table;
+  EventPool* const events = signaler.events;
   anydev_bk_event_t event = nullptr;
-  anydev_status_t status = table->event_create(signaler.device, &event);
+  anydev_status_t status =
+      events != nullptr ? events->take(&event) : table->event_create(signaler.device, &event);
   if (status != ANYDEV_SUCCESS) return status;
   status = table->event_record(event, signaler.native);
   if (status == ANYDEV_SUCCESS) status = table->stream_wait_event(waiter.native, event);
-  // The backend does not need the event after stream_wait_event (backend.h).
-  const std::string message = status == ANYDEV_SUCCESS ? "" : last_error_message();
+  if (status == ANYDEV_SUCCESS) {
+    // The backend does not need the event after stream_wait_event (backend.h):
+    // it is idle again at once.
+    if (events != nullptr) {
+      events->give_back(event);
+    } else {
+      table->event_destroy(event);
+    }
+    return ANYDEV_SUCCESS;
+  }
+  // A failed event is not reused; destroying it must not replace the error.
+  const std::string message = last_error_message();
   table->event_destroy(event);
-  if (status != ANYDEV_SUCCESS) set_error(status, message);
+  set_error(status, message);
   return status;
 }
 
-anydev_status_t create_stream(const Backend* backend, int device, std::shared_ptr<Stream>* out) {
-  anydev_bk_stream_t native = nullptr;
-  const anydev_status_t status = backend->table->stream_create(device, &native);
-  if (status != ANYDEV_SUCCESS) return status;
-  *out = adopt_stream(backend, device, native);
-  return ANYDEV_SUCCESS;
-}
-
-std::shared_ptr<Stream> adopt_stream(const Backend* backend, int device,
-                                     anydev_bk_stream_t native) {
-  const std::uint64_t generation = fork_generation();
-  auto release = [generation](Stream* s) {
-    // In a forked child the stream belongs to the parent: leave it.
-    if (fork_generation() == generation) release_stream(s->backend, s->native, s->device);
-    delete s;
-  };
-  return std::shared_ptr<Stream>(new Stream{backend, device, native, backend->table}, release);
-}
-
-Allocation::Allocation(const Backend* backend_, int device_, anydev_bk_memory_kind_t kind_,
-                       void* handle_, void* address_, std::size_t bytes_,
-                       std::shared_ptr<Stream> owner)
+Allocation::Allocation(ReleaseStrategy& strategy, const Backend* backend_, int device_,
+                       anydev_bk_memory_kind_t kind_, void* handle_, void* address_,
+                       std::size_t bytes_, std::shared_ptr<Stream> owner)
     : backend(backend_),
       device(device_),
       kind(kind_),
@@ -68,43 +79,59 @@ Allocation::Allocation(const Backend* backend_, int device_, anydev_bk_memory_ki
       address(address_),
       bytes(bytes_),
       owner_stream(std::move(owner)),
+      strategy_(strategy),
       fork_generation_(fork_generation()) {}
 
 Allocation::~Allocation() {
-  if (foreign_release) {
-    // In a forked child the producer's memory belongs to the parent: leave it.
-    if (fork_generation() == fork_generation_) release_foreign_memory(*this);
-    return;
+  // In a forked child the memory (and a producer's) belongs to the parent:
+  // leave it.
+  if (fork_generation() != fork_generation_) return;
+  strategy_.release(*this);
+}
+
+std::shared_ptr<Allocation> make_plain_allocation(const Backend* backend, int device,
+                                                  anydev_bk_memory_kind_t kind, void* handle,
+                                                  void* address, std::size_t bytes,
+                                                  std::shared_ptr<Stream> owner) {
+  return std::make_shared<Allocation>(plain_release(), backend, device, kind, handle, address,
+                                      bytes, std::move(owner));
+}
+
+void order_release_after_last_use(Allocation& allocation) noexcept {
+  if (!allocation.last_stream) return;
+  const anydev_backend_table_t* table = allocation.backend->table;
+  bool ordered = false;
+  try {
+    ordered = order_after(*allocation.owner_stream, *allocation.last_stream) == ANYDEV_SUCCESS;
+  } catch (...) {  // std::bad_alloc keeping the error message
   }
-  if (handle == nullptr) return;                      // zero-size buffers own no memory
-  if (fork_generation() != fork_generation_) return;  // the parent's memory
+  if (ordered) return;
+  // Cannot order the free after the last user: wait for it here rather
+  // than free memory that may still be in use.
+  log_failure(allocation.backend, "ordering the free after the last user's stream");
+  if (table->stream_synchronize(allocation.last_stream->native) != ANYDEV_SUCCESS) {
+    log_failure(allocation.backend, "stream_synchronize");
+  }
+}
+
+void free_after_owner_stream(Allocation& allocation) noexcept {
+  const Backend* const backend = allocation.backend;
   const anydev_backend_table_t* table = backend->table;
-  Stream& owner = *owner_stream;
-  bool ordered = !last_stream;
-  if (last_stream) {
-    try {
-      ordered = order_after(owner, *last_stream) == ANYDEV_SUCCESS;
-    } catch (...) {  // std::bad_alloc keeping the error message
-    }
-  }
-  if (!ordered) {
-    // Cannot order the free after the last user: wait for it here rather
-    // than free memory that may still be in use.
-    log_failure(backend, "ordering the free after the last user's stream");
-    if (table->stream_synchronize(last_stream->native) != ANYDEV_SUCCESS) {
-      log_failure(backend, "stream_synchronize");
-    }
-  }
-  if (return_pool_block(*this)) return;  // cached for reuse (pool/caching_pool.h)
+  const int device = allocation.device;
+  const anydev_bk_memory_kind_t kind = allocation.kind;
+  void* const handle = allocation.handle;
+  Stream& owner = *allocation.owner_stream;
   if (kind == ANYDEV_BK_MEMORY_DEVICE && table->memory_free_async != nullptr) {
     if (table->memory_free_async(device, handle, owner.native) == ANYDEV_SUCCESS) return;
     log_failure(backend, "memory_free_async");
   }
+  EventPool* const events = owner.events;
   anydev_bk_event_t event = nullptr;
-  if (table->event_create(device, &event) != ANYDEV_SUCCESS ||
-      table->event_record(event, owner.native) != ANYDEV_SUCCESS) {
+  const anydev_status_t taken =
+      events != nullptr ? events->take(&event) : table->event_create(owner.device, &event);
+  if (taken != ANYDEV_SUCCESS || table->event_record(event, owner.native) != ANYDEV_SUCCESS) {
     log_failure(backend, "recording the release event");
-    if (event != nullptr) table->event_destroy(event);
+    if (event != nullptr) table->event_destroy(event);  // a failed event is not reused
     if (table->stream_synchronize(owner.native) != ANYDEV_SUCCESS) {
       log_failure(backend, "stream_synchronize");
     }
@@ -114,17 +141,10 @@ Allocation::~Allocation() {
     }
     return;
   }
-  try {
-    release_after_event(backend, device, event, kind, handle);
-    return;
-  } catch (...) {  // no memory or no thread to queue it: wait here instead
-  }
-  log_failure(backend, "handing the free to the reclaimer");
-  if (table->event_synchronize(event) != ANYDEV_SUCCESS) log_failure(backend, "event_synchronize");
-  table->event_destroy(event);
-  if (table->memory_free(device, kind, handle) != ANYDEV_SUCCESS) {
-    log_failure(backend, "memory_free");
-  }
+  // The reclaimer gives the event back to `events` once it completed
+  // (stream_ordered_release.h). It never throws: without memory or a thread
+  // it frees on this thread.
+  release_after_event(backend, device, event, kind, handle, events);
 }
 
 }  // namespace anydev::core

@@ -7,6 +7,27 @@
 
 namespace anydev::core {
 
+namespace detail {
+// The strategy and the Allocation in one block; the Allocation (declared
+// last) is destroyed first, while its strategy still lives.
+template <class Strategy>
+struct AllocationWith {
+  template <class... Args>
+  explicit AllocationWith(Strategy&& s, Args&&... args)
+      : strategy(std::move(s)), allocation(strategy, std::forward<Args>(args)...) {}
+  Strategy strategy;
+  Allocation allocation;
+};
+}  // namespace detail
+
+template <class Strategy, class... Args>
+std::shared_ptr<Allocation> make_allocation(Strategy strategy, Args&&... args) {
+  auto both = std::make_shared<detail::AllocationWith<Strategy>>(std::move(strategy),
+                                                                 std::forward<Args>(args)...);
+  Allocation* const allocation = &both->allocation;
+  return std::shared_ptr<Allocation>(std::move(both), allocation);  // aliasing: no count change
+}
+
 template <class Enqueue>
 anydev_status_t use_allocations(const StreamUse& use, std::span<Allocation* const> allocations,
                                 Enqueue&& enqueue) {

@@ -70,9 +70,8 @@ anydev_status_t anydev_buffer_create(anydev_context_t ctx, anydev_memory_kind_t 
                     describe_device(state.backend, state.device), ": ", last_error_message());
       }
     }
-    auto allocation = std::make_shared<Allocation>(
-        state.backend, state.device, bk_kind, block.handle, block.address, bytes, state.stream);
-    attach_pool_block(*allocation, block);
+    auto allocation =
+        make_pooled_allocation(state.backend, state.device, bk_kind, block, bytes, state.stream);
     // Device memory is ordered on the allocating stream.
     if (kind == ANYDEV_MEMORY_DEVICE) allocation->last_stream = state.stream;
     anydev_buffer_s like;
@@ -200,7 +199,7 @@ anydev_status_t anydev_buffer_take_ptr(anydev_buffer_t buf, void** out) {
                   buf->offset_bytes, ", ", buf->offset_bytes + buf->size_bytes, ") of a ",
                   allocation.bytes, "-byte allocation; take_ptr hands over whole allocations only");
     }
-    if (allocation.foreign_release) {
+    if (allocation.foreign()) {
       return fail(ANYDEV_ERROR_UNSUPPORTED, op,
                   "the buffer wraps imported (DLPack) memory that its producer owns; release the "
                   "buffer instead");
@@ -264,7 +263,7 @@ anydev_status_t anydev_buffer_native_handle(anydev_buffer_t buf, void** out) {
   BufferView view;
   if (anydev_status_t s = access_buffer(op, buf, "buf", &view); s != ANYDEV_SUCCESS) return s;
   const Backend* backend = view.allocation->backend;
-  if (view.allocation->foreign_release) {
+  if (view.allocation->foreign()) {
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the buffer wraps imported (DLPack) memory at ",
                 view.allocation->address, ": it has no native handle of the ", backend->name,
                 " backend; its producer holds the native object");
@@ -288,7 +287,7 @@ anydev_status_t anydev_buffer_is_locked(anydev_buffer_t buf, int* locked) {
                 describe_device(allocation.backend, allocation.device),
                 "; only host memory is page-locked or pageable");
   }
-  if (allocation.handle == nullptr || allocation.foreign_release) {
+  if (allocation.handle == nullptr || allocation.foreign()) {
     *locked = 0;  // empty, or memory anydev did not allocate
     return ANYDEV_SUCCESS;
   }

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "env_list.h"
-#include "pool/pool_registry.h"
+#include "pool/pool_settings.h"
 #include "status.h"
 
 namespace anydev::core {

@@ -4,6 +4,8 @@
 // gone and every operation anydev enqueued on the memory has finished (an
 // event on the stream of its last use, waited for on the reclaimer thread,
 // so the caller never blocks). The callback may therefore run on any thread.
+// This is the foreign release strategy of allocation.h (ForeignRelease in
+// foreign_memory.cpp); its event comes from the last stream's event pool.
 // Thread-safe.
 #ifndef ANYDEV_SRC_FOREIGN_MEMORY_H_
 #define ANYDEV_SRC_FOREIGN_MEMORY_H_
@@ -26,10 +28,6 @@ std::shared_ptr<Allocation> make_foreign_allocation(const Backend* backend, int 
                                                     std::size_t bytes,
                                                     std::shared_ptr<Stream> owner,
                                                     std::function<void()> release);
-
-// Called by ~Allocation for a foreign allocation: runs its release callback
-// now when no anydev work used it, else after that work (see above).
-void release_foreign_memory(Allocation& allocation) noexcept;
 
 }  // namespace anydev::core
 

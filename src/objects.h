@@ -27,24 +27,9 @@
 #include "anydev/backend.h"
 #include "layers/validation.h"
 #include "registry.h"
+#include "stream.h"
 
 namespace anydev::core {
-
-// A backend stream. Immutable; destroyed (on the reclaimer thread) when the
-// last shared_ptr goes. `table` is backend->table, kept here so that an
-// enqueue reaches the backend's entry points in one load less.
-struct Stream {
-  const Backend* backend;
-  int device;
-  anydev_bk_stream_t native;
-  const anydev_backend_table_t* table;
-};
-
-// Creates a Stream that hands its backend stream to the reclaimer when the
-// last reference goes. Returns a status and sets the last error on failure.
-anydev_status_t create_stream(const Backend* backend, int device, std::shared_ptr<Stream>* out);
-// Same, wrapping a backend stream the caller already made.
-std::shared_ptr<Stream> adopt_stream(const Backend* backend, int device, anydev_bk_stream_t native);
 
 // One device of one backend with one stream. Immutable.
 struct ContextState {

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "event_pool.h"
 #include "fork_guard.h"
 #include "host_memory_locks.h"
 #include "logging.h"
@@ -31,6 +32,7 @@ struct Item {
   void* handle = nullptr;               // memory handle
   anydev_bk_stream_t stream = nullptr;  // stream to destroy (null for memory)
   std::function<void()> callback = {};  // run instead of memory_free when set
+  EventPool* events = nullptr;          // where the event goes back (null: destroyed)
 };
 
 // Sleeps between polls of pending events: from kFirstPoll doubling to kLastPoll.
@@ -69,9 +71,11 @@ void prepare_stream(Item& item) noexcept {
   const anydev_backend_table_t* table = item.backend->table;
   if (table->event_query == nullptr) return;
   anydev_bk_event_t event = nullptr;
-  if (table->event_create(item.device, &event) != ANYDEV_SUCCESS) return;
+  const anydev_status_t taken =
+      item.events != nullptr ? item.events->take(&event) : table->event_create(item.device, &event);
+  if (taken != ANYDEV_SUCCESS) return;
   if (table->event_record(event, item.stream) != ANYDEV_SUCCESS) {
-    table->event_destroy(event);
+    table->event_destroy(event);  // a failed event is not reused
     return;
   }
   item.event = event;
@@ -90,8 +94,11 @@ bool ready(const Item& item) noexcept {
 
 void run(Item& item) noexcept {
   const anydev_backend_table_t* table = item.backend->table;
+  bool event_done = true;
   if (item.event != nullptr) {
-    report(item.backend, "event_synchronize", table->event_synchronize(item.event));
+    const anydev_status_t waited = table->event_synchronize(item.event);
+    report(item.backend, "event_synchronize", waited);
+    event_done = waited == ANYDEV_SUCCESS;
   }
   if (item.stream != nullptr) {
     report(item.backend, "stream_destroy", table->stream_destroy(item.stream));
@@ -105,7 +112,10 @@ void run(Item& item) noexcept {
     note_host_free(item.backend, item.device, item.kind, item.handle);
     report(item.backend, "memory_free", table->memory_free(item.device, item.kind, item.handle));
   }
-  if (item.event != nullptr) {
+  if (item.event == nullptr) return;
+  if (item.events != nullptr && event_done) {
+    item.events->give_back(item.event);  // complete: idle for the next taker
+  } else {
     report(item.backend, "event_destroy", table->event_destroy(item.event));
   }
 }
@@ -270,8 +280,9 @@ class Reclaimer {
 }  // namespace
 
 void release_after_event(const Backend* backend, int device, anydev_bk_event_t event,
-                         anydev_bk_memory_kind_t kind, void* handle) noexcept {
+                         anydev_bk_memory_kind_t kind, void* handle, EventPool* events) noexcept {
   Item item;
+  item.events = events;
   item.backend = backend;
   item.device = device;
   item.event = event;
@@ -281,16 +292,19 @@ void release_after_event(const Backend* backend, int device, anydev_bk_event_t e
 }
 
 void run_after_event(const Backend* backend, anydev_bk_event_t event,
-                     std::function<void()> callback) noexcept {
+                     std::function<void()> callback, EventPool* events) noexcept {
   Item item;
+  item.events = events;
   item.backend = backend;
   item.event = event;
   item.callback = std::move(callback);
   Reclaimer::instance().push(std::move(item));
 }
 
-void release_stream(const Backend* backend, anydev_bk_stream_t stream, int device) noexcept {
+void release_stream(const Backend* backend, anydev_bk_stream_t stream, int device,
+                    EventPool* events) noexcept {
   Item item;
+  item.events = events;
   item.backend = backend;
   item.device = device;
   item.stream = stream;

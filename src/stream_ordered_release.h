@@ -18,6 +18,11 @@
 // what is queued and stops; later requests run inline. In a forked child
 // nothing is queued: the parent's memory and streams are left alone (they
 // belong to the parent). Thread-safe.
+//
+// Events. A finished release gives its event back to the event pool it came
+// from (event_pool.h) instead of destroying it (an event whose wait failed
+// is destroyed), so in steady state releases create no events; the events
+// recorded before destroying a stream come from that pool too.
 #ifndef ANYDEV_SRC_STREAM_ORDERED_RELEASE_H_
 #define ANYDEV_SRC_STREAM_ORDERED_RELEASE_H_
 
@@ -28,22 +33,29 @@
 namespace anydev::core {
 
 struct Backend;
+class EventPool;
 
 // Frees `handle` (of `kind`, on `device`) after `event` completes, then
-// destroys the event. Takes ownership of the event. Never throws.
+// gives the event back to `events` (destroys it when `events` is null).
+// Takes ownership of the event. Never throws.
 void release_after_event(const Backend* backend, int device, anydev_bk_event_t event,
-                         anydev_bk_memory_kind_t kind, void* handle) noexcept;
+                         anydev_bk_memory_kind_t kind, void* handle,
+                         EventPool* events = nullptr) noexcept;
 
-// Runs `callback` (on the reclaimer thread) after `event` completes, then
-// destroys the event. Takes ownership of the event. For memory the core does
-// not own (foreign_memory.h). Never throws.
+// Runs `callback` (on the reclaimer thread) after `event` completes (at once
+// when `event` is null), then gives the event back to `events` (destroys it
+// when `events` is null). Takes ownership of the event. For memory the core
+// does not own (foreign_memory.h) and the caching pools' trimming. Never
+// throws.
 void run_after_event(const Backend* backend, anydev_bk_event_t event,
-                     std::function<void()> callback) noexcept;
+                     std::function<void()> callback, EventPool* events = nullptr) noexcept;
 
 // Destroys a backend stream off the caller's thread, after its work; with
 // `device` >= 0 (the stream's device) without blocking the reclaimer while
-// the work runs. Never throws.
-void release_stream(const Backend* backend, anydev_bk_stream_t stream, int device = -1) noexcept;
+// the work runs (an event from `events`, the device's pool, given back
+// afterwards; made and destroyed when `events` is null). Never throws.
+void release_stream(const Backend* backend, anydev_bk_stream_t stream, int device = -1,
+                    EventPool* events = nullptr) noexcept;
 
 // Waits until everything queued so far has been done (tests, exit).
 void drain_releases();

@@ -21,12 +21,16 @@
 //
 // Reports go through the logger at error level ("[anydev] [error]
 // validation: ...") and, for a failing call, into its last error.
+// Implemented in two files: layers/validation.cpp (the table layer, peers,
+// the ANYDEV_VALIDATE switch) and layers/validation_handles.cpp (the handle
+// set, the leak table, check_host_access: the part that knows objects.h).
 // Thread-safe: one mutex guards the handle set, another the pending writes.
 #ifndef ANYDEV_SRC_LAYERS_VALIDATION_H_
 #define ANYDEV_SRC_LAYERS_VALIDATION_H_
 
 #include <atomic>
 #include <cstddef>
+#include <optional>
 
 #include "anydev/anydev.h"
 #include "anydev/backend.h"
@@ -87,6 +91,20 @@ struct TrackedHandle {
 // The table layer (pending host writes, device checks). nullptr when no slot
 // is left. Called under the registry lock.
 const anydev_backend_table_t* wrap_validation(const anydev_backend_table_t* inner);
+
+// A copy or fill into pinned host memory that the table layer saw enqueued
+// and whose event has not completed yet.
+struct PendingHostWrite {
+  std::size_t offset;  // into the allocation
+  std::size_t bytes;
+  const char* what;  // "fill", "copy from device memory", ...
+  anydev_bk_stream_t stream;
+  int device;
+};
+// The first still-running write overlapping bytes [begin, end) of the host
+// memory `handle`, if any.
+std::optional<PendingHostWrite> running_host_write(void* handle, std::size_t begin,
+                                                   std::size_t end);
 
 // Host access to `count` elements from element `offset` of a host buffer:
 // INVALID_STATE (reported) when an enqueued copy or fill still writes them.

@@ -4,6 +4,7 @@
 #include <new>
 #include <utility>
 
+#include "event_pool.h"
 #include "host_memory_locks.h"
 #include "logging.h"
 #include "objects.h"
@@ -13,9 +14,6 @@
 
 namespace anydev::core {
 namespace {
-
-// Events kept for reuse per pool; more are destroyed.
-constexpr std::size_t kMaxIdleEvents = 32;
 
 bool same_stream(const std::weak_ptr<Stream>& a, const std::shared_ptr<Stream>& b) {
   return !a.owner_before(b) && !b.owner_before(a);
@@ -38,20 +36,20 @@ void log_error(Args&&... args) noexcept {
 }  // namespace
 
 CachingPool::CachingPool(const Backend* backend, int device, anydev_bk_memory_kind_t kind,
-                         bool caching, std::size_t release_threshold)
+                         bool caching, std::size_t release_threshold, EventPool* events)
     : backend_(backend),
       table_(backend->table),
       device_(device),
       kind_(kind),
       caching_(caching),
-      release_threshold_(release_threshold) {
-  idle_events_.reserve(kMaxIdleEvents);  // recycle_event never allocates
-}
+      own_events_(events == nullptr ? std::make_unique<EventPool>(backend->table, device)
+                                    : nullptr),
+      events_(events == nullptr ? *own_events_ : *events),
+      release_threshold_(release_threshold) {}
 
 CachingPool::~CachingPool() {
   drain_releases();  // lists handed to the reclaimer use this pool
   release_cached(true);
-  for (anydev_bk_event_t event : idle_events_) table_->event_destroy(event);
 }
 
 void CachingPool::free_now(void* handle, const char* why) noexcept {
@@ -63,29 +61,17 @@ void CachingPool::free_now(void* handle, const char* why) noexcept {
 }
 
 anydev_bk_event_t CachingPool::acquire_event() noexcept {
-  {
-    std::lock_guard lock(mutex_);
-    if (!idle_events_.empty()) {
-      anydev_bk_event_t event = idle_events_.back();
-      idle_events_.pop_back();
-      return event;
-    }
-  }
   anydev_bk_event_t event = nullptr;
-  if (table_->event_create(device_, &event) != ANYDEV_SUCCESS) return nullptr;
+  if (events_.take(&event) != ANYDEV_SUCCESS) return nullptr;
   return event;
 }
 
-void CachingPool::recycle_event(anydev_bk_event_t event, bool known_complete) noexcept {
+void CachingPool::recycle_event(anydev_bk_event_t event, bool usable) noexcept {
   if (event == nullptr) return;
-  if (known_complete) {
-    std::lock_guard lock(mutex_);
-    if (idle_events_.size() < kMaxIdleEvents) {
-      idle_events_.push_back(event);  // within the reserved capacity
-      return;
-    }
+  if (usable) {
+    events_.give_back(event);  // may still run: the next taker records it again
+    return;
   }
-  // The backend allows destroying an event whose work is still pending.
   table_->event_destroy(event);
 }
 
@@ -162,8 +148,9 @@ void CachingPool::free_list(PoolNode* list) noexcept {
           }
         } else if (table_->event_synchronize(node->event) != ANYDEV_SUCCESS) {
           log_error(backend_->name, ": pool: event_synchronize failed: ", last_error_message());
+          complete = -1;  // not reused
         }
-        table_->event_destroy(node->event);
+        recycle_event(node->event, complete >= 0);
       }
       free_now(node->handle, "release");
       recycle_node(node);
@@ -203,21 +190,18 @@ void CachingPool::recycle_node(PoolNode* node) noexcept {
 }
 
 void CachingPool::hand_to_reclaimer(PoolNode* list) noexcept {
-  if (list == nullptr) return;
-  // The reclaimer runs a callback after an event; a fresh (or recycled,
-  // complete) event lets it start at once and wait for each block's own.
-  anydev_bk_event_t start = acquire_event();
-  if (start != nullptr) {
-    try {
-      run_after_event(backend_, start, [this, list] { free_list(list); });
-      return;
-    } catch (...) {  // no memory or no thread to queue it: free here instead
-    }
-    table_->event_destroy(start);
+  // Each block is a release of its own: the reclaimer frees it once its own
+  // event has completed (polled, stream_ordered_release.h), so a block that a
+  // slow stream still uses holds up no other release. The event goes back to
+  // the event pool afterwards; the node is the pool's again at once.
+  // release_after_event never throws: without memory or a thread it frees on
+  // this thread instead.
+  while (list != nullptr) {
+    PoolNode* node = list;
+    list = node->newer;
+    release_after_event(backend_, device_, node->event, kind_, node->handle, &events_);
+    recycle_node(node);
   }
-  log_error(backend_->name, ": pool: could not hand cached ", kind_name(kind_),
-            " blocks to the reclaimer; freeing them on the caller's thread");
-  free_list(list);
 }
 
 anydev_status_t CachingPool::backend_allocate(const std::shared_ptr<Stream>& stream,
@@ -258,7 +242,7 @@ anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std
       }
     }
     if (node != nullptr) {
-      recycle_event(node->event, event_done);
+      recycle_event(node->event, true);
       node->event = nullptr;
       node->owner.reset();
       *out = PoolBlock{this, node->handle, node->address, block_bytes, node};

@@ -26,8 +26,9 @@
 // Trimming. The pool keeps at most release_threshold() + bytes_in_use / 4
 // bytes cached (the block given back last is always kept, so that a loop
 // that reuses one size stays on the fast path). Past that, the oldest cached
-// blocks are handed to the reclaimer thread, which waits for their events
-// and frees them: the caller never calls memory_free.
+// blocks are handed to the reclaimer thread, each as a release of its own,
+// which frees each once its event has completed (a block that a slow stream
+// still uses holds up no other): the caller never calls memory_free.
 //
 // Out of memory. When the backend fails an allocation with OUT_OF_MEMORY and
 // the pool held cached blocks, it frees them all -- waiting for the events of
@@ -40,10 +41,14 @@
 //
 // Release paths never throw and never allocate: the bookkeeping node of a
 // block (PoolNode) is made when the backend allocates the block and travels
-// with it, and the spare events are kept in a vector reserved up front.
+// with it. Events come from, and go back to, the event pool of the device
+// (event_pool.h; bounded, never allocating on give-back), shared with
+// cross-stream ordering and the reclaimer.
 //
 // Ownership: the pool owns the cached blocks and their events, and frees
-// them through the backend table. Blocks handed out belong to their
+// them through the backend table (the events back to the event pool). The
+// event pool is the process's (pool_registry.h passes it), or the pool's own
+// when none is given (pools that unit tests make). Blocks handed out belong to their
 // Allocation until given back. Every node's storage belongs to the pool
 // (chunks, freed when the pool is destroyed -- only tests destroy pools);
 // a handed-out node is lent to the block's Allocation.
@@ -68,6 +73,7 @@ namespace anydev::core {
 struct Backend;
 struct Stream;
 class CachingPool;
+class EventPool;
 struct PoolSizeClass;
 
 struct PoolStats {
@@ -151,8 +157,9 @@ class CachingPool {
   // Event queries per request at most (see Cost above).
   static constexpr int kQueriesPerRequest = 2;
 
+  // `events`: the event pool of (backend, device); null: the pool makes its own.
   CachingPool(const Backend* backend, int device, anydev_bk_memory_kind_t kind, bool caching,
-              std::size_t release_threshold = kPoolNoTrim);
+              std::size_t release_threshold = kPoolNoTrim, EventPool* events = nullptr);
   ~CachingPool();  // frees the cached blocks (only tests destroy pools)
   CachingPool(const CachingPool&) = delete;
   CachingPool& operator=(const CachingPool&) = delete;
@@ -200,8 +207,8 @@ class CachingPool {
   // Under mutex_: unlinks the oldest blocks until the cache fits its limit
   // (keeping the newest); returns them linked through `newer`.
   PoolNode* trim_locked() noexcept;
-  // Frees a detached list (linked through `newer`) on the reclaimer thread;
-  // here when it cannot be queued.
+  // Frees a detached list (linked through `newer`) on the reclaimer thread,
+  // each block after its own event; here when it cannot be queued.
   void hand_to_reclaimer(PoolNode* list) noexcept;
   // Waits for each block's event, frees it and deletes its node.
   void free_list(PoolNode* list) noexcept;
@@ -213,7 +220,9 @@ class CachingPool {
   PoolNode* new_node_locked();
   void recycle_node(PoolNode* node) noexcept;
   anydev_bk_event_t acquire_event() noexcept;
-  void recycle_event(anydev_bk_event_t event, bool known_complete) noexcept;
+  // Gives an event back to the event pool; destroys it when `usable` is
+  // false (its wait failed).
+  void recycle_event(anydev_bk_event_t event, bool usable) noexcept;
   void free_now(void* handle, const char* why) noexcept;
 
   const Backend* const backend_;
@@ -221,11 +230,12 @@ class CachingPool {
   const int device_;
   const anydev_bk_memory_kind_t kind_;
   const bool caching_;
+  const std::unique_ptr<EventPool> own_events_;  // when no event pool was given
+  EventPool& events_;
 
   mutable std::mutex mutex_;
   std::unordered_map<std::size_t, PoolSizeClass> classes_;  // by block size; never erased
   PoolAgeList age_;                                         // every cached block, oldest first
-  std::vector<anydev_bk_event_t> idle_events_;              // complete or fresh; capacity reserved
   std::vector<std::unique_ptr<PoolNode[]>> node_chunks_;    // every node's storage
   PoolNode* spare_nodes_ = nullptr;                         // linked through `newer`
   std::size_t release_threshold_;

@@ -3,13 +3,13 @@
 #include <pthread.h>
 
 #include <atomic>
-#include <charconv>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include "environment.h"
+#include "event_pool.h"
 #include "fork_guard.h"
 #include "logging.h"
 #include "status.h"
@@ -62,12 +62,6 @@ struct Pools {
 
 }  // namespace
 
-std::optional<bool> parse_pool_setting(std::string_view value) noexcept {
-  if (value == "1") return true;
-  if (value == "0") return false;
-  return std::nullopt;
-}
-
 bool pools_enabled() {
   // -1: not read yet. No C++ static guard (fork-safe, fork_guard.h): racing
   // threads read the same value.
@@ -79,16 +73,6 @@ bool pools_enabled() {
   const bool on = value ? parse_pool_setting(*value).value_or(true) : true;
   enabled.store(on ? 1 : 0, std::memory_order_relaxed);
   return on;
-}
-
-std::optional<std::size_t> parse_release_threshold(std::string_view value) noexcept {
-  if (value.empty() || value.find_first_not_of("0123456789") != std::string_view::npos) {
-    return std::nullopt;
-  }
-  std::size_t bytes = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), bytes);
-  if (error != std::errc() || end != value.data() + value.size()) return std::nullopt;
-  return bytes;
 }
 
 std::size_t default_release_threshold() {
@@ -110,10 +94,11 @@ std::size_t default_release_threshold() {
 CachingPool& pool_for(const Backend* backend, int device, anydev_bk_memory_kind_t kind) {
   const bool caching = pools_enabled();  // outside the lock: may log
   const std::size_t threshold = default_release_threshold();
+  EventPool& events = event_pool_for(backend, device);  // shared with ordering and the reclaimer
   Pools& pools = Pools::instance();
   std::lock_guard lock(pools.mutex);
   if (CachingPool* pool = pools.find_locked(backend, device, kind)) return *pool;
-  auto* pool = new CachingPool(backend, device, kind, caching, threshold);
+  auto* pool = new CachingPool(backend, device, kind, caching, threshold, &events);
   pools.entries.push_back(Entry{backend, device, kind, pool});
   return *pool;
 }

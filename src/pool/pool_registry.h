@@ -17,22 +17,11 @@
 
 #include "anydev/backend.h"
 #include "pool/caching_pool.h"
+#include "pool/pool_settings.h"  // the parsers of ANYDEV_POOL and the threshold
 
 namespace anydev::core {
 
 struct Backend;
-
-// ANYDEV_POOL parsed: true for "1", false for "0", nullopt for anything else
-// (refused: every backend is unavailable, see environment.h).
-std::optional<bool> parse_pool_setting(std::string_view value) noexcept;
-
-inline constexpr const char* kEnvPoolReleaseThreshold = "ANYDEV_POOL_RELEASE_THRESHOLD";
-inline constexpr std::size_t kPoolDefaultReleaseThreshold = std::size_t{32} << 20;
-
-// ANYDEV_POOL_RELEASE_THRESHOLD parsed: decimal digits only, within size_t;
-// nullopt for anything else (the caller logs an error naming the value and
-// keeps the default).
-std::optional<std::size_t> parse_release_threshold(std::string_view value) noexcept;
 
 // The release threshold new pools start with (the variable, read once, or
 // kPoolDefaultReleaseThreshold).

@@ -1,9 +1,43 @@
 #include "pool/pooled_allocation.h"
 
-#include "allocation.h"
 #include "pool/pool_registry.h"
 
 namespace anydev::core {
+namespace {
+
+// The pooled release strategy: the block and its bookkeeping, lent by the
+// pool while the Allocation lives. Lives beside its Allocation
+// (make_allocation); `in_use` is guarded by the allocation's mutex.
+class PooledRelease final : public ReleaseStrategy {
+ public:
+  explicit PooledRelease(const PoolBlock& block) noexcept
+      : pool_(block.pool), bytes_(block.bytes), node_(block.node) {}
+
+  void release(Allocation& allocation) noexcept override {
+    order_release_after_last_use(allocation);
+    const PoolBlock block{pool_, allocation.handle, allocation.address, bytes_, node_};
+    node_ = nullptr;  // the pool's again (kept or recycled)
+    if (pool_->give_back(block, allocation.owner_stream, allocation.last_stream != nullptr,
+                         in_use_)) {
+      return;  // cached for reuse (pool/caching_pool.h)
+    }
+    free_after_owner_stream(allocation);
+  }
+
+  void forget_in_use() noexcept override {
+    if (!in_use_) return;
+    pool_->forget_in_use(bytes_);
+    in_use_ = false;
+  }
+
+ private:
+  CachingPool* const pool_;
+  const std::size_t bytes_;  // the block size
+  PoolNode* node_;           // the block's bookkeeping (null when not caching)
+  bool in_use_ = true;       // cleared when take_ptr hands the memory to the user
+};
+
+}  // namespace
 
 anydev_status_t pool_allocate(const Backend* backend, int device, anydev_bk_memory_kind_t kind,
                               const std::shared_ptr<Stream>& stream, std::size_t bytes,
@@ -11,27 +45,21 @@ anydev_status_t pool_allocate(const Backend* backend, int device, anydev_bk_memo
   return pool_for(backend, device, kind).allocate(stream, bytes, out);
 }
 
-void attach_pool_block(Allocation& allocation, const PoolBlock& block) {
-  allocation.pool = block.pool;
-  allocation.pool_bytes = block.bytes;
-  allocation.pool_in_use = block.pool != nullptr;
-  allocation.pool_node = block.node;
-}
-
-bool return_pool_block(Allocation& allocation) noexcept {
-  if (allocation.pool == nullptr) return false;
-  const PoolBlock block{allocation.pool, allocation.handle, allocation.address,
-                        allocation.pool_bytes, allocation.pool_node};
-  allocation.pool_node = nullptr;  // the pool's again (kept or deleted)
-  return allocation.pool->give_back(block, allocation.owner_stream,
-                                    allocation.last_stream != nullptr, allocation.pool_in_use);
+std::shared_ptr<Allocation> make_pooled_allocation(const Backend* backend, int device,
+                                                   anydev_bk_memory_kind_t kind,
+                                                   const PoolBlock& block, std::size_t bytes,
+                                                   std::shared_ptr<Stream> owner) {
+  if (block.pool == nullptr) {
+    return make_plain_allocation(backend, device, kind, block.handle, block.address, bytes,
+                                 std::move(owner));
+  }
+  return make_allocation(PooledRelease(block), backend, device, kind, block.handle, block.address,
+                         bytes, std::move(owner));
 }
 
 void forget_pool_in_use(Allocation& allocation) {
   std::lock_guard lock(allocation.mutex);
-  if (allocation.pool == nullptr || !allocation.pool_in_use) return;
-  allocation.pool->forget_in_use(allocation.pool_bytes);
-  allocation.pool_in_use = false;
+  allocation.strategy().forget_in_use();
 }
 
 }  // namespace anydev::core

@@ -155,13 +155,11 @@ class PoolReleaseFaultTest : public ::testing::Test {
   }
   // A buffer's allocation from `pool`, last used by another stream (so its
   // release orders the owner after it and records an event).
-  std::unique_ptr<Allocation> Pooled(CachingPool& pool, anydev_bk_memory_kind_t kind,
+  std::shared_ptr<Allocation> Pooled(CachingPool& pool, anydev_bk_memory_kind_t kind,
                                      std::size_t bytes) {
     PoolBlock block;
     EXPECT_EQ(pool.allocate(stream_, bytes, &block), ANYDEV_SUCCESS);
-    auto allocation = std::make_unique<Allocation>(&backend_, 0, kind, block.handle, block.address,
-                                                   bytes, stream_);
-    attach_pool_block(*allocation, block);
+    auto allocation = make_pooled_allocation(&backend_, 0, kind, block, bytes, stream_);
     allocation->last_stream = other_;
     return allocation;
   }
@@ -175,7 +173,7 @@ class PoolReleaseFaultTest : public ::testing::Test {
 TEST_F(PoolReleaseFaultTest, GivingBlocksBackWithoutMemoryNeverThrows) {
   // Threshold 0: each give-back also trims and hands blocks to the reclaimer.
   auto pool = std::make_unique<CachingPool>(&backend_, 0, ANYDEV_BK_MEMORY_HOST, true, 0);
-  std::vector<std::unique_ptr<Allocation>> buffers;
+  std::vector<std::shared_ptr<Allocation>> buffers;
   for (int i = 0; i < 64; ++i) {
     buffers.push_back(Pooled(*pool, ANYDEV_BK_MEMORY_HOST, 4096u << (i % 12)));
   }
@@ -194,7 +192,7 @@ TEST_F(PoolReleaseFaultTest, GivingBlocksBackWithoutMemoryNeverThrows) {
 
 TEST_F(PoolReleaseFaultTest, TrimmingAndSettingTheThresholdWithoutMemoryNeverThrow) {
   auto pool = std::make_unique<CachingPool>(&backend_, 0, ANYDEV_BK_MEMORY_DEVICE, true);
-  std::vector<std::unique_ptr<Allocation>> buffers;
+  std::vector<std::shared_ptr<Allocation>> buffers;
   for (int i = 0; i < 64; ++i) {
     buffers.push_back(Pooled(*pool, ANYDEV_BK_MEMORY_DEVICE, 1024u << (i % 10)));
   }
@@ -212,7 +210,7 @@ TEST_F(PoolReleaseFaultTest, TrimmingAndSettingTheThresholdWithoutMemoryNeverThr
 TEST_F(PoolReleaseFaultTest, UnpooledReleaseWithoutMemoryNeverThrows) {
   // ANYDEV_POOL=0's path: the free goes to the reclaimer, or is done here.
   auto pool = std::make_unique<CachingPool>(&backend_, 0, ANYDEV_BK_MEMORY_HOST, false);
-  std::vector<std::unique_ptr<Allocation>> buffers;
+  std::vector<std::shared_ptr<Allocation>> buffers;
   for (int i = 0; i < 64; ++i) buffers.push_back(Pooled(*pool, ANYDEV_BK_MEMORY_HOST, 4096));
   {
     FailAllocations fail;

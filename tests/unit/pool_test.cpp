@@ -46,6 +46,7 @@ struct Fake {
   int fail_next_allocs = 0;  // that many next allocations fail with OUT_OF_MEMORY
   bool fail_event_record = false;
   int queries = 0;
+  int synchronizing = 0;               // threads inside EventSynchronize
   std::set<void*> live;                // allocated, not freed
   std::map<void*, std::size_t> sizes;  // of the live blocks
   std::size_t live_bytes = 0;          // their sum: what the backend holds
@@ -124,8 +125,11 @@ anydev_status_t EventQuery(anydev_bk_event_t event, int* complete) {
 // Blocks until the test finishes the stream's work.
 anydev_status_t EventSynchronize(anydev_bk_event_t event) {
   std::unique_lock lock(fake->mutex);
+  ++fake->synchronizing;
+  fake->changed.notify_all();
   fake->changed.wait(lock,
                      [&] { return fake->complete_locked(reinterpret_cast<FakeEvent*>(event)); });
+  --fake->synchronizing;
   return ANYDEV_SUCCESS;
 }
 
@@ -474,6 +478,37 @@ TEST_F(PoolTest, OutOfMemoryTwiceFails) {
   EXPECT_EQ(pool.allocate(s, 1 << 16, &block), ANYDEV_ERROR_OUT_OF_MEMORY);
   EXPECT_EQ(Allocs(), 3) << "one retry only";
   EXPECT_FALSE(Live(a.handle));
+}
+
+TEST_F(PoolTest, CachedBlocksOfASlowStreamHoldUpNoOtherRelease) {
+  // A released cache whose block a slow stream still uses, then a block no
+  // stream uses: the reclaimer frees the second without waiting (blocking
+  // in event_synchronize) for the slow stream. Deterministic: the wait ends
+  // when the block is freed or when the reclaimer blocks on an event.
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST);
+  auto slow = MakeStream();
+  auto other = MakeStream();
+  const PoolBlock busy = Allocate(pool, slow, 4096);
+  Enqueue(slow);
+  ASSERT_TRUE(pool.give_back(busy, slow, true, true));
+  EXPECT_EQ(pool.release_cached(false), 4096u);
+  const PoolBlock idle = Allocate(pool, other, 4096);
+  ASSERT_NE(idle.handle, busy.handle);
+  ASSERT_TRUE(pool.give_back(idle, other, false, true));
+  EXPECT_EQ(pool.release_cached(false), 4096u);
+  {
+    std::unique_lock lock(state_.mutex);
+    state_.changed.wait(
+        lock, [&] { return state_.live.count(idle.handle) == 0 || state_.synchronizing > 0; });
+    EXPECT_EQ(state_.live.count(idle.handle), 0u)
+        << "the reclaimer waits for the slow stream before freeing a block no stream uses";
+    EXPECT_EQ(state_.synchronizing, 0) << "the reclaimer blocks on the slow stream's event";
+    EXPECT_EQ(state_.live.count(busy.handle), 1u) << "freed while a stream may still use it";
+  }
+  Finish(slow);
+  drain_releases();
+  EXPECT_FALSE(Live(busy.handle));
+  EXPECT_FALSE(Live(idle.handle));
 }
 
 TEST_F(PoolTest, ReleaseCachedNeverWaitsAndFreesBusyBlocksOnceTheirStreamPasses) {

@@ -1,0 +1,28 @@
+// The pool settings' parsers: ANYDEV_POOL and ANYDEV_POOL_RELEASE_THRESHOLD
+// (pool_registry.h reads them; environment.cpp checks them at startup).
+// Pure functions of their argument: thread-safe. Depends on nothing else in
+// the core, so the environment check needs no pool.
+#ifndef ANYDEV_SRC_POOL_POOL_SETTINGS_H_
+#define ANYDEV_SRC_POOL_POOL_SETTINGS_H_
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+namespace anydev::core {
+
+// ANYDEV_POOL parsed: true for "1", false for "0", nullopt for anything else
+// (refused: every backend is unavailable, see environment.h).
+std::optional<bool> parse_pool_setting(std::string_view value) noexcept;
+
+inline constexpr const char* kEnvPoolReleaseThreshold = "ANYDEV_POOL_RELEASE_THRESHOLD";
+inline constexpr std::size_t kPoolDefaultReleaseThreshold = std::size_t{32} << 20;
+
+// ANYDEV_POOL_RELEASE_THRESHOLD parsed: decimal digits only, within size_t;
+// nullopt for anything else (the caller logs an error naming the value and
+// keeps the default).
+std::optional<std::size_t> parse_release_threshold(std::string_view value) noexcept;
+
+}  // namespace anydev::core
+
+#endif  // ANYDEV_SRC_POOL_POOL_SETTINGS_H_
