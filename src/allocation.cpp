@@ -97,8 +97,11 @@ Allocation::~Allocation() {
   }
   if (return_pool_block(*this)) return;  // cached for reuse (pool/caching_pool.h)
   if (kind == ANYDEV_BK_MEMORY_DEVICE && table->memory_free_async != nullptr) {
-    if (table->memory_free_async(device, handle, owner.native) == ANYDEV_SUCCESS) return;
-    log_failure(backend, "memory_free_async");
+    const anydev_status_t s = table->memory_free_async(device, handle, owner.native);
+    if (s == ANYDEV_SUCCESS) return;
+    // ANYDEV_BK_DECLINED (no stream-ordered free on this device) is no
+    // failure: the stream-ordered release below frees it.
+    if (s != ANYDEV_BK_DECLINED) log_failure(backend, "memory_free_async");
   }
   anydev_bk_event_t event = nullptr;
   if (table->event_create(device, &event) != ANYDEV_SUCCESS ||

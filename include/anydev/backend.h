@@ -14,8 +14,9 @@
  *                                        const anydev_backend_table_t** out);
  *
  * The core refuses a table whose `abi_version` differs from
- * ANYDEV_BACKEND_ABI_VERSION or whose `struct_size` is smaller than the first
- * table of that ABI version. New entries are only ever appended, so a newer
+ * ANYDEV_BACKEND_ABI_VERSION (a version 1 plugin gets a reason naming both
+ * versions) or whose `struct_size` is smaller than the first table of that
+ * ABI version. New entries are only ever appended, so a newer
  * plugin (bigger struct_size) works with an older core of the same ABI
  * version, and an older plugin with a newer core (the fields it lacks read as
  * zero: optional entries NULL, `flags` 0).
@@ -54,7 +55,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change to the structs or entries below. */
-#define ANYDEV_BACKEND_ABI_VERSION 1u
+#define ANYDEV_BACKEND_ABI_VERSION 2u
 
 /* The one symbol a backend plugin exports. */
 #define ANYDEV_BACKEND_ENTRY_SYMBOL "anydev_backend_entry"
@@ -117,7 +118,45 @@ typedef struct anydev_bk_device_props_t {
    * such as PoCL). Without ANYDEV_BACKEND, selection prefers accelerators and
    * then anydev's cpu backend over such devices. */
   int is_host_processor;
+
+  /* Capabilities (ABI 2). The core decides by these, never by the backend's
+   * name. */
+  /* DLPack DLDeviceType of this device's device memory, and of its host
+   * memory (host_alloc); 0: that memory has no DLPack device type and cannot
+   * be exported. A backend without a registered DLPack type may use
+   * kDLExtDev (12) or a vendor value. */
+  int32_t dlpack_device_type;
+  int32_t dlpack_host_device_type;
+  /* DLDevice.device_id of this device (usually its index). */
+  int32_t dlpack_device_id;
+  /* 1 when device memory exports through DLPack as the backend's native
+   * memory object (native_handle ANYDEV_NATIVE_MEMORY, e.g. a cl_mem) with
+   * the view's offset in byte_offset, rather than as an address. Such memory
+   * cannot be imported: the backend can use only objects it allocated. */
+  int dlpack_data_is_native_memory;
+  /* 1 when device memory is ordinary host memory (the host may read and
+   * write it through the address device_alloc returned). */
+  int device_memory_is_host_accessible;
+  /* 1 when memory_free_async frees this device's memory ordered on a stream
+   * (it never answers ANYDEV_BK_DECLINED for it); 0 when it declines and the
+   * core's stream-ordered release frees it. */
+  int stream_ordered_free;
+  /* 1 when can_access_peer may answer 1 for some other device of this
+   * backend; 0 when this device never accesses a peer's memory. */
+  int peer_access;
+  /* The largest fill pattern, in bytes: 1, 2, 4, 8 or 16. The core refuses
+   * larger patterns (ANYDEV_ERROR_UNSUPPORTED) before calling fill, and
+   * refuses a backend whose device reports any other value. */
+  uint32_t max_fill_pattern;
 } anydev_bk_device_props_t;
+
+/* Returned by an optional entry for one call it does not handle on that
+ * device (today: memory_free_async on a device without memory pools). It is
+ * not an error: the backend sets no error message and changes nothing, and
+ * the core takes its own fallback path (for memory_free_async: its
+ * stream-ordered release, then memory_free). Never returned to the
+ * application. */
+#define ANYDEV_BK_DECLINED ((anydev_status_t)0x4b440001)
 
 /* Native handle kinds a backend may expose (anydev_native_kind_t in anydev.h
  * is the public spelling of the same values). */
@@ -180,7 +219,8 @@ typedef struct anydev_backend_table_t {
   anydev_status_t (*memory_free)(int device, anydev_bk_memory_kind_t kind, void* handle);
   /* Optional: frees device memory ordered on `stream` (e.g. cuMemFreeAsync).
    * The core has already made `stream` wait for every other stream that used
-   * the memory. NULL: the core waits on an event and calls memory_free. */
+   * the memory. NULL, or ANYDEV_BK_DECLINED for this call (a device without
+   * stream-ordered free): the core waits on an event and calls memory_free. */
   anydev_status_t (*memory_free_async)(int device, void* handle, anydev_bk_stream_t stream);
 
   /* Copies `bytes` from src to dst, ordered on `stream`. Both refs belong to
@@ -211,9 +251,7 @@ typedef struct anydev_backend_table_t {
    * core reports the memory as locked (the backend pins everything). */
   anydev_status_t (*memory_is_locked)(int device, void* handle, int* locked);
 
-  /* Backend-wide properties: a bitwise or of ANYDEV_BK_FLAG_*. Appended after
-   * the first ABI 1 table: the core reads it as 0 from a plugin whose
-   * struct_size ends before it. */
+  /* Backend-wide properties: a bitwise or of ANYDEV_BK_FLAG_*. */
   uint64_t flags;
 } anydev_backend_table_t;
 

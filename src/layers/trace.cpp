@@ -250,7 +250,8 @@ class Tracer {
                      "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"backend\":\"%s\",\"device\":%d,"
                      "\"stream\":%d,\"bytes\":%zu,\"status\":\"%s\"}}",
                      op.name, op.host_thread, op.call_begin, op.call_end - op.call_begin,
-                     op.backend, op.device, op.stream, op.bytes, anydev_status_name(op.status));
+                     op.backend, op.device, op.stream, op.bytes,
+                     op.status == ANYDEV_BK_DECLINED ? "declined" : anydev_status_name(op.status));
         if (op.start < 0) continue;
         std::fprintf(file,
                      ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":2,\"tid\":%d,"
