@@ -409,22 +409,6 @@ struct TraceWrap {
     if (t != nullptr) t->stream_op("wait_event", inner, stream, 0, begin, s);
     return s;
   }
-
-  static void install(anydev_backend_table_t* table, const anydev_backend_table_t* wrapped) {
-    inner = wrapped;
-    table->stream_create = stream_create;
-    if (wrapped->stream_wrap_native != nullptr) table->stream_wrap_native = stream_wrap_native;
-    table->stream_destroy = stream_destroy;
-    table->stream_synchronize = stream_synchronize;
-    table->event_synchronize = event_synchronize;
-    table->host_alloc = host_alloc;
-    table->memory_free = memory_free;
-    table->device_alloc = device_alloc;
-    if (wrapped->memory_free_async != nullptr) table->memory_free_async = memory_free_async;
-    table->copy = copy;
-    table->fill = fill;
-    table->stream_wait_event = stream_wait_event;
-  }
 };
 
 }  // namespace
