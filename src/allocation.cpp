@@ -122,8 +122,11 @@ void free_after_owner_stream(Allocation& allocation) noexcept {
   void* const handle = allocation.handle;
   Stream& owner = *allocation.owner_stream;
   if (kind == ANYDEV_BK_MEMORY_DEVICE && table->memory_free_async != nullptr) {
-    if (table->memory_free_async(device, handle, owner.native) == ANYDEV_SUCCESS) return;
-    log_failure(backend, "memory_free_async");
+    const anydev_status_t s = table->memory_free_async(device, handle, owner.native);
+    if (s == ANYDEV_SUCCESS) return;
+    // ANYDEV_BK_DECLINED (no stream-ordered free on this device) is no
+    // failure: the stream-ordered release below frees it.
+    if (s != ANYDEV_BK_DECLINED) log_failure(backend, "memory_free_async");
   }
   EventPool* const events = owner.events;
   anydev_bk_event_t event = nullptr;

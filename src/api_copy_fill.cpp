@@ -183,6 +183,13 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "pattern size ", pattern_size,
                 " is not 1, 2, 4, 8 or 16 bytes");
   }
+  // The device's own limit (its backend's max_fill_pattern capability).
+  if (const std::size_t most = stream->backend->devices[stream->device].max_fill_pattern;
+      pattern_size > most) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "a ", pattern_size, "-byte pattern is larger than ",
+                describe_device(stream->backend, stream->device), " fills (at most ", most,
+                " bytes)");
+  }
   const std::size_t bytes = buf->size_bytes;
   if ((bytes & (pattern_size - 1)) != 0) {  // pattern sizes are powers of two
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the buffer's ", bytes,

@@ -98,15 +98,15 @@ anydev_status_t anydev_buffer_dlpack_device(anydev_buffer_t buf, int* device_typ
   BufferView view;
   if (anydev_status_t s = access_buffer(op, buf, "buf", &view); s != ANYDEV_SUCCESS) return s;
   const Backend* backend = view.allocation->backend;
-  const auto placement = dlpack_placement(backend->name, buf->kind);
+  const auto placement = dlpack_placement(backend->devices[view.allocation->device], buf->kind);
   if (!placement) {
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", backend->name, " backend's ",
-                buf->kind == ANYDEV_MEMORY_HOST ? "host" : "device",
-                " memory has no DLPack device type (DLPack ", DLPACK_VERSION / 100, ".",
-                DLPACK_VERSION % 100 / 10, ")");
+                buf->kind == ANYDEV_MEMORY_HOST ? "host" : "device", " memory of device ",
+                view.allocation->device,
+                " has no DLPack device type (its device_props declare none)");
   }
   *device_type = placement->device_type;
-  *device_id = view.allocation->device;
+  *device_id = placement->device_id;
   return ANYDEV_SUCCESS;
 }
 
@@ -151,7 +151,8 @@ anydev_status_t anydev_buffer_to_dlpack(anydev_buffer_t buf, int ndim, const int
   const Allocation& allocation = *view.allocation;
   void* data = view.address();
   std::uint64_t byte_offset = 0;
-  if (dlpack_placement(allocation.backend->name, buf->kind)->data_is_cl_mem &&
+  if (dlpack_placement(allocation.backend->devices[allocation.device], buf->kind)
+          ->data_is_native_memory &&
       allocation.handle != nullptr) {
     const anydev_backend_table_t* table = allocation.backend->table;
     void* mem = nullptr;
@@ -161,7 +162,7 @@ anydev_status_t anydev_buffer_to_dlpack(anydev_buffer_t buf, int ndim, const int
             : table->native_handle(allocation.device, ANYDEV_NATIVE_MEMORY, allocation.handle,
                                    &mem);
     if (s != ANYDEV_SUCCESS) {
-      return fail(s, op, "the cl_mem of the buffer: ", last_error_message());
+      return fail(s, op, "the native memory object of the buffer: ", last_error_message());
     }
     data = mem;
     byte_offset = buf->offset_bytes;
@@ -205,13 +206,19 @@ anydev_status_t anydev_buffer_from_dlpack(anydev_context_t ctx, DLManagedTensor*
   static_assert(sizeof(device_type) == sizeof(t.device.device_type));
   std::memcpy(&device_type, &t.device.device_type, sizeof(device_type));
   const std::string device_text = describe_dlpack_device(device_type);
-  const auto source = dlpack_source(device_type);
-  if (!source) {
-    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "cannot import a tensor on ", device_text,
-                device_type == kDLOpenCL
-                    ? ": anydev's opencl backend can use only the cl_mem objects it allocated"
-                    : ": anydev imports kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDA and kDLROCM");
+  // Asked first: the context's backend, then (for a tensor anydev exported)
+  // the exporting buffer's backend, since several backends may declare the
+  // same DLPack device type (kDLExtDev).
+  const Backend* first[2] = {ctx != nullptr ? ctx->state->backend : nullptr, nullptr};
+  if (tensor->deleter == delete_exported && tensor->manager_ctx != nullptr) {
+    first[1] = static_cast<ExportedTensor*>(tensor->manager_ctx)->buffer->allocation->backend;
   }
+  DlpackSource found;
+  if (anydev_status_t s = dlpack_source(op, device_type, t.device.device_id, first, &found);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  const DlpackSource* source = &found;
   const auto dtype = from_dlpack_dtype(t.dtype);
   if (!dtype) {
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the tensor's dtype (",
@@ -272,27 +279,35 @@ anydev_status_t anydev_buffer_from_dlpack(anydev_context_t ctx, DLManagedTensor*
   }
   std::shared_ptr<const ContextState> context;
   if (source->backend != nullptr) {
-    if (ctx != nullptr && (ctx->state->backend->name != source->backend ||
-                           ctx->state->device != t.device.device_id)) {
+    if (ctx != nullptr &&
+        (ctx->state->backend != source->backend || ctx->state->device != source->device)) {
       return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "a tensor on ", device_text, " device ",
-                  t.device.device_id, " needs a context on ", source->backend, ":",
-                  t.device.device_id, ", not ",
+                  t.device.device_id, " needs a context on ", source->backend->name, ":",
+                  source->device, ", not ",
                   describe_device(ctx->state->backend, ctx->state->device));
     }
-    if (anydev_status_t s =
-            import_context(op, ctx, source->backend, t.device.device_id, device_text, &context);
+    if (anydev_status_t s = import_context(op, ctx, source->backend->name.c_str(), source->device,
+                                           device_text, &context);
         s != ANYDEV_SUCCESS) {
       return s;
     }
-  } else if (anydev_status_t s = import_context(op, ctx, "cpu", 0, device_text, &context);
+  } else if (ctx == nullptr && source->host_default == nullptr) {
+    return fail(ANYDEV_ERROR_BACKEND_UNAVAILABLE, op, "a ", device_text,
+                " tensor without a context needs a backend whose device memory is host memory "
+                "(kDLCPU); none is available\n",
+                Registry::instance().describe_known());
+  } else if (anydev_status_t s = import_context(
+                 op, ctx, ctx != nullptr ? nullptr : source->host_default->name.c_str(), 0,
+                 device_text, &context);
              s != ANYDEV_SUCCESS) {
     return s;
   }
   anydev_bk_memory_kind_t kind = ANYDEV_BK_MEMORY_USER_HOST;
+  const DeviceRecord& record = context->backend->devices[context->device];
   if (source->device_memory) {
     kind = ANYDEV_BK_MEMORY_DEVICE;
-  } else if (context->backend->name == "cpu" ||
-             (source->pinned_by != nullptr && context->backend->name == source->pinned_by)) {
+  } else if (record.device_memory_is_host_accessible ||
+             (source->pinned_by != nullptr && context->backend == source->pinned_by)) {
     kind = ANYDEV_BK_MEMORY_HOST;  // the backend's own kind of host memory
   }
   return guarded(op, [&] {

@@ -9,10 +9,8 @@ namespace {
 
 // DLPack 0.7 added kDLOneAPI (14); DLPack 0.8 added kDLBool (6).
 #if DLPACK_VERSION >= 70
-constexpr bool kHasOneApi = true;
 constexpr int kOneApi = kDLOneAPI;
 #else
-constexpr bool kHasOneApi = false;
 constexpr int kOneApi = 14;
 #endif
 
@@ -76,34 +74,95 @@ std::string describe_dlpack_dtype(DLDataType type) {
              int{type.bits}, " bits x ", type.lanes, " lanes");
 }
 
-std::optional<DlpackPlacement> dlpack_placement(std::string_view backend,
+std::optional<DlpackPlacement> dlpack_placement(const DeviceRecord& device,
                                                 anydev_memory_kind_t kind) noexcept {
-  const bool host = kind == ANYDEV_MEMORY_HOST;
-  if (backend == "cpu") return DlpackPlacement{kDLCPU, false};
-  if (backend == "cuda") return DlpackPlacement{host ? kDLCUDAHost : kDLCUDA, false};
-  if (backend == "hip") return DlpackPlacement{host ? kDLROCMHost : kDLROCM, false};
-  if (backend == "opencl") return DlpackPlacement{host ? kDLCPU : kDLOpenCL, !host};
-  if (backend == "level_zero") {
-    if (host) return DlpackPlacement{kDLCPU, false};
-    if (kHasOneApi) return DlpackPlacement{kOneApi, false};
+  if (kind == ANYDEV_MEMORY_HOST) {
+    if (device.dlpack_host_device_type == 0) return std::nullopt;
+    return DlpackPlacement{device.dlpack_host_device_type, device.dlpack_device_id, false};
   }
-  return std::nullopt;
+  if (device.dlpack_device_type == 0) return std::nullopt;
+  return DlpackPlacement{device.dlpack_device_type, device.dlpack_device_id,
+                         device.dlpack_data_is_native_memory};
 }
 
-std::optional<DlpackSource> dlpack_source(int device_type) noexcept {
-  switch (device_type) {
-    case kDLCPU:
-      return DlpackSource{nullptr, false, nullptr};
-    case kDLCUDAHost:
-      return DlpackSource{nullptr, false, "cuda"};
-    case kDLROCMHost:
-      return DlpackSource{nullptr, false, "hip"};
-    case kDLCUDA:
-      return DlpackSource{"cuda", true, nullptr};
-    case kDLROCM:
-      return DlpackSource{"hip", true, nullptr};
+namespace {
+
+// The index of the device of `backend` whose device memory has DLPack type
+// `device_type` and id `device_id`; -1 when none. With `any_id`, the first
+// device of that type.
+int device_holding(const Backend& backend, int device_type, int device_id, bool any_id) {
+  for (std::size_t i = 0; i < backend.devices.size(); ++i) {
+    const DeviceRecord& d = backend.devices[i];
+    if (d.dlpack_device_type == device_type && (any_id || d.dlpack_device_id == device_id)) {
+      return static_cast<int>(i);
+    }
   }
-  return std::nullopt;
+  return -1;
+}
+
+bool host_memory_of(const Backend& backend, int device_type) {
+  for (const DeviceRecord& d : backend.devices) {
+    if (d.dlpack_host_device_type == device_type) return true;
+  }
+  return false;
+}
+
+// The backend whose device (or, failing that, host) memory has DLPack type
+// `device_type`: the first of `first` that declares it, else the first in
+// listing order.
+const Backend* declaring_backend(int device_type, std::span<const Backend* const> first) {
+  const auto declares = [device_type](const Backend& b) {
+    return device_holding(b, device_type, 0, true) >= 0 || host_memory_of(b, device_type);
+  };
+  for (const Backend* backend : first) {
+    if (backend != nullptr && backend->available && declares(*backend)) return backend;
+  }
+  return Registry::instance().probe_until(declares);
+}
+
+}  // namespace
+
+anydev_status_t dlpack_source(const char* op, int device_type, int device_id,
+                              std::span<const Backend* const> first, DlpackSource* out) {
+  DlpackSource source;
+  if (device_type != kDLCPU) {
+    const Backend* owner = declaring_backend(device_type, first);
+    if (owner == nullptr) {
+      return fail(ANYDEV_ERROR_UNSUPPORTED, op, "cannot import a tensor on ",
+                  describe_dlpack_device(device_type),
+                  ": no available backend declares that DLPack device type for its memory\n",
+                  Registry::instance().describe_known());
+    }
+    if (device_holding(*owner, device_type, 0, true) >= 0) {
+      const int device = device_holding(*owner, device_type, device_id, false);
+      if (device < 0) {
+        return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, "a tensor on ",
+                    describe_dlpack_device(device_type), " device ", device_id,
+                    " needs a device of the ", owner->name, " backend with DLPack device id ",
+                    device_id, "; it has none (", owner->devices.size(), " device(s))");
+      }
+      if (owner->devices[device].dlpack_data_is_native_memory) {
+        return fail(ANYDEV_ERROR_UNSUPPORTED, op, "cannot import a tensor on ",
+                    describe_dlpack_device(device_type), ": the ", owner->name,
+                    " backend's device memory is exchanged as its native memory objects, and it "
+                    "can use only those it allocated");
+      }
+      source.backend = owner;
+      source.device = device;
+      source.device_memory = true;
+      *out = source;
+      return ANYDEV_SUCCESS;
+    }
+    source.pinned_by = owner;  // host memory of that backend (e.g. pinned memory)
+  }
+  // Host memory: any context; without one, the backend whose device memory
+  // is the host's (kDLCPU, host-accessible).
+  source.host_default = Registry::instance().probe_until([](const Backend& b) {
+    const int device = device_holding(b, kDLCPU, 0, true);
+    return device >= 0 && b.devices[device].device_memory_is_host_accessible;
+  });
+  *out = source;
+  return ANYDEV_SUCCESS;
 }
 
 std::string describe_dlpack_device(int device_type) {

@@ -1,16 +1,20 @@
-// How anydev's dtypes and backends map to DLPack's data types and device
-// types (the tables in include/anydev/anydev_dlpack.h). Pure and
-// thread-safe.
+// How anydev's dtypes and devices map to DLPack's data types and device
+// types (the tables in include/anydev/anydev_dlpack.h). A device's DLPack
+// device types come from its backend's device_props (ABI 2 capabilities):
+// nothing here knows a backend by name. Thread-safe; dlpack_source may probe
+// backends through the registry.
 #ifndef ANYDEV_SRC_DLPACK_TYPES_H_
 #define ANYDEV_SRC_DLPACK_TYPES_H_
 
 #include <dlpack/dlpack.h>
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "anydev/anydev.h"
+#include "registry.h"
 
 namespace anydev::core {
 
@@ -23,21 +27,37 @@ std::string describe_dlpack_dtype(DLDataType type);
 
 // Where an exported buffer's memory lives, for DLPack.
 struct DlpackPlacement {
-  int device_type;      // DLDeviceType
-  bool data_is_cl_mem;  // OpenCL device memory: data is the cl_mem
+  int device_type;             // DLDeviceType
+  int device_id;               // DLDevice.device_id
+  bool data_is_native_memory;  // data is the backend's native memory object (a cl_mem)
 };
-// nullopt when the backend (by name) has no DLPack device for that kind.
-std::optional<DlpackPlacement> dlpack_placement(std::string_view backend,
+// nullopt when the device declares no DLPack device type for that kind.
+std::optional<DlpackPlacement> dlpack_placement(const DeviceRecord& device,
                                                 anydev_memory_kind_t kind) noexcept;
 
-// How an imported tensor's memory is used.
+// How an imported tensor's memory is used. The backends are the registry's
+// (they live for the process).
 struct DlpackSource {
-  const char* backend;    // the backend whose context it needs (nullptr: any; default cpu)
-  bool device_memory;     // DeviceBuffer (else HostBuffer)
-  const char* pinned_by;  // host memory that is pinned memory of this backend (or nullptr)
+  // The backend whose context device memory needs, and that device's index
+  // (nullptr: host memory, any context).
+  const Backend* backend = nullptr;
+  int device = 0;
+  bool device_memory = false;  // DeviceBuffer (else HostBuffer)
+  // Host memory that is the host memory of this backend (pinned memory),
+  // or nullptr.
+  const Backend* pinned_by = nullptr;
+  // For host memory without a context: the backend whose devices' memory is
+  // kDLCPU host memory (the first listed), whose device 0 takes it.
+  const Backend* host_default = nullptr;
 };
-// nullopt for a device type anydev cannot import.
-std::optional<DlpackSource> dlpack_source(int device_type) noexcept;
+// Finds which backend's memory a tensor on `device_type`:`device_id` is,
+// asking the backends of `first` (null entries skipped: the caller's
+// context's, the exporter's) before probing the known backends in listing
+// order. Fails (error set, naming
+// `op` and the device type) when no available backend declares that type,
+// or when its memory cannot be imported.
+anydev_status_t dlpack_source(const char* op, int device_type, int device_id,
+                              std::span<const Backend* const> first, DlpackSource* out);
 // "kDLCUDA (2)": for messages.
 std::string describe_dlpack_device(int device_type);
 

@@ -9,7 +9,7 @@
 //
 // Table size. Entries are appended to anydev_backend_table_t within one ABI
 // version; a plugin built against an older header hands over a shorter table
-// (its struct_size). Any size from the first ABI 1 table
+// (its struct_size). Any size from the first ABI 2 table
 // (kOldestBackendTableBytes) up is accepted; a shorter table is copied into a
 // full-size one whose later fields are zero (optional entries NULL, flags 0),
 // so the core and its layers only ever see full-size tables.
@@ -24,11 +24,10 @@
 
 namespace anydev::core {
 
-// The size of the first ABI 1 table (up to stream_wrap_native): the smallest
+// The size of the first ABI 2 table (through `flags`): the smallest
 // struct_size a backend may report.
 inline constexpr std::size_t kOldestBackendTableBytes =
-    offsetof(anydev_backend_table_t, stream_wrap_native) +
-    sizeof(anydev_backend_table_t::stream_wrap_native);
+    offsetof(anydev_backend_table_t, flags) + sizeof(anydev_backend_table_t::flags);
 
 // What load_plugin found. Owned by the caller; `table` is full-size (see
 // above) and lives for the process.

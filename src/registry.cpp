@@ -15,6 +15,7 @@
 #include "layers/layer_stack.h"
 #include "logging.h"
 #include "plugin_loader.h"
+#include "registry_devices.h"
 #include "selection.h"
 #include "status.h"
 
@@ -91,7 +92,7 @@ Registry::Registry() {
   for (const std::string& name : default_backend_order()) {
     auto backend = std::make_unique<Backend>();
     backend->name = name;
-    backend->builtin = name == "cpu";
+    backend->builtin = find_builtin_backend(name) != nullptr;
     backends_.push_back(std::move(backend));
   }
   // cpu is last in the default order but first in listings.
@@ -169,8 +170,8 @@ void Registry::probe_locked(Backend& backend) {
   const anydev_backend_table_t* table = nullptr;
   if (backend.builtin) {
     clear_last_error();
-    if (anydev_cpu_backend_entry(ANYDEV_BACKEND_ABI_VERSION, core_services(), &table) !=
-        ANYDEV_SUCCESS) {
+    if (find_builtin_backend(backend.name)
+            ->entry(ANYDEV_BACKEND_ABI_VERSION, core_services(), &table) != ANYDEV_SUCCESS) {
       backend.reason = cat("built-in backend failed to start: ", last_error_message());
       return;
     }
@@ -245,8 +246,12 @@ void Registry::probe_locked(Backend& backend) {
     }
     props.name[sizeof(props.name) - 1] = '\0';
     props.description[sizeof(props.description) - 1] = '\0';
-    backend.devices.push_back(
-        {props.name, props.description, props.total_memory, props.is_host_processor != 0});
+    if (std::string why = check_capabilities(i, props); !why.empty()) {
+      backend.reason = why;
+      backend.devices.clear();
+      return;
+    }
+    backend.devices.push_back(device_record(props));
   }
   clear_last_error();
   // The layers the environment asks for (none: the table itself).
@@ -260,6 +265,16 @@ void Registry::probe_locked(Backend& backend) {
   backend.table = table;
   backend.available = true;
   log(ANYDEV_LOG_INFO, cat("backend ", backend.name, " available with ", count, " device(s)"));
+}
+
+const Backend* Registry::probe_until(const std::function<bool(const Backend&)>& wanted) {
+  std::lock_guard lock(mutex_);
+  discover_locked();
+  for (auto& backend : backends_) {
+    probe_locked(*backend);
+    if (backend->available && wanted(*backend)) return backend.get();
+  }
+  return nullptr;
 }
 
 void Registry::after_fork_in_child() noexcept {

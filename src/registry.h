@@ -21,6 +21,7 @@
 #define ANYDEV_SRC_REGISTRY_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,12 +38,22 @@ struct DeviceRecord {
   std::string description;
   std::size_t total_memory = 0;
   bool host_processor = false;  // the host's own CPU (see backend.h)
+  // Capabilities (anydev_bk_device_props_t, ABI 2): the core decides by
+  // these, never by the backend's name.
+  int dlpack_device_type = 0;                 // DLDeviceType of device memory; 0: none
+  int dlpack_host_device_type = 0;            // DLDeviceType of host memory; 0: none
+  int dlpack_device_id = 0;                   // DLDevice.device_id
+  bool dlpack_data_is_native_memory = false;  // device memory exports as its native object
+  bool device_memory_is_host_accessible = false;
+  bool stream_ordered_free = false;  // memory_free_async never declines on it
+  bool peer_access = false;
+  std::size_t max_fill_pattern = 16;  // bytes: 1, 2, 4, 8 or 16
 };
 
 // One backend. Immutable after the registry probed it.
 struct Backend {
   std::string name;
-  bool builtin = false;
+  bool builtin = false;     // linked into libanydev.so (src/builtin_backends.h)
   std::string plugin_path;  // where its plugin is (empty: built in or not found)
   bool probed = false;
   bool available = false;
@@ -73,6 +84,10 @@ class Registry {
   const Backend* probe(std::string_view name);
   // Probes every known backend.
   std::vector<const Backend*> probe_all();
+  // Probes the known backends in listing order until `wanted` accepts an
+  // available one; that backend, or nullptr. `wanted` runs under the
+  // registry's lock: it must only read the backend.
+  const Backend* probe_until(const std::function<bool(const Backend&)>& wanted);
   // The plugin folders searched, ':'-separated.
   const std::string& plugin_path();
   // One line per known backend with its state, for error messages; probes

@@ -1,5 +1,7 @@
 // The backend table as every backend fills it: the entries the core requires
-// in one X-macro list (the core's plugin loader checks the same list), each
+// and the optional ones, picked from the one entry list (ANYDEV_BACKEND_ENTRIES,
+// include/anydev/backend_entries.h; the core's plugin loader checks the same
+// list), each
 // entry's function declared from the table's own field type, and the table's
 // header fields. Compile-time only: nothing here holds state.
 //
@@ -30,33 +32,16 @@
 #include "anydev/anydev.h"
 #include "anydev/backend.h"
 
-#define ANYDEV_KIT_REQUIRED_ENTRIES(X) \
-  X(initialize)                        \
-  X(device_count)                      \
-  X(device_props)                      \
-  X(memory_info)                       \
-  X(stream_create)                     \
-  X(stream_destroy)                    \
-  X(stream_synchronize)                \
-  X(event_create)                      \
-  X(event_destroy)                     \
-  X(event_record)                      \
-  X(event_synchronize)                 \
-  X(event_query)                       \
-  X(stream_wait_event)                 \
-  X(host_alloc)                        \
-  X(device_alloc)                      \
-  X(memory_free)                       \
-  X(copy)                              \
-  X(fill)                              \
-  X(can_access_peer)                   \
-  X(enable_peer_access)
-
-#define ANYDEV_KIT_OPTIONAL_ENTRIES(X) \
-  X(memory_free_async)                 \
-  X(native_handle)                     \
-  X(stream_wrap_native)                \
-  X(memory_is_locked)
+// The required and the optional entries of ANYDEV_BACKEND_ENTRIES (the one
+// list, include/anydev/backend_entries.h), each as X(name).
+#define ANYDEV_KIT_PICK_REQUIRED_(X, need, name, params) ANYDEV_KIT_PICK_REQUIRED_##need(X, name)
+#define ANYDEV_KIT_PICK_REQUIRED_REQUIRED(X, name) X(name)
+#define ANYDEV_KIT_PICK_REQUIRED_OPTIONAL(X, name)
+#define ANYDEV_KIT_PICK_OPTIONAL_(X, need, name, params) ANYDEV_KIT_PICK_OPTIONAL_##need(X, name)
+#define ANYDEV_KIT_PICK_OPTIONAL_REQUIRED(X, name)
+#define ANYDEV_KIT_PICK_OPTIONAL_OPTIONAL(X, name) X(name)
+#define ANYDEV_KIT_REQUIRED_ENTRIES(X) ANYDEV_BACKEND_ENTRIES(ANYDEV_KIT_PICK_REQUIRED_, X)
+#define ANYDEV_KIT_OPTIONAL_ENTRIES(X) ANYDEV_BACKEND_ENTRIES(ANYDEV_KIT_PICK_OPTIONAL_, X)
 
 #define ANYDEV_KIT_DECLARE_ENTRY(name) \
   std::remove_pointer_t<decltype(anydev_backend_table_t::name)> name;

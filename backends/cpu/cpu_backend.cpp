@@ -5,6 +5,7 @@
 // exception cross the C ABI. One device (index 0); every kind of memory is
 // host-addressable, so copies are memmove and fills are host loops, run on
 // the stream worker pool (cpu_workers.h).
+#include <dlpack/dlpack.h>
 #include <sys/resource.h>
 
 #include <atomic>
@@ -27,6 +28,7 @@
 #include "cpu_parallel.h"
 #include "cpu_services.h"
 #include "cpu_stream.h"
+#include "kit_capabilities.h"
 #include "kit_entry.h"
 #include "kit_structs.h"
 #include "kit_table.h"
@@ -208,6 +210,13 @@ anydev_status_t device_props(int device, anydev_bk_device_props_t* props) {
     if (has_field(props, &Props::host_memory_is_device_accessible)) {
       props->host_memory_is_device_accessible = 1;
     }
+    // Device memory is host memory: kDLCPU for both kinds, addressable.
+    kit::device_capabilities caps;
+    caps.dlpack_device_type = kDLCPU;
+    caps.dlpack_host_device_type = kDLCPU;
+    caps.dlpack_device_id = device;
+    caps.device_memory_is_host_accessible = true;
+    kit::set_capabilities(props, caps);
     return ANYDEV_SUCCESS;
   });
 }

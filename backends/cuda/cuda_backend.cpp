@@ -1,5 +1,6 @@
 // The plugin's entry point and table; initialization and device queries.
 #include <cuda.h>
+#include <dlpack/dlpack.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include "cuda_errors.h"
 #include "cuda_pool.h"
 #include "cuda_state.h"
+#include "kit_capabilities.h"
 #include "kit_entry.h"
 #include "kit_structs.h"
 #include "kit_table.h"
@@ -178,6 +180,15 @@ anydev_status_t device_props(int device, anydev_bk_device_props_t* props) {
   if (has_field(props, &anydev_bk_device_props_t::host_memory_is_device_accessible)) {
     props->host_memory_is_device_accessible = 0;
   }
+  kit::device_capabilities caps;
+  caps.dlpack_device_type = kDLCUDA;
+  caps.dlpack_host_device_type = kDLCUDAHost;
+  caps.dlpack_device_id = device;
+  // Without memory pools memory_free_async declines: the core's
+  // stream-ordered release frees the memory.
+  caps.stream_ordered_free = d.memory_pools;
+  caps.peer_access = backend_state().devices.size() > 1;
+  kit::set_capabilities(props, caps);
   return ANYDEV_SUCCESS;
 }
 

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <string>
 
-#include "cuda_deferred_free.h"
 #include "cuda_entries.h"
 #include "cuda_errors.h"
 #include "cuda_objects.h"
@@ -134,9 +133,10 @@ anydev_status_t memory_free_async(int device, void* handle, anydev_bk_stream_t s
   if (const anydev_status_t s = check_device(device, "memory_free_async"); s != ANYDEV_SUCCESS) {
     return s;
   }
+  // Without memory pools there is no cuMemFreeAsync for cuMemAlloc memory:
+  // declined, and the core's stream-ordered release calls memory_free.
   if (!backend_state().devices[static_cast<std::size_t>(device)]->memory_pools) {
-    return DeferredFree::instance().enqueue(device, to_device_ptr(handle), stream->device,
-                                            stream->native);
+    return ANYDEV_BK_DECLINED;
   }
   ScopedContext scope;
   if (const anydev_status_t s = scope.enter(stream->device, "memory_free_async");

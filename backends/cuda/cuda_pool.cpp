@@ -37,11 +37,12 @@ void create_device_pool(DeviceState* d) {
                                " (", d->name, "): its memory comes from cuMemAlloc instead"));
     }
   }
-  d->description += d->memory_pools
-                        ? cat(", device memory: stream-ordered (cuMemAllocFromPoolAsync from "
-                              "anydev's pool, release threshold ",
-                              kPoolReleaseThreshold >> 20, " MiB)")
-                        : std::string(", device memory: cuMemAlloc with deferred release");
+  d->description +=
+      d->memory_pools
+          ? cat(", device memory: stream-ordered (cuMemAllocFromPoolAsync from "
+                "anydev's pool, release threshold ",
+                kPoolReleaseThreshold >> 20, " MiB)")
+          : std::string(", device memory: cuMemAlloc, freed by the core's stream-ordered release");
 }
 
 }  // namespace anydev::cuda

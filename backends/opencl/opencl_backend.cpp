@@ -1,9 +1,12 @@
 // The opencl backend's table and entry point, plus the entries about
 // devices as a whole: initialize, properties, memory, peers, native handles.
+#include <dlpack/dlpack.h>
+
 #include <cstddef>
 #include <cstdio>
 #include <string>
 
+#include "kit_capabilities.h"
 #include "kit_entry.h"
 #include "kit_structs.h"
 #include "kit_table.h"
@@ -61,6 +64,14 @@ anydev_status_t device_props(int device_index, anydev_bk_device_props_t* props) 
   if (kit::has_field(props, &anydev_bk_device_props_t::is_host_processor)) {
     props->is_host_processor = (device->type & CL_DEVICE_TYPE_CPU) != 0 ? 1 : 0;
   }
+  // Device memory exports as its cl_mem (kDLOpenCL); host memory is mapped
+  // host memory (kDLCPU). One cl_context per device: no peers.
+  kit::device_capabilities caps;
+  caps.dlpack_device_type = kDLOpenCL;
+  caps.dlpack_host_device_type = kDLCPU;
+  caps.dlpack_device_id = device_index;
+  caps.dlpack_data_is_native_memory = true;
+  kit::set_capabilities(props, caps);
   return ANYDEV_SUCCESS;
 }
 

@@ -14,8 +14,9 @@
  *                                        const anydev_backend_table_t** out);
  *
  * The core refuses a table whose `abi_version` differs from
- * ANYDEV_BACKEND_ABI_VERSION or whose `struct_size` is smaller than the first
- * table of that ABI version. New entries are only ever appended, so a newer
+ * ANYDEV_BACKEND_ABI_VERSION (a version 1 plugin gets a reason naming both
+ * versions) or whose `struct_size` is smaller than the first table of that
+ * ABI version. New entries are only ever appended, so a newer
  * plugin (bigger struct_size) works with an older core of the same ABI
  * version, and an older plugin with a newer core (the fields it lacks read as
  * zero: optional entries NULL, `flags` 0).
@@ -54,7 +55,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change to the structs or entries below. */
-#define ANYDEV_BACKEND_ABI_VERSION 1u
+#define ANYDEV_BACKEND_ABI_VERSION 2u
 
 /* The one symbol a backend plugin exports. */
 #define ANYDEV_BACKEND_ENTRY_SYMBOL "anydev_backend_entry"
@@ -117,105 +118,66 @@ typedef struct anydev_bk_device_props_t {
    * such as PoCL). Without ANYDEV_BACKEND, selection prefers accelerators and
    * then anydev's cpu backend over such devices. */
   int is_host_processor;
+
+  /* Capabilities (ABI 2). The core decides by these, never by the backend's
+   * name. */
+  /* DLPack DLDeviceType of this device's device memory, and of its host
+   * memory (host_alloc); 0: that memory has no DLPack device type and cannot
+   * be exported. A backend without a registered DLPack type may use
+   * kDLExtDev (12) or a vendor value. */
+  int32_t dlpack_device_type;
+  int32_t dlpack_host_device_type;
+  /* DLDevice.device_id of this device (usually its index). */
+  int32_t dlpack_device_id;
+  /* 1 when device memory exports through DLPack as the backend's native
+   * memory object (native_handle ANYDEV_NATIVE_MEMORY, e.g. a cl_mem) with
+   * the view's offset in byte_offset, rather than as an address. Such memory
+   * cannot be imported: the backend can use only objects it allocated. */
+  int dlpack_data_is_native_memory;
+  /* 1 when device memory is ordinary host memory (the host may read and
+   * write it through the address device_alloc returned). */
+  int device_memory_is_host_accessible;
+  /* 1 when memory_free_async frees this device's memory ordered on a stream
+   * (it never answers ANYDEV_BK_DECLINED for it); 0 when it declines and the
+   * core's stream-ordered release frees it. */
+  int stream_ordered_free;
+  /* 1 when can_access_peer may answer 1 for some other device of this
+   * backend; 0 when this device never accesses a peer's memory. */
+  int peer_access;
+  /* The largest fill pattern, in bytes: 1, 2, 4, 8 or 16. The core refuses
+   * larger patterns (ANYDEV_ERROR_UNSUPPORTED) before calling fill, and
+   * refuses a backend whose device reports any other value. */
+  uint32_t max_fill_pattern;
 } anydev_bk_device_props_t;
+
+/* Returned by an optional entry for one call it does not handle on that
+ * device (today: memory_free_async on a device without memory pools). It is
+ * not an error: the backend sets no error message and changes nothing, and
+ * the core takes its own fallback path (for memory_free_async: its
+ * stream-ordered release, then memory_free). Never returned to the
+ * application. */
+#define ANYDEV_BK_DECLINED ((anydev_status_t)0x4b440001)
 
 /* Native handle kinds a backend may expose (anydev_native_kind_t in anydev.h
  * is the public spelling of the same values). */
 
-/* The backend's table. All entries are required unless marked optional
- * (optional entries may be NULL). */
+#include "anydev/backend_entries.h"
+
+/* The backend's table: its header fields, then one function pointer per
+ * entry of ANYDEV_BACKEND_ENTRIES (backend_entries.h, where each entry's
+ * contract is), in that order, then `flags`. */
+#define ANYDEV_BK_TABLE_FIELD_(unused, need, name, params) anydev_status_t(*name) params;
 typedef struct anydev_backend_table_t {
   size_t struct_size;
   uint32_t abi_version;
   const char* name; /* "cpu", "cuda", ...: lowercase, [a-z0-9_] */
 
-  /* Called once. Returns ANYDEV_SUCCESS, or ANYDEV_BACKEND_UNAVAILABLE after
-   * core->set_error(...) with the exact reason (file, symbol, dlerror text,
-   * driver error). `library` receives the vendor library it opened or tried
-   * (empty for cpu); it stays valid for the life of the process. */
-  anydev_status_t (*initialize)(const anydev_core_services_t* core, const char** library);
+  ANYDEV_BACKEND_ENTRIES(ANYDEV_BK_TABLE_FIELD_, ~)
 
-  anydev_status_t (*device_count)(int* count);
-  anydev_status_t (*device_props)(int device, anydev_bk_device_props_t* props);
-  anydev_status_t (*memory_info)(int device, size_t* free_bytes, size_t* total_bytes);
-
-  /* Streams: in-order queues. */
-  anydev_status_t (*stream_create)(int device, anydev_bk_stream_t* out);
-  /* Waits for the stream's work, then destroys it. A stream from
-   * stream_wrap_native belongs to the caller, who may destroy the native
-   * stream once the anydev context over it is released (this call may come
-   * later, from the core's reclaimer): the backend then must not use the
-   * native stream unless it holds a reference to it (OpenCL retains its
-   * queue; CUDA cannot, so it frees only its wrapper). */
-  anydev_status_t (*stream_destroy)(anydev_bk_stream_t stream);
-  /* Waits for all work enqueued so far; returns (and clears) the first
-   * asynchronous error since the previous call. */
-  anydev_status_t (*stream_synchronize)(anydev_bk_stream_t stream);
-
-  /* Events. A fresh or never-recorded event is complete. Recording captures
-   * the work enqueued on the stream so far. */
-  anydev_status_t (*event_create)(int device, anydev_bk_event_t* out);
-  anydev_status_t (*event_destroy)(anydev_bk_event_t event);
-  anydev_status_t (*event_record)(anydev_bk_event_t event, anydev_bk_stream_t stream);
-  anydev_status_t (*event_synchronize)(anydev_bk_event_t event);
-  /* *complete = 1 when the captured work has finished. */
-  anydev_status_t (*event_query)(anydev_bk_event_t event, int* complete);
-  /* Later work on `stream` waits (on the device, without blocking the
-   * caller) for the work `event` captured. The wait must not depend on the
-   * event object afterwards: the core may destroy or re-record the event as
-   * soon as this returns. */
-  anydev_status_t (*stream_wait_event)(anydev_bk_stream_t stream, anydev_bk_event_t event);
-
-  /* Memory. `bytes` > 0. `*handle` is what copies and fills will receive;
-   * `*address` is what unsafe_ptr() returns for offset 0 (for pointer-based
-   * backends the same as the handle; for host memory a host-dereferenceable
-   * pointer). An allocation the backend cannot satisfy is OUT_OF_MEMORY. */
-  anydev_status_t (*host_alloc)(int device, size_t bytes, void** handle, void** address);
-  /* Device memory; the allocation is ordered on `stream` (it may be used by
-   * work enqueued on `stream` after this call). */
-  anydev_status_t (*device_alloc)(int device, size_t bytes, anydev_bk_stream_t stream,
-                                  void** handle, void** address);
-  /* Frees memory from host_alloc/device_alloc. Called only after every
-   * operation that used it has completed. Must not block on the device. */
-  anydev_status_t (*memory_free)(int device, anydev_bk_memory_kind_t kind, void* handle);
-  /* Optional: frees device memory ordered on `stream` (e.g. cuMemFreeAsync).
-   * The core has already made `stream` wait for every other stream that used
-   * the memory. NULL: the core waits on an event and calls memory_free. */
-  anydev_status_t (*memory_free_async)(int device, void* handle, anydev_bk_stream_t stream);
-
-  /* Copies `bytes` from src to dst, ordered on `stream`. Both refs belong to
-   * this backend (or are USER_HOST); ranges are valid and do not overlap. */
-  anydev_status_t (*copy)(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
-                          anydev_bk_memory_ref_t src, size_t bytes);
-  /* Writes `pattern` (pattern_size of 1, 2, 4, 8 or 16 bytes) repeatedly over
-   * `bytes` bytes of dst, ordered on `stream`; bytes % pattern_size == 0 and
-   * dst.offset % min(pattern_size, 4) == 0 (a view is aligned for its element
-   * type, and a complex64 view may start at any multiple of 4). */
-  anydev_status_t (*fill)(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
-                          const void* pattern, size_t pattern_size, size_t bytes);
-
-  /* Peer access between two devices of this backend. */
-  anydev_status_t (*can_access_peer)(int device, int peer, int* can_access);
-  anydev_status_t (*enable_peer_access)(int device, int peer);
-
-  /* Optional: native handles (anydev_native_kind_t). `object` is a stream,
-   * event or memory handle of this backend, or NULL for device/context kinds.
-   * UNSUPPORTED when the backend has no such native object. */
-  anydev_status_t (*native_handle)(int device, int kind, void* object, void** out);
-
-  /* Optional: wraps an existing native stream without owning it;
-   * stream_destroy on the result must not destroy the native stream. */
-  anydev_status_t (*stream_wrap_native)(int device, void* native_stream, anydev_bk_stream_t* out);
-  /* Optional: *locked = 1 when host memory `handle` (from host_alloc) is
-   * page-locked (pinned), 0 when it is ordinary pageable memory. NULL: the
-   * core reports the memory as locked (the backend pins everything). */
-  anydev_status_t (*memory_is_locked)(int device, void* handle, int* locked);
-
-  /* Backend-wide properties: a bitwise or of ANYDEV_BK_FLAG_*. Appended after
-   * the first ABI 1 table: the core reads it as 0 from a plugin whose
-   * struct_size ends before it. */
+  /* Backend-wide properties: a bitwise or of ANYDEV_BK_FLAG_*. */
   uint64_t flags;
 } anydev_backend_table_t;
+#undef ANYDEV_BK_TABLE_FIELD_
 
 /* anydev_backend_table_t.flags: the backend's state (threads, driver) is
  * usable in a child process forked after the backend was initialized. A

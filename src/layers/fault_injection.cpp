@@ -47,16 +47,6 @@ struct FaultWrap {
     if (auto s = count_call(FaultKind::event, inner->name, "event_record")) return s;
     return inner->event_record(event, stream);
   }
-
-  static void install(anydev_backend_table_t* table, const anydev_backend_table_t* wrapped) {
-    inner = wrapped;
-    table->host_alloc = host_alloc;
-    table->device_alloc = device_alloc;
-    table->copy = copy;
-    table->fill = fill;
-    table->event_create = event_create;
-    table->event_record = event_record;
-  }
 };
 
 SlotTables<FaultWrap>& slots() {

@@ -36,15 +36,6 @@ struct SyncWrap {
   static anydev_status_t stream_wait_event(anydev_bk_stream_t stream, anydev_bk_event_t event) {
     return then_wait(inner->stream_wait_event(stream, event), stream);
   }
-
-  static void install(anydev_backend_table_t* table, const anydev_backend_table_t* wrapped) {
-    inner = wrapped;
-    table->device_alloc = device_alloc;
-    table->copy = copy;
-    table->fill = fill;
-    table->event_record = event_record;
-    table->stream_wait_event = stream_wait_event;
-  }
 };
 
 }  // namespace

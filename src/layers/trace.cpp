@@ -250,7 +250,8 @@ class Tracer {
                      "\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"backend\":\"%s\",\"device\":%d,"
                      "\"stream\":%d,\"bytes\":%zu,\"status\":\"%s\"}}",
                      op.name, op.host_thread, op.call_begin, op.call_end - op.call_begin,
-                     op.backend, op.device, op.stream, op.bytes, anydev_status_name(op.status));
+                     op.backend, op.device, op.stream, op.bytes,
+                     op.status == ANYDEV_BK_DECLINED ? "declined" : anydev_status_name(op.status));
         if (op.start < 0) continue;
         std::fprintf(file,
                      ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":2,\"tid\":%d,"
@@ -407,22 +408,6 @@ struct TraceWrap {
     const anydev_status_t s = inner->stream_wait_event(stream, event);
     if (t != nullptr) t->stream_op("wait_event", inner, stream, 0, begin, s);
     return s;
-  }
-
-  static void install(anydev_backend_table_t* table, const anydev_backend_table_t* wrapped) {
-    inner = wrapped;
-    table->stream_create = stream_create;
-    if (wrapped->stream_wrap_native != nullptr) table->stream_wrap_native = stream_wrap_native;
-    table->stream_destroy = stream_destroy;
-    table->stream_synchronize = stream_synchronize;
-    table->event_synchronize = event_synchronize;
-    table->host_alloc = host_alloc;
-    table->memory_free = memory_free;
-    table->device_alloc = device_alloc;
-    if (wrapped->memory_free_async != nullptr) table->memory_free_async = memory_free_async;
-    table->copy = copy;
-    table->fill = fill;
-    table->stream_wait_event = stream_wait_event;
   }
 };
 

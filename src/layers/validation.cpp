@@ -146,16 +146,6 @@ struct ValidationWrap {
     }
     return s;
   }
-
-  static void install(anydev_backend_table_t* table, const anydev_backend_table_t* wrapped) {
-    inner = wrapped;
-    table->stream_create = stream_create;
-    if (wrapped->stream_wrap_native != nullptr) table->stream_wrap_native = stream_wrap_native;
-    table->stream_destroy = stream_destroy;
-    table->memory_free = memory_free;
-    table->copy = copy;
-    table->fill = fill;
-  }
 };
 
 anydev_status_t report(anydev_status_t status, std::string message) {

@@ -7,14 +7,26 @@
  *   TEST_PLUGIN_ABI_VERSION  abi_version written into the table
  *   TEST_PLUGIN_DEVICE_NAME  the device's name
  *   TEST_PLUGIN_FLAGS        the table's flags (ANYDEV_BK_FLAG_*; default 0)
- *   TEST_PLUGIN_OLD_TABLE    hand over a table of the first ABI 1 size (up to
- *                            stream_wrap_native), as a plugin built against
- *                            that header would: the memory ends there
+ *   TEST_PLUGIN_SHORT_TABLE  hand over a table that ends before `flags`, the
+ *                            last field of the first ABI 2 table (as an ABI 1
+ *                            plugin's smaller table would): the memory ends
+ *                            there, and the core must refuse it
+ *   TEST_PLUGIN_MAX_FILL_PATTERN  the device's max_fill_pattern (default 16)
+ *   TEST_PLUGIN_DECLINE_FREE_ASYNC  offer memory_free_async, which declines
+ *                            every call (ANYDEV_BK_DECLINED); the exported
+ *                            anydev_test_plugin_free_counts tells how many
+ *                            calls it declined and how many device
+ *                            allocations memory_free freed
+ *
+ * Its device declares its own DLPack device type, kDLExtDev, for device
+ * memory (host memory is kDLCPU): the core exports and imports its buffers
+ * through DLPack knowing nothing about it but these capabilities.
  *
  * Thread-safe: the only shared state is the core's services pointer, set
  * once by initialize() under the core's registry lock. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dlpack/dlpack.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +44,9 @@
 #endif
 #ifndef TEST_PLUGIN_FLAGS
 #define TEST_PLUGIN_FLAGS 0
+#endif
+#ifndef TEST_PLUGIN_MAX_FILL_PATTERN
+#define TEST_PLUGIN_MAX_FILL_PATTERN 16
 #endif
 #ifndef TEST_PLUGIN_DEVICE_NAME
 #define TEST_PLUGIN_DEVICE_NAME TEST_PLUGIN_NAME ": fake device 0 (host memory)"
@@ -86,6 +101,15 @@ static anydev_status_t device_props(int device, anydev_bk_device_props_t* props)
            "anydev test plugin: synchronous, malloc-backed");
   props->total_memory = physical_bytes(_SC_PHYS_PAGES);
   props->host_memory_is_device_accessible = 1;
+  /* Capabilities (ABI 2). */
+  props->dlpack_device_type = kDLExtDev;
+  props->dlpack_host_device_type = kDLCPU;
+  props->dlpack_device_id = device;
+  props->dlpack_data_is_native_memory = 0;
+  props->device_memory_is_host_accessible = 1; /* malloc */
+  props->stream_ordered_free = 0;              /* no memory_free_async */
+  props->peer_access = 0;                      /* one device */
+  props->max_fill_pattern = TEST_PLUGIN_MAX_FILL_PATTERN;
   return ANYDEV_SUCCESS;
 }
 
@@ -190,9 +214,36 @@ static anydev_status_t device_alloc(int device, size_t bytes, anydev_bk_stream_t
   return allocate(device, bytes, "device_alloc", handle, address);
 }
 
+#ifdef TEST_PLUGIN_DECLINE_FREE_ASYNC
+static _Atomic long g_declined;
+static _Atomic long g_device_frees;
+
+/* For the test, found with dlsym on the loaded plugin. */
+ANYDEV_BACKEND_EXPORT void anydev_test_plugin_free_counts(long* declined, long* device_frees) {
+  *declined = g_declined;
+  *device_frees = g_device_frees;
+}
+
+/* Declines, sets no error and changes nothing: the core frees the memory
+ * through its stream-ordered release and memory_free. */
+static anydev_status_t memory_free_async(int device, void* handle, anydev_bk_stream_t stream) {
+  (void)device;
+  (void)handle;
+  (void)stream;
+  ++g_declined;
+  return ANYDEV_BK_DECLINED;
+}
+#define TEST_PLUGIN_MEMORY_FREE_ASYNC memory_free_async
+#define TEST_PLUGIN_COUNT_FREE(kind) \
+  if ((kind) == ANYDEV_BK_MEMORY_DEVICE) ++g_device_frees
+#else
+#define TEST_PLUGIN_MEMORY_FREE_ASYNC NULL
+#define TEST_PLUGIN_COUNT_FREE(kind) (void)(kind)
+#endif
+
 static anydev_status_t memory_free(int device, anydev_bk_memory_kind_t kind, void* handle) {
   (void)device;
-  (void)kind;
+  TEST_PLUGIN_COUNT_FREE(kind);
   free(handle);
   return ANYDEV_SUCCESS;
 }
@@ -250,7 +301,7 @@ static const anydev_backend_table_t kTable = {
     .host_alloc = host_alloc,
     .device_alloc = device_alloc,
     .memory_free = memory_free,
-    .memory_free_async = NULL,
+    .memory_free_async = TEST_PLUGIN_MEMORY_FREE_ASYNC,
     .copy = copy,
     .fill = fill,
     .can_access_peer = can_access_peer,
@@ -260,11 +311,10 @@ static const anydev_backend_table_t kTable = {
     .flags = TEST_PLUGIN_FLAGS,
 };
 
-#ifdef TEST_PLUGIN_OLD_TABLE
-/* The first ABI 1 table's size; the bytes after it do not exist (a sanitizer
- * build reports any read past them). */
-#define OLD_TABLE_BYTES \
-  (offsetof(anydev_backend_table_t, stream_wrap_native) + sizeof(kTable.stream_wrap_native))
+#ifdef TEST_PLUGIN_SHORT_TABLE
+/* A table that ends before `flags`; the bytes after it do not exist (a
+ * sanitizer build reports any read past them). */
+#define OLD_TABLE_BYTES offsetof(anydev_backend_table_t, flags)
 static _Alignas(anydev_backend_table_t) unsigned char old_table[OLD_TABLE_BYTES];
 #endif
 
@@ -275,7 +325,7 @@ ANYDEV_BACKEND_EXPORT anydev_status_t anydev_backend_entry(uint32_t core_abi_ver
   /* The version check is the core's job (and what testversion exercises):
    * hand over the table as built. */
   (void)core_abi_version;
-#ifdef TEST_PLUGIN_OLD_TABLE
+#ifdef TEST_PLUGIN_SHORT_TABLE
   const size_t size = OLD_TABLE_BYTES;
   memcpy(old_table, &kTable, size);
   memcpy(old_table + offsetof(anydev_backend_table_t, struct_size), &size, sizeof size);

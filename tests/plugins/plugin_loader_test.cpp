@@ -2,20 +2,24 @@
 // ANYDEV_PLUGIN_PATH (ctest sets the environment per entry; see
 // CMakeLists.txt): broken plugins are listed as unavailable with the precise
 // reason, never fatal; a valid one works; only the backends named are opened.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "../process/fork_child.h"
 #include "anydev/anydev.hpp"
 #include "anydev/backend.h"
+#include "anydev/dlpack.hpp"
 
 // The fork test's child abandons what the parent made (it must not free it).
 extern "C" __attribute__((visibility("default"))) int __lsan_is_turned_off() {
@@ -85,6 +89,31 @@ TEST(PluginListing, WrongAbiVersionNamesThePluginAndBothVersions) {
                                     std::to_string(ANYDEV_BACKEND_ABI_VERSION + 1000)});
 }
 
+// ABI 2 refuses a plugin built for ABI 1, naming both versions.
+TEST(PluginListing, AbiVersion1PluginIsRefusedNamingBothVersions) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  ExpectUnavailable("testv1", {PluginPath(kDir, "testv1"), "backend ABI version 1,",
+                               "expects version " + std::to_string(ANYDEV_BACKEND_ABI_VERSION)});
+}
+
+// A table shorter than the first ABI 2 table (it ends before `flags`) is
+// refused with both sizes; nothing past its end is read (ASan would say).
+TEST(PluginListing, TableShorterThanTheFirstAbi2TableIsRefused) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  ExpectUnavailable(
+      "testshorttable",
+      {PluginPath(kDir, "testshorttable"),
+       "backend table of " + std::to_string(offsetof(anydev_backend_table_t, flags)) + " bytes",
+       "needs at least " + std::to_string(sizeof(anydev_backend_table_t))});
+}
+
+// A device capability out of its range makes the backend unavailable, with
+// the field and the value named.
+TEST(PluginListing, InvalidMaxFillPatternIsRefused) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  ExpectUnavailable("testbigfill", {"device_props(0)", "max_fill_pattern 32"});
+}
+
 TEST(PluginListing, MissingEntrySymbolIsNamed) {
   REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
   ExpectUnavailable("testnoentry", {PluginPath(kDir, "testnoentry"), ANYDEV_BACKEND_ENTRY_SYMBOL});
@@ -144,6 +173,107 @@ TEST(TestgoodBackend, RunsWork) {
         return std::string("no error");
       }(),
       "out_of_range"));
+}
+
+// The core takes a device's largest fill pattern from its capabilities: a
+// larger pattern is refused before the backend sees it, and nothing changes.
+TEST(TestgoodBackend, FillPatternAboveTheDevicesMaximumIsUnsupported) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  const DeviceContext ctx(0, "testsmallfill");
+  const anydev::DeviceBuffer<std::uint64_t> device = ctx.enqueue_create_buffer<std::uint64_t>(4);
+  const std::uint32_t seven = 7;
+  ASSERT_EQ(anydev_enqueue_fill(nullptr, device.handle(), &seven, sizeof seven), ANYDEV_SUCCESS);
+  try {
+    device.enqueue_fill(0x0123456789ABCDEFull);
+    ADD_FAILURE() << "an 8-byte fill on a device of max_fill_pattern 4 succeeded";
+  } catch (const anydev::Error& e) {
+    EXPECT_EQ(e.status(), Status::unsupported) << e.what();
+    EXPECT_TRUE(Contains(e.what(), "8-byte pattern")) << e.what();
+    EXPECT_TRUE(Contains(e.what(), "at most 4 bytes")) << e.what();
+  }
+  const anydev::HostBuffer<std::uint64_t> host = ctx.enqueue_create_host_buffer<std::uint64_t>(4);
+  device.enqueue_copy_to(host);
+  ctx.synchronize();
+  for (std::size_t i = 0; i < host.size(); ++i) EXPECT_EQ(host[i], 0x0000000700000007ull) << i;
+  // A 4-byte pattern still works.
+  const std::uint32_t five = 5;
+  ASSERT_EQ(anydev_enqueue_fill(nullptr, device.handle(), &five, sizeof five), ANYDEV_SUCCESS);
+  device.enqueue_copy_to(host);
+  ctx.synchronize();
+  for (std::size_t i = 0; i < host.size(); ++i) EXPECT_EQ(host[i], 0x0000000500000005ull) << i;
+}
+
+// The plugin declares its own DLPack device type (kDLExtDev) in its device
+// props; the core, which knows nothing else about it, exports its device
+// memory with that type and imports such a tensor back onto it.
+TEST(TestgoodBackend, BuffersExportThroughDlpackWithTheDeclaredDeviceType) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  const DeviceContext ctx(0, "testgood");
+  const anydev::DeviceBuffer<std::uint32_t> device = ctx.enqueue_create_buffer<std::uint32_t>(6);
+  device.enqueue_fill(0xA5A5A5A5u);
+  anydev::make_ready(device);
+  const DLDevice where = anydev::dlpack_device(device);
+  EXPECT_EQ(where.device_type, kDLExtDev);
+  EXPECT_EQ(where.device_id, 0);
+  anydev::DLPackTensor tensor = anydev::to_dlpack(device, {2, 3});
+  EXPECT_EQ(tensor->device.device_type, kDLExtDev);
+  EXPECT_EQ(tensor->data, static_cast<void*>(device.unsafe_ptr()));
+  EXPECT_EQ(tensor->ndim, 2);
+  // The fake device's memory is host memory: the consumer reads it.
+  const auto* values = static_cast<const std::uint32_t*>(tensor->data);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(values[i], 0xA5A5A5A5u) << i;
+  // And back: a kDLExtDev tensor is device memory of the backend declaring it.
+  const anydev::DeviceBuffer<std::uint32_t> back =
+      anydev::from_dlpack<std::uint32_t, anydev::DeviceBuffer>(std::move(tensor));
+  EXPECT_EQ(back.unsafe_ptr(), device.unsafe_ptr());
+  EXPECT_EQ(anydev::dlpack_device(back).device_type, kDLExtDev);
+  const anydev::HostBuffer<std::uint32_t> host = ctx.enqueue_create_host_buffer<std::uint32_t>(6);
+  back.enqueue_copy_to(host);
+  ctx.synchronize();
+  EXPECT_EQ(host[5], 0xA5A5A5A5u);
+  EXPECT_EQ(anydev::dlpack_device(host).device_type, kDLCPU);
+  // Another backend's context cannot take it.
+  const DeviceContext cpu(0, "cpu");
+  anydev::DLPackTensor again = anydev::to_dlpack(device);
+  anydev_buffer_t out = nullptr;
+  EXPECT_EQ(anydev_buffer_from_dlpack(cpu.handle(), again.get(), &out),
+            ANYDEV_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(Contains(anydev_last_error_message(), "needs a context on testgood:0, not cpu:0"));
+  EXPECT_EQ(out, nullptr);
+}
+
+// A backend may decline memory_free_async per call (ANYDEV_BK_DECLINED, the
+// way cuda does on a device without memory pools): the core then frees the
+// memory through its own stream-ordered release and memory_free, and logs no
+// failure (ctest fails the run on "memory_free_async failed").
+TEST(PluginDecline, DeclinedFreeAsyncFallsBackToTheCoresRelease) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  constexpr long kBuffers = 3;
+  {
+    const DeviceContext ctx(0, "testdecline");
+    for (long i = 0; i < kBuffers; ++i) {
+      const anydev::DeviceBuffer<std::uint32_t> device =
+          ctx.enqueue_create_buffer<std::uint32_t>(64);
+      device.enqueue_fill(0x0D0Cu);
+    }
+    ctx.synchronize();
+  }
+  void* plugin = dlopen(PluginPath(kDir, "testdecline").c_str(), RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(plugin, nullptr) << "testdecline is not loaded: " << dlerror();
+  using Counts = void (*)(long*, long*);
+  const auto counts = reinterpret_cast<Counts>(dlsym(plugin, "anydev_test_plugin_free_counts"));
+  ASSERT_NE(counts, nullptr) << dlerror();
+  long declined = 0;
+  long freed = 0;
+  // The core's reclaimer frees off this thread: wait (bounded) for it.
+  for (int i = 0; i < 1000; ++i) {
+    counts(&declined, &freed);
+    if (freed >= kBuffers) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  dlclose(plugin);
+  EXPECT_EQ(declined, kBuffers);
+  EXPECT_EQ(freed, kBuffers) << "declined device memory was not freed through memory_free";
 }
 
 TEST(EnvTestversion, DefaultConstructorIsBackendUnavailableWithTheReason) {
@@ -228,11 +358,9 @@ int ExpectRetiredInChild(const std::string& backend, int code) {
 }
 
 // The core's fork rule, on plugins (no vendor driver needed): a backend
-// whose table lacks ANYDEV_BK_FLAG_SURVIVES_FORK (testgood; testoldtable,
-// whose older table has no flags field at all) and that the parent
+// whose table lacks ANYDEV_BK_FLAG_SURVIVES_FORK (testgood) and that the parent
 // initialized is unavailable in a forked child; one the parent never
 // initialized works there; one with the flag (testforksafe) keeps working.
-// testoldtable also shows that a table of the first ABI 1 size still loads.
 TEST(PluginFork, OnlyBackendsThatSurviveForkStayUsableInTheChild) {
   ANYDEV_SKIP_FORK_UNDER_ASAN();
   REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
@@ -247,7 +375,7 @@ TEST(PluginFork, OnlyBackendsThatSurviveForkStayUsableInTheChild) {
             }),
             "");
 
-  for (const char* name : {"testgood", "testoldtable", "testforksafe"}) {
+  for (const char* name : {"testgood", "testforksafe"}) {
     const std::optional<BackendInfo> info = Find(name);
     ASSERT_TRUE(info.has_value()) << name;
     ASSERT_TRUE(info->available) << name << ": " << info->reason;
@@ -256,7 +384,6 @@ TEST(PluginFork, OnlyBackendsThatSurviveForkStayUsableInTheChild) {
 
   EXPECT_EQ(anydev_test::run_in_forked_child([] {
               if (const int failed = ExpectRetiredInChild("testgood", 1)) return failed;
-              if (const int failed = ExpectRetiredInChild("testoldtable", 2)) return failed;
               try {
                 if (!FillWorks("testforksafe")) return 3;
                 if (!FillWorks("cpu")) return 4;
@@ -276,7 +403,7 @@ TEST(PluginFork, OnlyBackendsThatSurviveForkStayUsableInTheChild) {
             "");
 
   // The parent keeps all of them.
-  for (const char* name : {"testgood", "testoldtable", "testforksafe"}) {
+  for (const char* name : {"testgood", "testforksafe"}) {
     EXPECT_TRUE(FillWorks(name)) << name;
   }
 }

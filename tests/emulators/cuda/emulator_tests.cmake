@@ -121,7 +121,7 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
       ENVIRONMENT "${uses};ANYDEV_CUDA_EMULATOR_NULL_SYMBOLS=cuMemcpyAsync")
     add_test(NAME cuda-null-optional-symbol-turns-pools-off
              COMMAND ${run} -DCOMMAND=${info}
-                     "-DMUST_MATCH=cuda +available@@device memory: cuMemAlloc with deferred release"
+                     "-DMUST_MATCH=cuda +available@@device memory: cuMemAlloc, freed by the core.s stream-ordered release"
                      -P ${check_script})
     set_tests_properties(cuda-null-optional-symbol-turns-pools-off PROPERTIES
       ENVIRONMENT "${uses};ANYDEV_CUDA_EMULATOR_NULL_SYMBOLS=cuMemAllocFromPoolAsync")

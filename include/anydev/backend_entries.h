@@ -1,0 +1,111 @@
+/*
+ * The one list of backend table entries (backend ABI 2), included by
+ * anydev/backend.h after the types it names; not a header of its own.
+ *
+ *   ANYDEV_BACKEND_ENTRIES(X, arg)  X(arg, need, name, params) for each entry
+ *                                   in table order; `need` is REQUIRED or
+ *                                   OPTIONAL, `params` the parenthesized
+ *                                   parameter list. Every entry returns
+ *                                   anydev_status_t.
+ *
+ * From it come the table struct (backend.h), the backend kit's entry lists
+ * and table builder (backends/common/kit_table.h) and the core's check of
+ * the required entries (src/plugin_loader.cpp). A new entry is added here
+ * only, at the end (appended within an ABI version).
+ *
+ * The entries' contracts:
+ *
+ * initialize: called once. Returns ANYDEV_SUCCESS, or
+ *   ANYDEV_BACKEND_UNAVAILABLE after core->set_error(...) with the exact
+ *   reason (file, symbol, dlerror text, driver error). `library` receives the
+ *   vendor library it opened or tried (empty for cpu); it stays valid for the
+ *   life of the process.
+ * device_count, device_props, memory_info: the devices. device_props fills
+ *   anydev_bk_device_props_t, capabilities included.
+ * stream_create: an in-order queue on `device`.
+ * stream_destroy: waits for the stream's work, then destroys it. A stream
+ *   from stream_wrap_native belongs to the caller, who may destroy the native
+ *   stream once the anydev context over it is released (this call may come
+ *   later, from the core's reclaimer): the backend then must not use the
+ *   native stream unless it holds a reference to it (OpenCL retains its
+ *   queue; CUDA cannot, so it frees only its wrapper).
+ * stream_synchronize: waits for all work enqueued so far; returns (and
+ *   clears) the first asynchronous error since the previous call.
+ * event_create, event_destroy, event_record, event_synchronize, event_query:
+ *   a fresh or never-recorded event is complete; recording captures the work
+ *   enqueued on the stream so far; event_query sets *complete = 1 when the
+ *   captured work has finished.
+ * stream_wait_event: later work on `stream` waits (on the device, without
+ *   blocking the caller) for the work `event` captured. The wait must not
+ *   depend on the event object afterwards: the core may destroy or re-record
+ *   the event as soon as this returns.
+ * host_alloc, device_alloc: `bytes` > 0. `*handle` is what copies and fills
+ *   will receive; `*address` is what unsafe_ptr() returns for offset 0 (for
+ *   pointer-based backends the same as the handle; for host memory a
+ *   host-dereferenceable pointer). An allocation the backend cannot satisfy
+ *   is OUT_OF_MEMORY. device_alloc is ordered on `stream` (the memory may be
+ *   used by work enqueued on `stream` after the call).
+ * memory_free: frees memory from host_alloc/device_alloc. Called only after
+ *   every operation that used it has completed. Must not block on the device.
+ * memory_free_async (optional): frees device memory ordered on `stream`
+ *   (e.g. cuMemFreeAsync). The core has already made `stream` wait for every
+ *   other stream that used the memory. NULL, or ANYDEV_BK_DECLINED for this
+ *   call (a device without stream-ordered free): the core waits on an event
+ *   and calls memory_free.
+ * copy: copies `bytes` from src to dst, ordered on `stream`. Both refs belong
+ *   to this backend (or are USER_HOST); ranges are valid and do not overlap.
+ * fill: writes `pattern` (pattern_size of 1, 2, 4, 8 or 16 bytes, at most the
+ *   device's max_fill_pattern) repeatedly over `bytes` bytes of dst, ordered
+ *   on `stream`; bytes % pattern_size == 0 and dst.offset %
+ *   min(pattern_size, 4) == 0 (a view is aligned for its element type, and a
+ *   complex64 view may start at any multiple of 4).
+ * can_access_peer, enable_peer_access: peer access between two devices of
+ *   this backend.
+ * native_handle (optional): native handles (anydev_native_kind_t). `object`
+ *   is a stream, event or memory handle of this backend, or NULL for
+ *   device/context kinds. UNSUPPORTED when the backend has no such native
+ *   object.
+ * stream_wrap_native (optional): wraps an existing native stream without
+ *   owning it; stream_destroy on the result must not destroy the native
+ *   stream.
+ * memory_is_locked (optional): *locked = 1 when host memory `handle` (from
+ *   host_alloc) is page-locked (pinned), 0 when it is ordinary pageable
+ *   memory. NULL: the core reports the memory as locked (the backend pins
+ *   everything).
+ */
+#ifndef ANYDEV_BACKEND_ENTRIES_H_
+#define ANYDEV_BACKEND_ENTRIES_H_
+
+/* clang-format off */
+#define ANYDEV_BACKEND_ENTRIES(X, arg)                                                        \
+  X(arg, REQUIRED, initialize, (const anydev_core_services_t* core, const char** library))    \
+  X(arg, REQUIRED, device_count, (int* count))                                                \
+  X(arg, REQUIRED, device_props, (int device, anydev_bk_device_props_t* props))               \
+  X(arg, REQUIRED, memory_info, (int device, size_t* free_bytes, size_t* total_bytes))        \
+  X(arg, REQUIRED, stream_create, (int device, anydev_bk_stream_t* out))                      \
+  X(arg, REQUIRED, stream_destroy, (anydev_bk_stream_t stream))                               \
+  X(arg, REQUIRED, stream_synchronize, (anydev_bk_stream_t stream))                           \
+  X(arg, REQUIRED, event_create, (int device, anydev_bk_event_t* out))                        \
+  X(arg, REQUIRED, event_destroy, (anydev_bk_event_t event))                                  \
+  X(arg, REQUIRED, event_record, (anydev_bk_event_t event, anydev_bk_stream_t stream))        \
+  X(arg, REQUIRED, event_synchronize, (anydev_bk_event_t event))                              \
+  X(arg, REQUIRED, event_query, (anydev_bk_event_t event, int* complete))                     \
+  X(arg, REQUIRED, stream_wait_event, (anydev_bk_stream_t stream, anydev_bk_event_t event))   \
+  X(arg, REQUIRED, host_alloc, (int device, size_t bytes, void** handle, void** address))     \
+  X(arg, REQUIRED, device_alloc, (int device, size_t bytes, anydev_bk_stream_t stream,        \
+                                  void** handle, void** address))                             \
+  X(arg, REQUIRED, memory_free, (int device, anydev_bk_memory_kind_t kind, void* handle))     \
+  X(arg, OPTIONAL, memory_free_async, (int device, void* handle, anydev_bk_stream_t stream))  \
+  X(arg, REQUIRED, copy, (anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,              \
+                          anydev_bk_memory_ref_t src, size_t bytes))                          \
+  X(arg, REQUIRED, fill, (anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,              \
+                          const void* pattern, size_t pattern_size, size_t bytes))            \
+  X(arg, REQUIRED, can_access_peer, (int device, int peer, int* can_access))                  \
+  X(arg, REQUIRED, enable_peer_access, (int device, int peer))                                \
+  X(arg, OPTIONAL, native_handle, (int device, int kind, void* object, void** out))           \
+  X(arg, OPTIONAL, stream_wrap_native, (int device, void* native_stream,                      \
+                                        anydev_bk_stream_t* out))                             \
+  X(arg, OPTIONAL, memory_is_locked, (int device, void* handle, int* locked))
+/* clang-format on */
+
+#endif /* ANYDEV_BACKEND_ENTRIES_H_ */
