@@ -29,26 +29,9 @@
 #include <vector>
 
 #include "anydev/backend.h"
+#include "registry_devices.h"
 
 namespace anydev::core {
-
-// One device, as its backend described it at probe time.
-struct DeviceRecord {
-  std::string name;
-  std::string description;
-  std::size_t total_memory = 0;
-  bool host_processor = false;  // the host's own CPU (see backend.h)
-  // Capabilities (anydev_bk_device_props_t, ABI 2): the core decides by
-  // these, never by the backend's name.
-  int dlpack_device_type = 0;                 // DLDeviceType of device memory; 0: none
-  int dlpack_host_device_type = 0;            // DLDeviceType of host memory; 0: none
-  int dlpack_device_id = 0;                   // DLDevice.device_id
-  bool dlpack_data_is_native_memory = false;  // device memory exports as its native object
-  bool device_memory_is_host_accessible = false;
-  bool stream_ordered_free = false;  // memory_free_async never declines on it
-  bool peer_access = false;
-  std::size_t max_fill_pattern = 16;  // bytes: 1, 2, 4, 8 or 16
-};
 
 // One backend. Immutable after the registry probed it.
 struct Backend {
