@@ -68,9 +68,16 @@ anydev_status_t check_device(int device, const char* operation);
 // returns an error when `device` is out of range or the retain failed.
 anydev_status_t primary_context(int device, CUcontext* out);
 
-// Makes a device's primary context current on the calling thread for the
-// scope's life and then restores what was current before; does nothing when
-// it already is current. Used on one thread; not copyable.
+// Makes a device's primary context current on the calling thread around a
+// driver call that creates or frees something in the current context:
+//  - already current (cuCtxGetCurrent says so): nothing more;
+//  - no context current: pushed and left current when the scope ends, as the
+//    CUDA runtime leaves a device's primary context current on its threads
+//    (no other context was there to restore; later calls find it current);
+//  - another context current (the application's or an embedding runtime's):
+//    pushed, and popped at the end of the scope, so the thread's own context
+//    is current again afterwards.
+// Used on one thread; not copyable.
 class ScopedContext {
  public:
   ScopedContext() = default;
@@ -82,8 +89,36 @@ class ScopedContext {
   anydev_status_t enter(int device, const char* operation);
 
  private:
-  bool pushed_ = false;
+  bool restore_ = false;  // pop at the end: another context was current
 };
+
+// Whether `stream` names its context itself (a CUstream from cuStreamCreate)
+// rather than the default stream of whatever context is current
+// (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, null: only through wrapping).
+inline bool names_its_context(CUstream stream) {
+  return stream != nullptr && stream != CU_STREAM_LEGACY && stream != CU_STREAM_PER_THREAD;
+}
+
+// Makes `call`, a driver call whose stream or event names its context (the
+// steady-state operations: copies, memsets, records, waits, synchronizes),
+// with no context switch: one driver call when the driver accepts it as it
+// stands. A driver answers such a call with CUDA_ERROR_INVALID_CONTEXT when
+// it wants a context (or that very context) current on the thread, which an
+// embedding runtime may have changed between two anydev calls; then the call
+// is made once more under a ScopedContext of `device`. Every other result is
+// returned as it is. A call on a stream that does not name its context
+// (names_its_context false) always runs under a ScopedContext: the default
+// stream it means is the current context's.
+template <class Call>
+CUresult call_on_stream(int device, bool stream_names_context, const char* operation, Call&& call) {
+  if (stream_names_context) {
+    const CUresult r = call();
+    if (r != CUDA_ERROR_INVALID_CONTEXT) return r;
+  }
+  ScopedContext scope;
+  if (scope.enter(device, operation) != ANYDEV_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
+  return call();
+}
 
 }  // namespace anydev::cuda
 
