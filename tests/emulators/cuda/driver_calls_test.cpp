@@ -163,9 +163,12 @@ struct Row {
   const char* calls;
 };
 
-void fill(anydev_context_t ctx, anydev_buffer_t buf, std::size_t pattern_size) {
-  const unsigned char pattern[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-  ASSERT_OK(anydev_enqueue_fill(ctx, buf, pattern, pattern_size));
+// A fill with the first pattern_size bytes of `pattern` (default: no two
+// bytes equal, so that no shorter period hides in it).
+void fill(anydev_context_t ctx, anydev_buffer_t buf, std::size_t pattern_size,
+          const std::vector<unsigned char>& pattern = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                                       14, 15, 16}) {
+  ASSERT_OK(anydev_enqueue_fill(ctx, buf, pattern.data(), pattern_size));
 }
 
 std::vector<Row> steady_state_rows() {
@@ -204,6 +207,13 @@ std::vector<Row> steady_state_rows() {
        // copy for the fill. Each adds cuEventRecord + cuStreamWaitEvent, with
        // an event from the device's pool.
        "cuMemcpyAsync=1 cuMemsetD8Async=1 cuStreamWaitEvent=2 cuEventRecord=2"},
+      {"fill with an 8-byte pattern of one repeated byte",
+       [&w] { fill(w.c0, w.dev, 8, std::vector<unsigned char>(8, 9)); }, "cuMemsetD8Async=1"},
+      {"fill with a 16-byte pattern of one repeated 4-byte word",
+       [&w] {
+         fill(w.c0, w.dev, 16, {1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4, 1, 2, 3, 4});
+       },
+       "cuMemsetD32Async=1"},
       {"synchronize a context", [&w] { ASSERT_OK(anydev_context_synchronize(w.c0)); },
        "cuStreamSynchronize=1"},
       {"create and release a 64 MiB pinned host buffer (pooled)",
