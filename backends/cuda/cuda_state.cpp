@@ -43,7 +43,7 @@ anydev_status_t primary_context(int device, CUcontext* out) {
 }
 
 ScopedContext::~ScopedContext() {
-  if (restore_) {
+  if (pushed_) {
     CUcontext popped = nullptr;
     driver().CtxPopCurrent(&popped);
   }
@@ -64,9 +64,7 @@ anydev_status_t ScopedContext::enter(int device, const char* operation) {
     return report_failure(
         r, call, cat(operation, " on cuda device ", device, " (making its context current)"));
   }
-  // With nothing current before, the primary context stays current: the
-  // next call on this thread finds it so and switches nothing.
-  restore_ = current != nullptr;
+  pushed_ = true;
   return ANYDEV_SUCCESS;
 }
 

@@ -69,14 +69,13 @@ anydev_status_t check_device(int device, const char* operation);
 anydev_status_t primary_context(int device, CUcontext* out);
 
 // Makes a device's primary context current on the calling thread around a
-// driver call that creates or frees something in the current context:
-//  - already current (cuCtxGetCurrent says so): nothing more;
-//  - no context current: pushed and left current when the scope ends, as the
-//    CUDA runtime leaves a device's primary context current on its threads
-//    (no other context was there to restore; later calls find it current);
-//  - another context current (the application's or an embedding runtime's):
-//    pushed, and popped at the end of the scope, so the thread's own context
-//    is current again afterwards.
+// driver call that needs it current (one that creates or frees something in
+// the current context, or one on the current context's default stream):
+// nothing more when it already is (cuCtxGetCurrent says so); otherwise pushed
+// for the scope's life and popped at its end, so that whatever the thread had
+// current before (another context, an embedding runtime's, or none) is
+// current again afterwards: the CUDA runtime takes its current device from
+// the current context, so anydev leaves it as it found it.
 // Used on one thread; not copyable.
 class ScopedContext {
  public:
@@ -89,7 +88,7 @@ class ScopedContext {
   anydev_status_t enter(int device, const char* operation);
 
  private:
-  bool restore_ = false;  // pop at the end: another context was current
+  bool pushed_ = false;
 };
 
 // Whether `stream` names its context itself (a CUstream from cuStreamCreate)
