@@ -71,7 +71,9 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
       "conformance-cuda-emulator-delay|ANYDEV_CUDA_EMULATOR_DELAY_US=200"
       "conformance-cuda-emulator-no-pools|ANYDEV_CUDA_EMULATOR_MEMORY_POOLS=0"
       "conformance-cuda-emulator-no-pools-delay|ANYDEV_CUDA_EMULATOR_MEMORY_POOLS=0@ANYDEV_CUDA_EMULATOR_DELAY_US=200"
-      "conformance-cuda-emulator-2-devices|ANYDEV_CUDA_EMULATOR_DEVICES=2")
+      "conformance-cuda-emulator-2-devices|ANYDEV_CUDA_EMULATOR_DEVICES=2"
+      # A driver that wants a stream's own context current for calls on it.
+      "conformance-cuda-emulator-stream-context|ANYDEV_CUDA_EMULATOR_DEVICES=2@ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT=2")
     foreach(entry IN LISTS runs)
       string(REPLACE "|" ";" parts "${entry}")
       list(GET parts 0 name)
