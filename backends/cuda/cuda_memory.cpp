@@ -138,12 +138,9 @@ anydev_status_t memory_free_async(int device, void* handle, anydev_bk_stream_t s
   if (!backend_state().devices[static_cast<std::size_t>(device)]->memory_pools) {
     return ANYDEV_BK_DECLINED;
   }
-  ScopedContext scope;
-  if (const anydev_status_t s = scope.enter(stream->device, "memory_free_async");
-      s != ANYDEV_SUCCESS) {
-    return s;
-  }
-  const CUresult r = driver().MemFreeAsync(to_device_ptr(handle), stream->native);
+  const CUresult r =
+      call_on_stream(stream->device, names_its_context(stream->native), "memory_free_async",
+                     [&] { return driver().MemFreeAsync(to_device_ptr(handle), stream->native); });
   if (r != CUDA_SUCCESS) {
     return report_failure(r, "cuMemFreeAsync",
                           cat("memory_free_async of device memory ", handle, " (cuda device ",

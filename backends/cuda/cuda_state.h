@@ -68,9 +68,15 @@ anydev_status_t check_device(int device, const char* operation);
 // returns an error when `device` is out of range or the retain failed.
 anydev_status_t primary_context(int device, CUcontext* out);
 
-// Makes a device's primary context current on the calling thread for the
-// scope's life and then restores what was current before; does nothing when
-// it already is current. Used on one thread; not copyable.
+// Makes a device's primary context current on the calling thread around a
+// driver call that needs it current (one that creates or frees something in
+// the current context, or one on the current context's default stream):
+// nothing more when it already is (cuCtxGetCurrent says so); otherwise pushed
+// for the scope's life and popped at its end, so that whatever the thread had
+// current before (another context, an embedding runtime's, or none) is
+// current again afterwards: the CUDA runtime takes its current device from
+// the current context, so anydev leaves it as it found it.
+// Used on one thread; not copyable.
 class ScopedContext {
  public:
   ScopedContext() = default;
@@ -84,6 +90,34 @@ class ScopedContext {
  private:
   bool pushed_ = false;
 };
+
+// Whether `stream` names its context itself (a CUstream from cuStreamCreate)
+// rather than the default stream of whatever context is current
+// (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, null: only through wrapping).
+inline bool names_its_context(CUstream stream) {
+  return stream != nullptr && stream != CU_STREAM_LEGACY && stream != CU_STREAM_PER_THREAD;
+}
+
+// Makes `call`, a driver call whose stream or event names its context (the
+// steady-state operations: copies, memsets, records, waits, synchronizes),
+// with no context switch: one driver call when the driver accepts it as it
+// stands. A driver answers such a call with CUDA_ERROR_INVALID_CONTEXT when
+// it wants a context (or that very context) current on the thread, which an
+// embedding runtime may have changed between two anydev calls; then the call
+// is made once more under a ScopedContext of `device`. Every other result is
+// returned as it is. A call on a stream that does not name its context
+// (names_its_context false) always runs under a ScopedContext: the default
+// stream it means is the current context's.
+template <class Call>
+CUresult call_on_stream(int device, bool stream_names_context, const char* operation, Call&& call) {
+  if (stream_names_context) {
+    const CUresult r = call();
+    if (r != CUDA_ERROR_INVALID_CONTEXT) return r;
+  }
+  ScopedContext scope;
+  if (scope.enter(device, operation) != ANYDEV_SUCCESS) return CUDA_ERROR_INVALID_CONTEXT;
+  return call();
+}
 
 }  // namespace anydev::cuda
 

@@ -102,12 +102,9 @@ anydev_status_t stream_destroy(anydev_bk_stream_t token) {
 anydev_status_t stream_synchronize(anydev_bk_stream_t token) {
   const CudaStream* stream = as_stream(token);
   if (stream == nullptr) return null_token("stream_synchronize", "stream");
-  ScopedContext scope;
-  if (const anydev_status_t s = scope.enter(stream->device, "stream_synchronize");
-      s != ANYDEV_SUCCESS) {
-    return s;
-  }
-  const CUresult r = driver().StreamSynchronize(stream->native);
+  const CUresult r =
+      call_on_stream(stream->device, names_its_context(stream->native), "stream_synchronize",
+                     [stream] { return driver().StreamSynchronize(stream->native); });
   if (r != CUDA_SUCCESS) {
     return report_failure(r, "cuStreamSynchronize",
                           cat("synchronize of a stream on cuda device ", stream->device));
@@ -159,11 +156,9 @@ anydev_status_t event_record(anydev_bk_event_t event_token, anydev_bk_stream_t s
                         cat("event_record: the event belongs to cuda device ", event->device,
                             ", the stream to device ", stream->device));
   }
-  ScopedContext scope;
-  if (const anydev_status_t s = scope.enter(stream->device, "event_record"); s != ANYDEV_SUCCESS) {
-    return s;
-  }
-  const CUresult r = driver().EventRecord(event->native, stream->native);
+  const CUresult r =
+      call_on_stream(stream->device, names_its_context(stream->native), "event_record",
+                     [&] { return driver().EventRecord(event->native, stream->native); });
   if (r != CUDA_SUCCESS) {
     return report_failure(r, "cuEventRecord", cat("event_record on cuda device ", stream->device));
   }
@@ -173,12 +168,9 @@ anydev_status_t event_record(anydev_bk_event_t event_token, anydev_bk_stream_t s
 anydev_status_t event_synchronize(anydev_bk_event_t token) {
   const CudaEvent* event = as_event(token);
   if (event == nullptr) return null_token("event_synchronize", "event");
-  ScopedContext scope;
-  if (const anydev_status_t s = scope.enter(event->device, "event_synchronize");
-      s != ANYDEV_SUCCESS) {
-    return s;
-  }
-  const CUresult r = driver().EventSynchronize(event->native);
+  // An event names its context, like a stream from cuStreamCreate.
+  const CUresult r = call_on_stream(event->device, true, "event_synchronize",
+                                    [event] { return driver().EventSynchronize(event->native); });
   if (r != CUDA_SUCCESS) {
     return report_failure(r, "cuEventSynchronize",
                           cat("event_synchronize on cuda device ", event->device));
@@ -190,11 +182,8 @@ anydev_status_t event_query(anydev_bk_event_t token, int* complete) {
   const CudaEvent* event = as_event(token);
   if (event == nullptr) return null_token("event_query", "event");
   if (complete == nullptr) return null_token("event_query", "out");
-  ScopedContext scope;
-  if (const anydev_status_t s = scope.enter(event->device, "event_query"); s != ANYDEV_SUCCESS) {
-    return s;
-  }
-  const CUresult r = driver().EventQuery(event->native);
+  const CUresult r = call_on_stream(event->device, true, "event_query",
+                                    [event] { return driver().EventQuery(event->native); });
   if (r == CUDA_SUCCESS || r == CUDA_ERROR_NOT_READY) {
     *complete = r == CUDA_SUCCESS ? 1 : 0;
     return ANYDEV_SUCCESS;
@@ -207,12 +196,9 @@ anydev_status_t stream_wait_event(anydev_bk_stream_t stream_token, anydev_bk_eve
   const CudaEvent* event = as_event(event_token);
   if (stream == nullptr) return null_token("stream_wait_event", "stream");
   if (event == nullptr) return null_token("stream_wait_event", "event");
-  ScopedContext scope;
-  if (const anydev_status_t s = scope.enter(stream->device, "stream_wait_event");
-      s != ANYDEV_SUCCESS) {
-    return s;
-  }
-  const CUresult r = driver().StreamWaitEvent(stream->native, event->native, 0);
+  const CUresult r =
+      call_on_stream(stream->device, names_its_context(stream->native), "stream_wait_event",
+                     [&] { return driver().StreamWaitEvent(stream->native, event->native, 0); });
   if (r != CUDA_SUCCESS) {
     return report_failure(r, "cuStreamWaitEvent",
                           cat("stream_wait_event: a stream of cuda device ", stream->device,

@@ -43,8 +43,9 @@ anydev_status_t copy(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
                      anydev_bk_memory_ref_t src, std::size_t bytes) {
   const CudaStream* stream = as_stream(stream_token);
   if (stream == nullptr) return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "copy: null stream");
-  ScopedContext scope;
-  if (const anydev_status_t s = scope.enter(stream->device, "copy"); s != ANYDEV_SUCCESS) return s;
+  // One driver call in steady state: the stream names its context
+  // (call_on_stream, cuda_state.h).
+  const bool direct = names_its_context(stream->native);
   const CudaDriver& drv = driver();
   if (dst.kind == ANYDEV_BK_MEMORY_DEVICE && src.kind == ANYDEV_BK_MEMORY_DEVICE &&
       dst.device != src.device) {
@@ -56,14 +57,18 @@ anydev_status_t copy(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
     if (const anydev_status_t s = primary_context(src.device, &src_context); s != ANYDEV_SUCCESS) {
       return s;
     }
-    const CUresult r = drv.MemcpyPeerAsync(address(dst), dst_context, address(src), src_context,
-                                           bytes, stream->native);
+    const CUresult r = call_on_stream(stream->device, direct, "copy", [&] {
+      return drv.MemcpyPeerAsync(address(dst), dst_context, address(src), src_context, bytes,
+                                 stream->native);
+    });
     if (r != CUDA_SUCCESS) {
       return report_failure(r, "cuMemcpyPeerAsync", describe_copy(dst, src, bytes, stream->device));
     }
     return ANYDEV_SUCCESS;
   }
-  const CUresult r = drv.MemcpyAsync(address(dst), address(src), bytes, stream->native);
+  const CUresult r = call_on_stream(stream->device, direct, "copy", [&] {
+    return drv.MemcpyAsync(address(dst), address(src), bytes, stream->native);
+  });
   if (r != CUDA_SUCCESS) {
     return report_failure(r, "cuMemcpyAsync", describe_copy(dst, src, bytes, stream->device));
   }
@@ -88,14 +93,15 @@ anydev_status_t fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
             " count; the offset must be a multiple of ",
             alignment, ")"));
   }
-  ScopedContext scope;
-  if (const anydev_status_t s = scope.enter(stream->device, "fill"); s != ANYDEV_SUCCESS) return s;
+  const bool direct = names_its_context(stream->native);
   const CudaDriver& drv = driver();
   if (dst.kind == ANYDEV_BK_MEMORY_USER_HOST) {
     // Host memory the driver does not know (imported, e.g. a NumPy array):
     // no cuMemset can write it, so the fill waits for the stream's earlier
     // work and writes on this thread; later work on the stream comes after.
-    if (const CUresult r = drv.StreamSynchronize(stream->native); r != CUDA_SUCCESS) {
+    if (const CUresult r = call_on_stream(stream->device, direct, "fill",
+                                          [&] { return drv.StreamSynchronize(stream->native); });
+        r != CUDA_SUCCESS) {
       return report_failure(r, "cuStreamSynchronize",
                             cat("fill of ", bytes, " bytes of ", describe(dst),
                                 " on a stream of cuda device ", stream->device));
@@ -111,28 +117,27 @@ anydev_status_t fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
   for (int i = 0; i < plan.size; ++i) {
     const FillPass& pass = plan.passes[static_cast<std::size_t>(i)];
     const CUdeviceptr at = base + pass.offset;
-    CUresult r = CUDA_SUCCESS;
     const char* call = "";
-    switch (pass.kind) {
-      case FillPass::Kind::kD8:
-        call = "cuMemsetD8Async";
-        r = drv.MemsetD8Async(at, static_cast<unsigned char>(pass.value), pass.count,
-                              stream->native);
-        break;
-      case FillPass::Kind::kD16:
-        call = "cuMemsetD16Async";
-        r = drv.MemsetD16Async(at, static_cast<unsigned short>(pass.value), pass.count,
-                               stream->native);
-        break;
-      case FillPass::Kind::kD32:
-        call = "cuMemsetD32Async";
-        r = drv.MemsetD32Async(at, pass.value, pass.count, stream->native);
-        break;
-      case FillPass::Kind::kD2D32:
-        call = "cuMemsetD2D32Async";
-        r = drv.MemsetD2D32Async(at, pass.pitch, pass.value, 1, pass.count, stream->native);
-        break;
-    }
+    const CUresult r = call_on_stream(stream->device, direct, "fill", [&] {
+      switch (pass.kind) {
+        case FillPass::Kind::kD8:
+          call = "cuMemsetD8Async";
+          return drv.MemsetD8Async(at, static_cast<unsigned char>(pass.value), pass.count,
+                                   stream->native);
+        case FillPass::Kind::kD16:
+          call = "cuMemsetD16Async";
+          return drv.MemsetD16Async(at, static_cast<unsigned short>(pass.value), pass.count,
+                                    stream->native);
+        case FillPass::Kind::kD32:
+          call = "cuMemsetD32Async";
+          return drv.MemsetD32Async(at, pass.value, pass.count, stream->native);
+        case FillPass::Kind::kD2D32:
+          call = "cuMemsetD2D32Async";
+          return drv.MemsetD2D32Async(at, pass.pitch, pass.value, 1, pass.count, stream->native);
+      }
+      call = "a memset";
+      return CUDA_ERROR_INVALID_VALUE;
+    });
     if (r != CUDA_SUCCESS) {
       return report_failure(
           r, call,

@@ -41,6 +41,7 @@ Config load() {
       << 20;
   c.quiet = read_number("ANYDEV_CUDA_EMULATOR_QUIET", 0, 0, 1) != 0;
   c.huge_is_invalid = read_number("ANYDEV_CUDA_EMULATOR_HUGE_IS_INVALID", 0, 0, 1) != 0;
+  c.stream_context = static_cast<int>(read_number("ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT", 0, 0, 2));
   c.hidden_symbols = read_list("ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS");
   c.null_symbols = read_list("ANYDEV_CUDA_EMULATOR_NULL_SYMBOLS");
   return c;

@@ -18,6 +18,16 @@
 //                                      CUDA_ERROR_INVALID_VALUE, not
 //                                      CUDA_ERROR_OUT_OF_MEMORY (default 0)
 //   ANYDEV_CUDA_EMULATOR_QUIET         1: do not print misuse to stderr
+//   ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT  what a call on a stream or event
+//                                      from cuStreamCreate / cuEventCreate
+//                                      (copies, memsets, records, waits,
+//                                      synchronizes) wants current on the
+//                                      thread: 0 nothing, the handle names
+//                                      its context (default); 1 some context;
+//                                      2 the handle's own context. Otherwise
+//                                      it returns CUDA_ERROR_INVALID_CONTEXT
+//                                      (not reported as misuse): the stricter
+//                                      rules a driver might have
 //
 // Thread-safe: the settings are read once, at first use, and never change.
 #ifndef ANYDEV_TESTS_EMULATORS_CUDA_EMU_CONFIG_H_
@@ -38,6 +48,7 @@ struct Config {
   std::vector<std::string> null_symbols;
   bool huge_is_invalid = false;
   bool quiet = false;
+  int stream_context = 0;  // ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT
 };
 
 const Config& get_config();

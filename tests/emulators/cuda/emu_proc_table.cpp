@@ -2,26 +2,50 @@
 
 #include <cudaTypedefs.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
+
+#include "emu_call_counts.h"
 
 namespace anydev_emu {
 namespace {
+
+// Counted<&cuX>::call: what cuGetProcAddress hands out for cuX; it counts the
+// call in Counted<&cuX>::calls and then makes it.
+template <auto Fn>
+struct Counted;
+
+template <class... Args, CUresult (*Fn)(Args...)>
+struct Counted<Fn> {
+  static inline std::atomic<std::uint64_t> calls{0};
+  static CUresult call(Args... args) {
+    calls.fetch_add(1, std::memory_order_relaxed);
+    return Fn(args...);
+  }
+};
 
 struct Proc {
   const char* name;
   int version;
   void* fn;
+  std::atomic<std::uint64_t>* calls;  // null: not counted
 };
 
 // P(name, version): cu<name> as cuda.h declares it (cuMemAlloc -> cuMemAlloc_v2)
-// must have the signature PFN_cu<name>_v<version> of cudaTypedefs.h.
-#define P(name, version)                                                             \
-  Proc {                                                                             \
-    "cu" #name, version, [] {                                                        \
-      static_assert(std::is_same_v<PFN_cu##name##_v##version, decltype(&cu##name)>); \
-      return reinterpret_cast<void*>(&cu##name);                                     \
-    }()                                                                              \
+// must have the signature PFN_cu<name>_v<version> of cudaTypedefs.h; handed
+// out counted.
+#define P(name, version)                                                                 \
+  Proc {                                                                                 \
+    "cu" #name, version,                                                                 \
+        [] {                                                                             \
+          static_assert(std::is_same_v<PFN_cu##name##_v##version, decltype(&cu##name)>); \
+          return reinterpret_cast<void*>(&Counted<&cu##name>::call);                     \
+        }(),                                                                             \
+        &Counted<&cu##name>::calls                                                       \
   }
 
 const Proc* proc_table(std::size_t* size) {
@@ -31,7 +55,7 @@ const Proc* proc_table(std::size_t* size) {
       P(Init, 2000),
       P(DriverGetVersion, 2020),
       P(GetProcAddress, 12000),
-      Proc{"cuGetProcAddress", 11030, legacy_get_proc_address()},
+      Proc{"cuGetProcAddress", 11030, legacy_get_proc_address(), nullptr},
       P(DeviceGet, 2000),
       P(DeviceGetCount, 2000),
       P(DeviceGetName, 2000),
@@ -106,3 +130,50 @@ void* find_proc(const char* name, int cuda_version, bool* known) {
 }
 
 }  // namespace anydev_emu
+
+extern "C" {
+
+void anydev_cuda_emulator_reset_call_counts() {
+  std::size_t size = 0;
+  const anydev_emu::Proc* table = anydev_emu::proc_table(&size);
+  for (std::size_t i = 0; i < size; ++i) {
+    if (table[i].calls != nullptr) table[i].calls->store(0, std::memory_order_relaxed);
+  }
+}
+
+unsigned long long anydev_cuda_emulator_call_count(const char* name) {
+  if (name == nullptr) return 0;
+  std::size_t size = 0;
+  const anydev_emu::Proc* table = anydev_emu::proc_table(&size);
+  for (std::size_t i = 0; i < size; ++i) {
+    // One counter per function: a name listed twice (two versions) is the
+    // same implementation.
+    if (table[i].calls != nullptr && std::strcmp(table[i].name, name) == 0) {
+      return table[i].calls->load(std::memory_order_relaxed);
+    }
+  }
+  return 0;
+}
+
+unsigned long long anydev_cuda_emulator_call_counts(char* text, std::size_t capacity) {
+  std::size_t size = 0;
+  const anydev_emu::Proc* table = anydev_emu::proc_table(&size);
+  std::string all;
+  unsigned long long total = 0;
+  for (std::size_t i = 0; i < size; ++i) {
+    if (table[i].calls == nullptr) continue;
+    const std::uint64_t n = table[i].calls->load(std::memory_order_relaxed);
+    if (n == 0) continue;
+    total += n;
+    if (!all.empty()) all += ' ';
+    all += std::string(table[i].name) + "=" + std::to_string(n);
+  }
+  if (text != nullptr && capacity > 0) {
+    const std::size_t n = std::min(all.size(), capacity - 1);
+    std::memcpy(text, all.data(), n);
+    text[n] = '\0';
+  }
+  return total;
+}
+
+}  // extern "C"

@@ -42,6 +42,17 @@ bool is_default_stream(CUstream handle) {
   return handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD;
 }
 
+// CUDA_ERROR_INVALID_CONTEXT when ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT wants
+// more current on the calling thread than there is for a call on a handle of
+// `owner` (emu_config.h); a rule of the driver, so not reported as misuse.
+CUresult check_stream_context(const Context* owner) {
+  const int rule = get_config().stream_context;
+  if (rule == 0) return CUDA_SUCCESS;
+  const Context* current = current_context();
+  if (current == nullptr || (rule == 2 && current != owner)) return CUDA_ERROR_INVALID_CONTEXT;
+  return CUDA_SUCCESS;
+}
+
 }  // namespace
 
 StreamRef Stream::create(Context* context) {
@@ -116,6 +127,12 @@ CUresult lookup_stream(CUstream handle, const char* api, StreamRef* out) {
     return CUDA_ERROR_INVALID_HANDLE;
   }
   if (const CUresult e = sticky_error(it->second->context()); e != CUDA_SUCCESS) return e;
+  // cuStreamGetCtx is how a caller learns the stream's context.
+  if (std::string(api) != "cuStreamGetCtx") {
+    if (const CUresult e = check_stream_context(it->second->context()); e != CUDA_SUCCESS) {
+      return e;
+    }
+  }
   *out = it->second;
   return CUDA_SUCCESS;
 }
@@ -150,6 +167,10 @@ CUresult lookup_event(CUevent handle, const char* api, EventRef* out) {
     return CUDA_ERROR_INVALID_HANDLE;
   }
   if (const CUresult e = sticky_error(it->second->context); e != CUDA_SUCCESS) return e;
+  // A stream may wait for an event of another context: its stream decides.
+  if (std::string(api) != "cuStreamWaitEvent") {
+    if (const CUresult e = check_stream_context(it->second->context); e != CUDA_SUCCESS) return e;
+  }
   *out = it->second;
   return CUDA_SUCCESS;
 }

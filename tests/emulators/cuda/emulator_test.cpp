@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "emu_call_counts.h"
+
 namespace {
 
 class EmulatorTest : public ::testing::Test {
@@ -52,13 +54,39 @@ TEST(EmulatorProcAddress, ResolvesTheVersionedEntryPoint) {
   ASSERT_EQ(cuGetProcAddress("cuMemAlloc", &fn, 3020, CU_GET_PROC_ADDRESS_DEFAULT, &status),
             CUDA_SUCCESS);
   EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS);
-  EXPECT_EQ(fn, reinterpret_cast<void*>(&cuMemAlloc_v2));
+  // The entry point handed out counts its calls before making them
+  // (emu_call_counts.h): not &cuMemAlloc_v2 itself, but it is found.
+  EXPECT_NE(fn, nullptr);
   EXPECT_EQ(cuGetProcAddress("cuMemAlloc", &fn, 2000, CU_GET_PROC_ADDRESS_DEFAULT, &status),
             CUDA_ERROR_NOT_FOUND);
   EXPECT_EQ(status, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
   EXPECT_EQ(cuGetProcAddress("cuNoSuchCall", &fn, 13000, CU_GET_PROC_ADDRESS_DEFAULT, &status),
             CUDA_ERROR_NOT_FOUND);
   EXPECT_EQ(status, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+}
+
+// Calls through cuGetProcAddress's pointers are counted per entry point;
+// calls to the exported symbols are not; a reset starts again from 0.
+TEST(EmulatorCallCounts, CountsCallsThroughProcAddressOnly) {
+  void* fn = nullptr;
+  ASSERT_EQ(cuGetProcAddress("cuDriverGetVersion", &fn, 2020, CU_GET_PROC_ADDRESS_DEFAULT, nullptr),
+            CUDA_SUCCESS);
+  auto driver_get_version = reinterpret_cast<decltype(&cuDriverGetVersion)>(fn);
+  anydev_cuda_emulator_reset_call_counts();
+  int version = 0;
+  EXPECT_EQ(driver_get_version(&version), CUDA_SUCCESS);
+  EXPECT_EQ(driver_get_version(nullptr), CUDA_ERROR_INVALID_VALUE);  // failed calls count too
+  EXPECT_EQ(cuDriverGetVersion(&version), CUDA_SUCCESS);             // not counted
+  EXPECT_EQ(anydev_cuda_emulator_call_count("cuDriverGetVersion"), 2u);
+  EXPECT_EQ(anydev_cuda_emulator_call_count("cuNoSuchCall"), 0u);
+  char text[64];
+  EXPECT_EQ(anydev_cuda_emulator_call_counts(text, sizeof text), 2u);
+  EXPECT_STREQ(text, "cuDriverGetVersion=2");
+  EXPECT_EQ(anydev_cuda_emulator_call_counts(text, 6), 2u);
+  EXPECT_STREQ(text, "cuDri");  // truncated, NUL-terminated
+  anydev_cuda_emulator_reset_call_counts();
+  EXPECT_EQ(anydev_cuda_emulator_call_counts(text, sizeof text), 0u);
+  EXPECT_STREQ(text, "");
 }
 
 TEST_F(EmulatorTest, DeviceAddressesFaultOnTheHost) {

@@ -32,6 +32,23 @@ if(GTest_FOUND)
       set_tests_properties(cuda-backend-${variant} PROPERTIES
         ENVIRONMENT "${environment}" FAIL_REGULAR_EXPRESSION "anydev-cuda-emulator:")
     endforeach()
+    # The driver calls of each operation, counted by the emulator, with each
+    # rule the emulator can have about the current context (emu_config.h).
+    add_executable(anydev-cuda-driver-calls-tests driver_calls_test.cpp)
+    target_include_directories(anydev-cuda-driver-calls-tests PRIVATE
+      "${ANYDEV_CUDA_EMULATOR_INCLUDE_DIR}")
+    target_link_libraries(anydev-cuda-driver-calls-tests PRIVATE
+      anydev::anydev GTest::gtest anydev_warnings ${CMAKE_DL_LIBS})
+    target_compile_definitions(anydev-cuda-driver-calls-tests PRIVATE
+      ANYDEV_TEST_CUDA_EMULATOR="$<TARGET_FILE:anydev-cuda-emulator>")
+    add_dependencies(anydev-cuda-driver-calls-tests anydev-backend-cuda anydev-cuda-emulator)
+    foreach(rule IN ITEMS 0 1 2)
+      add_test(NAME cuda-driver-calls-stream-context-${rule} COMMAND anydev-cuda-driver-calls-tests)
+      set_tests_properties(cuda-driver-calls-stream-context-${rule} PROPERTIES
+        ENVIRONMENT "ANYDEV_CUDA_EMULATOR_DEVICES=2;ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT=${rule}"
+        FAIL_REGULAR_EXPRESSION "anydev-cuda-emulator:|\\[  SKIPPED \\]" TIMEOUT 120)
+    endforeach()
+
     # The validation layer's peer-access check needs two devices of one backend.
     if(TARGET anydev-validation-tests)
       add_test(NAME layers.validate.peer_cuda_emulator
@@ -54,7 +71,9 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
       "conformance-cuda-emulator-delay|ANYDEV_CUDA_EMULATOR_DELAY_US=200"
       "conformance-cuda-emulator-no-pools|ANYDEV_CUDA_EMULATOR_MEMORY_POOLS=0"
       "conformance-cuda-emulator-no-pools-delay|ANYDEV_CUDA_EMULATOR_MEMORY_POOLS=0@ANYDEV_CUDA_EMULATOR_DELAY_US=200"
-      "conformance-cuda-emulator-2-devices|ANYDEV_CUDA_EMULATOR_DEVICES=2")
+      "conformance-cuda-emulator-2-devices|ANYDEV_CUDA_EMULATOR_DEVICES=2"
+      # A driver that wants a stream's own context current for calls on it.
+      "conformance-cuda-emulator-stream-context|ANYDEV_CUDA_EMULATOR_DEVICES=2@ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT=2")
     foreach(entry IN LISTS runs)
       string(REPLACE "|" ";" parts "${entry}")
       list(GET parts 0 name)
