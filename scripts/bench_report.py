@@ -173,6 +173,15 @@ def verdict(value, target, higher_is_better=True):
 
 
 
+# The `## ` headings main() writes; every other section of the page is kept
+# as it is (measured_elsewhere).
+GENERATED_SECTIONS = {
+    "Method", "Machine", "Targets", "cpu backend: copies (GB/s, 10^9 bytes/s)",
+    "cpu backend: fills (GB/s)", "Latency, enqueue rate, allocation",
+    "opencl backend on PoCL beside raw OpenCL (GB/s)", "Notes",
+}
+
+
 def write_replacing(path, text):
     """Writes `text` to `path` through a temporary file created exclusively
     beside it (tempfile.mkstemp: a symlink planted at a predictable name is
@@ -188,8 +197,30 @@ def write_replacing(path, text):
         os.unlink(temporary)
         raise
 
+def measured_elsewhere(path, generated):
+    """The `## ` sections of the page at `path` that this script does not
+    generate (figures measured by other tools and tests: churn and limits,
+    driver calls per operation), in their order, so that regenerating the
+    page keeps them. `generated` holds the headings this script writes."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return []
+    kept, current = [], None
+    for line in text.split("\n"):
+        if line.startswith("## "):
+            current = None if line[3:].strip() in generated else [line]
+            if current is not None:
+                kept.append(current)
+        elif current is not None:
+            current.append(line)
+    return ["\n".join(section).rstrip("\n") for section in kept]
+
+
 def main():
     results, output = sys.argv[1], sys.argv[2]
+    kept_sections = measured_elsewhere(output, GENERATED_SECTIONS)
     machine = {}
     with open(os.path.join(results, "machine.txt")) as f:
         for line in f:
@@ -209,8 +240,10 @@ def main():
     w("How fast anydev's copies, fills, round trips, enqueues and allocations are, each beside")
     w("its baseline measured in the same binary and run. **This page is generated** by")
     w("`scripts/bench-report` (do not edit it by hand); rerun it to refresh every figure and")
-    w("both plots. `tools/anydev-bench` (installed as `anydev-bench`) measures the same")
-    w("bandwidths on any backend and device of your own machine.")
+    w("both plots. The sections it does not measure (churn and limits, driver calls per")
+    w("operation) are written by hand from the tests and tools they name, and kept as they")
+    w("are when the page is regenerated. `tools/anydev-bench` (installed as `anydev-bench`)")
+    w("measures the same bandwidths on any backend and device of your own machine.")
     w("")
     w("## Method")
     w("")
@@ -434,6 +467,9 @@ def main():
         w("")
         for k, v in sorted(errors.items()):
             w(f"- `{k}`: {v}")
+        w("")
+    for section in kept_sections:
+        w(section)
         w("")
     w(NOTES.rstrip("\n"))
     w("")
