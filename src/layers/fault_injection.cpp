@@ -16,6 +16,8 @@ anydev_status_t natural_status(FaultKind kind) {
   return kind == FaultKind::alloc ? ANYDEV_ERROR_OUT_OF_MEMORY : ANYDEV_ERROR_DEVICE;
 }
 
+// The layer's own functions: the entries it counts (wrap_table<FaultLayer>, layer_table.h); each
+// finds its inner table through its instance. Stateless (the counters are atomics); thread-safe.
 struct FaultLayer {
   static anydev_status_t host_alloc(void* instance, int device, size_t bytes, void** handle,
                                     void** address) {

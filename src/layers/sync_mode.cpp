@@ -5,6 +5,8 @@
 namespace anydev::core::layers {
 namespace {
 
+// The layer's own functions: the entries that wait (wrap_table<SyncLayer>, layer_table.h); each
+// finds its inner table through its instance. Stateless; thread-safe.
 struct SyncLayer {
   static anydev_status_t then_wait(const anydev_backend_table_t* inner, anydev_status_t status,
                                    anydev_bk_stream_t stream) {

@@ -309,6 +309,9 @@ const char* copy_name(const anydev_bk_memory_ref_t& dst, const anydev_bk_memory_
   return to_device ? "copy host->device" : "copy host->host";
 }
 
+// The layer's own functions: the traced entries (wrap_table<TraceLayer>, layer_table.h); each
+// finds its inner table through its instance. Stateless: the records are the Tracer's; thread-
+// safe.
 struct TraceLayer {
   static Tracer* tracer() {
     Tracer& t = Tracer::instance();

@@ -106,6 +106,9 @@ class PendingWrites {
   std::unordered_map<void*, std::vector<PendingWrite>> writes_;
 };
 
+// The layer's own functions: the entries that follow streams and host writes
+// (wrap_table<ValidationLayer>, layer_table.h); each finds its inner table through its instance.
+// Stateless: the writes are PendingWrites'; thread-safe.
 struct ValidationLayer {
   static anydev_status_t stream_create(void* instance, int device, anydev_bk_stream_t* out) {
     const anydev_backend_table_t* inner = inner_of(instance);
