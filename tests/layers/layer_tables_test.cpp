@@ -152,10 +152,20 @@ bool has_entry(const anydev_backend_table_t* table, Entry which) {
   return false;
 }
 
+// Wrapped tables live for the process (the registry keeps them); the test
+// keeps every one it makes here, so that none is a leak.
+const anydev_backend_table_t* kept(const anydev_backend_table_t* table) {
+  static auto* tables = new std::vector<const anydev_backend_table_t*>();
+  tables->push_back(table);
+  return table;
+}
+
 const anydev_backend_table_t* wrap_all_four(const anydev_backend_table_t* inner) {
   // The order of wrap_backend (layer_stack.cpp): tracing innermost.
-  return layers::wrap_sync_mode(
-      layers::wrap_fault_injection(layers::wrap_validation(layers::wrap_trace(inner))));
+  const anydev_backend_table_t* table = kept(layers::wrap_trace(inner));
+  table = kept(layers::wrap_validation(table));
+  table = kept(layers::wrap_fault_injection(table));
+  return layers::wrap_sync_mode(table);
 }
 
 struct LayerCase {
@@ -175,7 +185,7 @@ TEST(LayerTables, EveryLayerWrapsMoreThanSixteenTablesAndCallsReachTheirOwnInsta
   for (const LayerCase& layer : kLayers) {
     std::vector<const anydev_backend_table_t*> wrapped;
     for (FakeBackend& fake : g_fakes) {
-      wrapped.push_back(layer.wrap(&fake.table));
+      wrapped.push_back(kept(layer.wrap(&fake.table)));
       ASSERT_NE(wrapped.back(), nullptr) << layer.name << ": table " << wrapped.size();
     }
     for (std::size_t i = 0; i < kTables; ++i) {
@@ -206,7 +216,7 @@ TEST(LayerTables, NullOptionalEntryStaysNullThroughEveryLayer) {
   make_fake_tables(/*optional=*/false);
   for (const LayerCase& layer : kLayers) {
     for (FakeBackend& fake : g_fakes) {
-      const anydev_backend_table_t* table = layer.wrap(&fake.table);
+      const anydev_backend_table_t* table = kept(layer.wrap(&fake.table));
       ASSERT_NE(table, nullptr) << layer.name;
       for (std::size_t e = 0; e < kEntries; ++e) {
         EXPECT_EQ(has_entry(table, static_cast<Entry>(e)), !kOptional[e])
