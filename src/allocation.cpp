@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "backend_calls.h"
 #include "event_pool.h"
 #include "fork_guard.h"
 #include "host_memory_locks.h"
@@ -48,23 +49,23 @@ anydev_status_t order_after(Stream& waiter, Stream& signaler) {
   EventPool* const events = signaler.events;
   anydev_bk_event_t event = nullptr;
   anydev_status_t status =
-      events != nullptr ? events->take(&event) : table->event_create(signaler.device, &event);
+      events != nullptr ? events->take(&event) : bk(table).event_create(signaler.device, &event);
   if (status != ANYDEV_SUCCESS) return status;
-  status = table->event_record(event, signaler.native);
-  if (status == ANYDEV_SUCCESS) status = table->stream_wait_event(waiter.native, event);
+  status = bk(table).event_record(event, signaler.native);
+  if (status == ANYDEV_SUCCESS) status = bk(table).stream_wait_event(waiter.native, event);
   if (status == ANYDEV_SUCCESS) {
     // The backend does not need the event after stream_wait_event (backend.h):
     // it is idle again at once.
     if (events != nullptr) {
       events->give_back(event);
     } else {
-      table->event_destroy(event);
+      bk(table).event_destroy(event);
     }
     return ANYDEV_SUCCESS;
   }
   // A failed event is not reused; destroying it must not replace the error.
   const std::string message = last_error_message();
-  table->event_destroy(event);
+  bk(table).event_destroy(event);
   set_error(status, message);
   return status;
 }
@@ -109,7 +110,7 @@ void order_release_after_last_use(Allocation& allocation) noexcept {
   // Cannot order the free after the last user: wait for it here rather
   // than free memory that may still be in use.
   log_failure(allocation.backend, "ordering the free after the last user's stream");
-  if (table->stream_synchronize(allocation.last_stream->native) != ANYDEV_SUCCESS) {
+  if (bk(table).stream_synchronize(allocation.last_stream->native) != ANYDEV_SUCCESS) {
     log_failure(allocation.backend, "stream_synchronize");
   }
 }
@@ -122,7 +123,7 @@ void free_after_owner_stream(Allocation& allocation) noexcept {
   void* const handle = allocation.handle;
   Stream& owner = *allocation.owner_stream;
   if (kind == ANYDEV_BK_MEMORY_DEVICE && table->memory_free_async != nullptr) {
-    const anydev_status_t s = table->memory_free_async(device, handle, owner.native);
+    const anydev_status_t s = bk(table).memory_free_async(device, handle, owner.native);
     if (s == ANYDEV_SUCCESS) return;
     // ANYDEV_BK_DECLINED (no stream-ordered free on this device) is no
     // failure: the stream-ordered release below frees it.
@@ -131,15 +132,15 @@ void free_after_owner_stream(Allocation& allocation) noexcept {
   EventPool* const events = owner.events;
   anydev_bk_event_t event = nullptr;
   const anydev_status_t taken =
-      events != nullptr ? events->take(&event) : table->event_create(owner.device, &event);
-  if (taken != ANYDEV_SUCCESS || table->event_record(event, owner.native) != ANYDEV_SUCCESS) {
+      events != nullptr ? events->take(&event) : bk(table).event_create(owner.device, &event);
+  if (taken != ANYDEV_SUCCESS || bk(table).event_record(event, owner.native) != ANYDEV_SUCCESS) {
     log_failure(backend, "recording the release event");
-    if (event != nullptr) table->event_destroy(event);  // a failed event is not reused
-    if (table->stream_synchronize(owner.native) != ANYDEV_SUCCESS) {
+    if (event != nullptr) bk(table).event_destroy(event);  // a failed event is not reused
+    if (bk(table).stream_synchronize(owner.native) != ANYDEV_SUCCESS) {
       log_failure(backend, "stream_synchronize");
     }
     note_host_free(backend, device, kind, handle);
-    if (table->memory_free(device, kind, handle) != ANYDEV_SUCCESS) {
+    if (bk(table).memory_free(device, kind, handle) != ANYDEV_SUCCESS) {
       log_failure(backend, "memory_free");
     }
     return;

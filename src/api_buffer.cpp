@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "anydev/anydev.h"
+#include "backend_calls.h"
 #include "buffer_access.h"
 #include "dtype.h"
 #include "format.h"
@@ -236,7 +237,7 @@ anydev_status_t anydev_buffer_format(anydev_buffer_t buf, char* out, size_t capa
         return s;
       }
       const Stream& stream = *view.context->stream;
-      if (anydev_status_t s = stream.backend->table->stream_synchronize(stream.native);
+      if (anydev_status_t s = bk(stream.backend->table).stream_synchronize(stream.native);
           s != ANYDEV_SUCCESS) {
         return s;
       }
@@ -272,8 +273,8 @@ anydev_status_t anydev_buffer_native_handle(anydev_buffer_t buf, void** out) {
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", backend->name,
                 " backend has no native handles");
   }
-  return backend->table->native_handle(view.allocation->device, ANYDEV_NATIVE_MEMORY,
-                                       view.allocation->handle, out);
+  return bk(backend->table)
+      .native_handle(view.allocation->device, ANYDEV_NATIVE_MEMORY, view.allocation->handle, out);
 }
 
 anydev_status_t anydev_buffer_is_locked(anydev_buffer_t buf, int* locked) {

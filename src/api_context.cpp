@@ -1,6 +1,7 @@
 // C entry points: contexts.
 #include "anydev/anydev.h"
 #include "api_common.h"
+#include "backend_calls.h"
 #include "device_selection.h"
 #include "native_stream_value.h"
 #include "taken_memory.h"
@@ -88,7 +89,7 @@ anydev_status_t anydev_context_wrap_native_stream(const char* api, int device, v
       return s;
     }
     anydev_bk_stream_t wrapped = nullptr;
-    if (anydev_status_t s = backend->table->stream_wrap_native(index, native_stream, &wrapped);
+    if (anydev_status_t s = bk(backend->table).stream_wrap_native(index, native_stream, &wrapped);
         s != ANYDEV_SUCCESS) {
       return s;
     }
@@ -149,7 +150,7 @@ anydev_status_t anydev_context_memory_info(anydev_context_t ctx, anydev_memory_i
   std::size_t free_bytes = 0, total_bytes = 0;
   const ContextState& state = *ctx->state;
   if (anydev_status_t s =
-          state.backend->table->memory_info(state.device, &free_bytes, &total_bytes);
+          bk(state.backend->table).memory_info(state.device, &free_bytes, &total_bytes);
       s != ANYDEV_SUCCESS) {
     return s;
   }
@@ -162,7 +163,7 @@ anydev_status_t anydev_context_memory_info(anydev_context_t ctx, anydev_memory_i
   static constexpr const char* op = "anydev_context_synchronize";
   ANYDEV_CHECK_CONTEXT(op, ctx);
   const Stream& stream = *ctx->stream;
-  return stream.table->stream_synchronize(stream.native);
+  return bk(stream.table).stream_synchronize(stream.native);
 }
 
 anydev_status_t anydev_context_stream(anydev_context_t ctx, anydev_stream_t* out) {
@@ -219,7 +220,7 @@ anydev_status_t anydev_context_create_event(anydev_context_t ctx, anydev_event_t
   return guarded(op, [&] {
     const ContextState& state = *ctx->state;
     anydev_bk_event_t native = nullptr;
-    if (anydev_status_t s = state.backend->table->event_create(state.device, &native);
+    if (anydev_status_t s = bk(state.backend->table).event_create(state.device, &native);
         s != ANYDEV_SUCCESS) {
       return s;
     }
@@ -258,7 +259,7 @@ anydev_status_t anydev_context_can_access(anydev_context_t ctx, anydev_context_t
     return ANYDEV_SUCCESS;
   }
   int can = 0;
-  if (anydev_status_t s = a.backend->table->can_access_peer(a.device, b.device, &can);
+  if (anydev_status_t s = bk(a.backend->table).can_access_peer(a.device, b.device, &can);
       s != ANYDEV_SUCCESS) {
     return s;
   }
@@ -280,7 +281,7 @@ anydev_status_t anydev_context_enable_peer_access(anydev_context_t ctx, anydev_c
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "a device is not its own peer (",
                 describe_device(a.backend, a.device), ")");
   }
-  const anydev_status_t s = a.backend->table->enable_peer_access(a.device, b.device);
+  const anydev_status_t s = bk(a.backend->table).enable_peer_access(a.device, b.device);
   if (s == ANYDEV_SUCCESS && layers::validation_enabled()) {
     layers::note_peer_enabled(a.backend, a.device, b.device);
   }
@@ -321,7 +322,7 @@ anydev_status_t anydev_context_native_handle(anydev_context_t ctx, anydev_native
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", state.backend->name,
                 " backend has no native handles");
   }
-  return state.backend->table->native_handle(state.device, kind, nullptr, out);
+  return bk(state.backend->table).native_handle(state.device, kind, nullptr, out);
 }
 
 }  // extern "C"

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "anydev/anydev.h"
+#include "backend_calls.h"
 #include "buffer_access.h"
 #include "range_check.h"
 
@@ -96,7 +97,7 @@ extern "C" {
     const anydev_backend_table_t* table = stream->table;
     return wrap(
         use_allocations(use, both,
-                        [&] { return table->copy(stream->native, d.ref(), s.ref(), bytes); }),
+                        [&] { return bk(table).copy(stream->native, d.ref(), s.ref(), bytes); }),
         op, [&] { return cat("copying ", bytes, " bytes"); }, *stream);
   });
 }
@@ -128,7 +129,7 @@ anydev_status_t anydev_enqueue_copy_from_host(anydev_context_t ctx, anydev_buffe
     const anydev_backend_table_t* table = stream->table;
     return wrap(
         use_allocations(use, one,
-                        [&] { return table->copy(stream->native, d.ref(), from, bytes); }),
+                        [&] { return bk(table).copy(stream->native, d.ref(), from, bytes); }),
         op, [&] { return cat("copying ", bytes, " bytes from host memory"); }, *stream);
   });
 }
@@ -161,7 +162,8 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
     const anydev_bk_memory_ref_t to{dst, 0, ANYDEV_BK_MEMORY_USER_HOST, -1};
     const anydev_backend_table_t* table = stream->table;
     return wrap(
-        use_allocations(use, one, [&] { return table->copy(stream->native, to, s.ref(), bytes); }),
+        use_allocations(use, one,
+                        [&] { return bk(table).copy(stream->native, to, s.ref(), bytes); }),
         op, [&] { return cat("copying ", bytes, " bytes to host memory"); }, *stream);
   });
 }
@@ -217,7 +219,7 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
     return wrap(
         use_allocations(
             use, one,
-            [&] { return table->fill(stream->native, b.ref(), pattern, pattern_size, bytes); }),
+            [&] { return bk(table).fill(stream->native, b.ref(), pattern, pattern_size, bytes); }),
         op, [&] { return cat("filling ", bytes, " bytes with a ", pattern_size, "-byte pattern"); },
         *stream);
   });

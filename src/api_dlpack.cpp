@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "anydev/anydev_dlpack.h"
+#include "backend_calls.h"
 #include "buffer_access.h"
 #include "dlpack_types.h"
 #include "dtype.h"
@@ -159,8 +160,8 @@ anydev_status_t anydev_buffer_to_dlpack(anydev_buffer_t buf, int ndim, const int
     const anydev_status_t s =
         table->native_handle == nullptr
             ? fail(ANYDEV_ERROR_UNSUPPORTED, op, "the backend has no native handles")
-            : table->native_handle(allocation.device, ANYDEV_NATIVE_MEMORY, allocation.handle,
-                                   &mem);
+            : bk(table).native_handle(allocation.device, ANYDEV_NATIVE_MEMORY, allocation.handle,
+                                      &mem);
     if (s != ANYDEV_SUCCESS) {
       return fail(s, op, "the native memory object of the buffer: ", last_error_message());
     }
@@ -356,19 +357,19 @@ anydev_status_t anydev_buffer_make_ready(anydev_buffer_t buf, void* consumer_str
   }
   if (!last) return ANYDEV_SUCCESS;  // no anydev work ever used the memory
   anydev_bk_event_t event = nullptr;
-  anydev_status_t s = table->event_create(last->device, &event);
-  if (s == ANYDEV_SUCCESS) s = table->event_record(event, last->native);
-  if (s == ANYDEV_SUCCESS && consumer_stream == nullptr) s = table->event_synchronize(event);
+  anydev_status_t s = bk(table).event_create(last->device, &event);
+  if (s == ANYDEV_SUCCESS) s = bk(table).event_record(event, last->native);
+  if (s == ANYDEV_SUCCESS && consumer_stream == nullptr) s = bk(table).event_synchronize(event);
   if (s == ANYDEV_SUCCESS && consumer_stream != nullptr) {
     anydev_bk_stream_t wrapped = nullptr;
-    s = table->stream_wrap_native(allocation.device, consumer_stream, &wrapped);
+    s = bk(table).stream_wrap_native(allocation.device, consumer_stream, &wrapped);
     if (s == ANYDEV_SUCCESS) {
-      s = table->stream_wait_event(wrapped, event);
+      s = bk(table).stream_wait_event(wrapped, event);
       release_stream(allocation.backend, wrapped);  // off this thread; the native stays
     }
   }
   const std::string message = s == ANYDEV_SUCCESS ? "" : last_error_message();
-  if (event != nullptr) table->event_destroy(event);
+  if (event != nullptr) bk(table).event_destroy(event);
   if (s != ANYDEV_SUCCESS) {
     return fail(s, op,
                 consumer_stream == nullptr

@@ -1,6 +1,7 @@
 // C entry points: streams and events.
 #include "anydev/anydev.h"
 #include "api_common.h"
+#include "backend_calls.h"
 
 using namespace anydev::core;
 
@@ -37,7 +38,7 @@ anydev_status_t anydev_stream_synchronize(anydev_stream_t stream) {
   static constexpr const char* op = "anydev_stream_synchronize";
   ANYDEV_CHECK_HANDLE(op, stream, "stream");
   const Stream& s = *stream->stream;
-  return s.backend->table->stream_synchronize(s.native);
+  return bk(s.backend->table).stream_synchronize(s.native);
 }
 
 anydev_status_t anydev_stream_record_event(anydev_stream_t stream, anydev_event_t event) {
@@ -46,7 +47,7 @@ anydev_status_t anydev_stream_record_event(anydev_stream_t stream, anydev_event_
   ANYDEV_CHECK_HANDLE(op, event, "event");
   const Stream& s = *stream->stream;
   if (anydev_status_t st = same_device(op, s, *event); st != ANYDEV_SUCCESS) return st;
-  return s.backend->table->event_record(event->native, s.native);
+  return bk(s.backend->table).event_record(event->native, s.native);
 }
 
 anydev_status_t anydev_stream_wait_event(anydev_stream_t stream, anydev_event_t event) {
@@ -58,7 +59,7 @@ anydev_status_t anydev_stream_wait_event(anydev_stream_t stream, anydev_event_t 
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "a stream of backend ", s.backend->name,
                 " cannot wait for an event of backend ", event->backend->name);
   }
-  return s.backend->table->stream_wait_event(s.native, event->native);
+  return bk(s.backend->table).stream_wait_event(s.native, event->native);
 }
 
 anydev_status_t anydev_stream_native_handle(anydev_stream_t stream, void** out) {
@@ -70,7 +71,7 @@ anydev_status_t anydev_stream_native_handle(anydev_stream_t stream, void** out) 
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", s.backend->name,
                 " backend has no native handles");
   }
-  return s.backend->table->native_handle(s.device, ANYDEV_NATIVE_STREAM, s.native, out);
+  return bk(s.backend->table).native_handle(s.device, ANYDEV_NATIVE_STREAM, s.native, out);
 }
 
 anydev_status_t anydev_event_retain(anydev_event_t event) {
@@ -79,14 +80,14 @@ anydev_status_t anydev_event_retain(anydev_event_t event) {
 
 anydev_status_t anydev_event_release(anydev_event_t event) {
   return release_handle("anydev_event_release", event, [](anydev_event_t e) {
-    if (e->fork_generation == fork_generation()) e->backend->table->event_destroy(e->native);
+    if (e->fork_generation == fork_generation()) bk(e->backend->table).event_destroy(e->native);
   });
 }
 
 anydev_status_t anydev_event_synchronize(anydev_event_t event) {
   static constexpr const char* op = "anydev_event_synchronize";
   ANYDEV_CHECK_HANDLE(op, event, "event");
-  return event->backend->table->event_synchronize(event->native);
+  return bk(event->backend->table).event_synchronize(event->native);
 }
 
 anydev_status_t anydev_event_query(anydev_event_t event, int* complete) {
@@ -94,7 +95,7 @@ anydev_status_t anydev_event_query(anydev_event_t event, int* complete) {
   ANYDEV_CHECK_HANDLE(op, event, "event");
   ANYDEV_REQUIRE_ARG(op, complete);
   int done = 0;
-  if (anydev_status_t s = event->backend->table->event_query(event->native, &done);
+  if (anydev_status_t s = bk(event->backend->table).event_query(event->native, &done);
       s != ANYDEV_SUCCESS) {
     return s;
   }
@@ -110,8 +111,8 @@ anydev_status_t anydev_event_native_handle(anydev_event_t event, void** out) {
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", event->backend->name,
                 " backend has no native handles");
   }
-  return event->backend->table->native_handle(event->device, ANYDEV_NATIVE_EVENT, event->native,
-                                              out);
+  return bk(event->backend->table)
+      .native_handle(event->device, ANYDEV_NATIVE_EVENT, event->native, out);
 }
 
 }  // extern "C"

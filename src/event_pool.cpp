@@ -4,6 +4,7 @@
 
 #include <new>
 
+#include "backend_calls.h"
 #include "fork_guard.h"
 #include "registry.h"
 
@@ -15,7 +16,7 @@ EventPool::EventPool(const anydev_backend_table_t* table, int device, std::size_
 }
 
 EventPool::~EventPool() {
-  for (anydev_bk_event_t event : idle_) table_->event_destroy(event);
+  for (anydev_bk_event_t event : idle_) bk(table_).event_destroy(event);
 }
 
 anydev_status_t EventPool::take(anydev_bk_event_t* out) noexcept {
@@ -29,7 +30,7 @@ anydev_status_t EventPool::take(anydev_bk_event_t* out) noexcept {
     }
   }
   anydev_bk_event_t event = nullptr;
-  const anydev_status_t status = table_->event_create(device_, &event);
+  const anydev_status_t status = bk(table_).event_create(device_, &event);
   if (status == ANYDEV_SUCCESS) *out = event;
   return status;
 }
@@ -44,7 +45,7 @@ void EventPool::give_back(anydev_bk_event_t event) noexcept {
     }
   }
   // The backend allows destroying an event whose work is still pending.
-  table_->event_destroy(event);
+  bk(table_).event_destroy(event);
 }
 
 std::size_t EventPool::idle() const {

@@ -1,5 +1,6 @@
 #include "foreign_memory.h"
 
+#include "backend_calls.h"
 #include "event_pool.h"
 #include "logging.h"
 #include "registry.h"
@@ -34,8 +35,8 @@ class ForeignRelease final : public ReleaseStrategy {
     EventPool* const events = last->events;
     anydev_bk_event_t event = nullptr;
     const anydev_status_t taken =
-        events != nullptr ? events->take(&event) : table->event_create(last->device, &event);
-    if (taken == ANYDEV_SUCCESS && table->event_record(event, last->native) == ANYDEV_SUCCESS) {
+        events != nullptr ? events->take(&event) : bk(table).event_create(last->device, &event);
+    if (taken == ANYDEV_SUCCESS && bk(table).event_record(event, last->native) == ANYDEV_SUCCESS) {
       try {
         // A copy: `release` stays usable if queueing fails. The reclaimer
         // gives the event back to `events` afterwards.
@@ -43,11 +44,11 @@ class ForeignRelease final : public ReleaseStrategy {
         return;
       } catch (...) {  // std::bad_alloc copying the callback: wait here instead
       }
-      table->event_synchronize(event);
+      bk(table).event_synchronize(event);
       if (events != nullptr) {
         events->give_back(event);
       } else {
-        table->event_destroy(event);
+        bk(table).event_destroy(event);
       }
     } else {
       try {  // a release never throws: without memory for the message, none
@@ -57,8 +58,8 @@ class ForeignRelease final : public ReleaseStrategy {
                 last_error_message(), "; waiting for the stream instead"));
       } catch (...) {
       }
-      if (event != nullptr) table->event_destroy(event);  // a failed event is not reused
-      table->stream_synchronize(last->native);
+      if (event != nullptr) bk(table).event_destroy(event);  // a failed event is not reused
+      bk(table).stream_synchronize(last->native);
     }
     run(release);
   }

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "backend_calls.h"
 #include "fork_guard.h"
 #include "logging.h"
 #include "registry.h"
@@ -90,7 +91,7 @@ anydev_status_t backend_memory_is_locked(const Backend* backend, int device, voi
     return ANYDEV_SUCCESS;
   }
   int value = 0;
-  if (anydev_status_t s = backend->table->memory_is_locked(device, handle, &value);
+  if (anydev_status_t s = bk(backend->table).memory_is_locked(device, handle, &value);
       s != ANYDEV_SUCCESS) {
     return s;
   }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "backend_calls.h"
 #include "builtin_backends.h"
 #include "environment.h"
 #include "fork_guard.h"
@@ -203,7 +204,7 @@ void Registry::probe_locked(Backend& backend) {
   }
   clear_last_error();
   const char* vendor_library = nullptr;
-  const anydev_status_t init = table->initialize(core_services(), &vendor_library);
+  const anydev_status_t init = bk(table).initialize(core_services(), &vendor_library);
   if (vendor_library != nullptr && *vendor_library != '\0') {
     backend.library = backend.library.empty() ? std::string(vendor_library)
                                               : backend.library + " -> " + vendor_library;
@@ -227,7 +228,7 @@ void Registry::probe_locked(Backend& backend) {
   }
   int count = 0;
   clear_last_error();
-  if (table->device_count(&count) != ANYDEV_SUCCESS) {
+  if (bk(table).device_count(&count) != ANYDEV_SUCCESS) {
     backend.reason = cat("device_count failed: ", last_error_message());
     return;
   }
@@ -239,7 +240,7 @@ void Registry::probe_locked(Backend& backend) {
     anydev_bk_device_props_t props{};
     props.struct_size = sizeof(props);
     clear_last_error();
-    if (table->device_props(i, &props) != ANYDEV_SUCCESS) {
+    if (bk(table).device_props(i, &props) != ANYDEV_SUCCESS) {
       backend.reason = cat("device_props(", i, ") failed: ", last_error_message());
       backend.devices.clear();
       return;
@@ -255,14 +256,7 @@ void Registry::probe_locked(Backend& backend) {
   }
   clear_last_error();
   // The layers the environment asks for (none: the table itself).
-  std::string layer_error;
-  table = layers::wrap_backend(table, &layer_error);
-  if (table == nullptr) {
-    backend.reason = layer_error;
-    backend.devices.clear();
-    return;
-  }
-  backend.table = table;
+  backend.table = layers::wrap_backend(table);
   backend.available = true;
   log(ANYDEV_LOG_INFO, cat("backend ", backend.name, " available with ", count, " device(s)"));
 }

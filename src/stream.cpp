@@ -1,5 +1,6 @@
 #include "stream.h"
 
+#include "backend_calls.h"
 #include "event_pool.h"
 #include "fork_guard.h"
 #include "registry.h"
@@ -9,7 +10,7 @@ namespace anydev::core {
 
 anydev_status_t create_stream(const Backend* backend, int device, std::shared_ptr<Stream>* out) {
   anydev_bk_stream_t native = nullptr;
-  const anydev_status_t status = backend->table->stream_create(device, &native);
+  const anydev_status_t status = bk(backend->table).stream_create(device, &native);
   if (status != ANYDEV_SUCCESS) return status;
   *out = adopt_stream(backend, device, native);
   return ANYDEV_SUCCESS;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend_calls.h"
 #include "event_pool.h"
 #include "fork_guard.h"
 #include "host_memory_locks.h"
@@ -71,11 +72,12 @@ void prepare_stream(Item& item) noexcept {
   const anydev_backend_table_t* table = item.backend->table;
   if (table->event_query == nullptr) return;
   anydev_bk_event_t event = nullptr;
-  const anydev_status_t taken =
-      item.events != nullptr ? item.events->take(&event) : table->event_create(item.device, &event);
+  const anydev_status_t taken = item.events != nullptr
+                                    ? item.events->take(&event)
+                                    : bk(table).event_create(item.device, &event);
   if (taken != ANYDEV_SUCCESS) return;
-  if (table->event_record(event, item.stream) != ANYDEV_SUCCESS) {
-    table->event_destroy(event);  // a failed event is not reused
+  if (bk(table).event_record(event, item.stream) != ANYDEV_SUCCESS) {
+    bk(table).event_destroy(event);  // a failed event is not reused
     return;
   }
   item.event = event;
@@ -88,7 +90,7 @@ bool ready(const Item& item) noexcept {
   const anydev_backend_table_t* table = item.backend->table;
   if (table->event_query == nullptr) return true;  // run() waits in order
   int complete = 0;
-  if (table->event_query(item.event, &complete) != ANYDEV_SUCCESS) return true;
+  if (bk(table).event_query(item.event, &complete) != ANYDEV_SUCCESS) return true;
   return complete != 0;
 }
 
@@ -96,12 +98,12 @@ void run(Item& item) noexcept {
   const anydev_backend_table_t* table = item.backend->table;
   bool event_done = true;
   if (item.event != nullptr) {
-    const anydev_status_t waited = table->event_synchronize(item.event);
+    const anydev_status_t waited = bk(table).event_synchronize(item.event);
     report(item.backend, "event_synchronize", waited);
     event_done = waited == ANYDEV_SUCCESS;
   }
   if (item.stream != nullptr) {
-    report(item.backend, "stream_destroy", table->stream_destroy(item.stream));
+    report(item.backend, "stream_destroy", bk(table).stream_destroy(item.stream));
   } else if (item.callback) {
     try {
       item.callback();
@@ -110,13 +112,13 @@ void run(Item& item) noexcept {
     }
   } else {
     note_host_free(item.backend, item.device, item.kind, item.handle);
-    report(item.backend, "memory_free", table->memory_free(item.device, item.kind, item.handle));
+    report(item.backend, "memory_free", bk(table).memory_free(item.device, item.kind, item.handle));
   }
   if (item.event == nullptr) return;
   if (item.events != nullptr && event_done) {
     item.events->give_back(item.event);  // complete: idle for the next taker
   } else {
-    report(item.backend, "event_destroy", table->event_destroy(item.event));
+    report(item.backend, "event_destroy", bk(table).event_destroy(item.event));
   }
 }
 

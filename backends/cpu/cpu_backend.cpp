@@ -516,8 +516,8 @@ anydev_status_t native_handle(int device, int kind, void* object, void** out) {
 // Survives fork(): its workers, memory registry and pools are recreated or
 // reset in a child (docs/reliability.md, fork()).
 constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
-    kBackendName, .native_handle = native_handle, .memory_is_locked = memory_is_locked,
-    .flags = ANYDEV_BK_FLAG_SURVIVES_FORK);
+    kBackendName, .native_handle = kit::entry<native_handle>,
+    .memory_is_locked = kit::entry<memory_is_locked>, .flags = ANYDEV_BK_FLAG_SURVIVES_FORK);
 
 }  // namespace
 }  // namespace anydev::cpu

@@ -210,9 +210,10 @@ anydev_status_t memory_info(int device, std::size_t* free_bytes, std::size_t* to
 }
 
 // No flags: the driver's threads and contexts do not survive fork().
-constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
-    kBackendName, .memory_free_async = memory_free_async, .native_handle = native_handle,
-    .stream_wrap_native = stream_wrap_native);
+constexpr anydev_backend_table_t kTable =
+    ANYDEV_KIT_BACKEND_TABLE(kBackendName, .memory_free_async = kit::entry<memory_free_async>,
+                             .native_handle = kit::entry<native_handle>,
+                             .stream_wrap_native = kit::entry<stream_wrap_native>);
 
 }  // namespace anydev::cuda
 

@@ -164,9 +164,10 @@ anydev_status_t native_handle(int device_index, int kind, void* object, void** o
 }
 
 // memory_free_async stays null: the core waits on an event, then memory_free.
-constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
-    kBackendName, .native_handle = native_handle, .stream_wrap_native = stream_wrap_native,
-    .memory_is_locked = memory_is_locked);
+constexpr anydev_backend_table_t kTable =
+    ANYDEV_KIT_BACKEND_TABLE(kBackendName, .native_handle = kit::entry<native_handle>,
+                             .stream_wrap_native = kit::entry<stream_wrap_native>,
+                             .memory_is_locked = kit::entry<memory_is_locked>);
 
 }  // namespace anydev::opencl
 

@@ -163,14 +163,34 @@ typedef struct anydev_bk_device_props_t {
 
 #include "anydev/backend_entries.h"
 
+/* An entry's parameter list with the instance first: for the entry list's
+ * parenthesized `params` (never empty), ANYDEV_BK_WITH_INSTANCE(params) is
+ * `(void* instance, params...)`. */
+#define ANYDEV_BK_PREPEND_INSTANCE_(...) (void* instance, __VA_ARGS__)
+#define ANYDEV_BK_WITH_INSTANCE(params) ANYDEV_BK_PREPEND_INSTANCE_ params
+
 /* The backend's table: its header fields, then one function pointer per
  * entry of ANYDEV_BACKEND_ENTRIES (backend_entries.h, where each entry's
- * contract is), in that order, then `flags`. */
-#define ANYDEV_BK_TABLE_FIELD_(unused, need, name, params) anydev_status_t(*name) params;
+ * contract is), in that order, then `flags`. Every entry takes the table's
+ * `instance` first: the core calls `t->copy(t->instance, stream, ...)`.
+ *
+ * The instance. `instance` is the backend's own pointer (NULL when it needs
+ * none), passed back unchanged as the first argument of every entry of this
+ * table, so one set of functions can serve several tables (a layer wraps any
+ * number of backends this way, each wrapped table's instance being that
+ * layer's state for it). The backend (or layer) that made the table owns
+ * what it points to; it must stay valid as long as the table, which is for
+ * the life of the process (the core never frees a table). The core never
+ * dereferences it and may pass it from any thread concurrently, so whatever
+ * it points to is the backend's to make thread-safe, like the rest of its
+ * state. */
+#define ANYDEV_BK_TABLE_FIELD_(unused, need, name, params) \
+  anydev_status_t(*name) ANYDEV_BK_WITH_INSTANCE(params);
 typedef struct anydev_backend_table_t {
   size_t struct_size;
   uint32_t abi_version;
   const char* name; /* "cpu", "cuda", ...: lowercase, [a-z0-9_] */
+  void* instance;   /* the first argument of every entry (see above) */
 
   ANYDEV_BACKEND_ENTRIES(ANYDEV_BK_TABLE_FIELD_, ~)
 

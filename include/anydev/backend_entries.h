@@ -5,13 +5,24 @@
  *   ANYDEV_BACKEND_ENTRIES(X, arg)  X(arg, need, name, params) for each entry
  *                                   in table order; `need` is REQUIRED or
  *                                   OPTIONAL, `params` the parenthesized
- *                                   parameter list. Every entry returns
- *                                   anydev_status_t.
+ *                                   parameter list without the instance.
+ *                                   Every entry returns anydev_status_t and
+ *                                   takes `void* instance` (the table's
+ *                                   `instance` field) before `params`:
+ *                                   ANYDEV_BK_WITH_INSTANCE(params) in
+ *                                   backend.h spells the whole list.
  *
  * From it come the table struct (backend.h), the backend kit's entry lists
  * and table builder (backends/common/kit_table.h) and the core's check of
  * the required entries (src/plugin_loader.cpp). A new entry is added here
  * only, at the end (appended within an ABI version).
+ *
+ * The instance. Every entry's first argument is the `instance` of the table
+ * it was called through, unchanged (the caller passes t->instance to t->f).
+ * It is the table owner's pointer: NULL or what the backend (or a layer
+ * wrapping a table) set, valid for the life of the process; the core never
+ * reads through it. A backend built with the kit (backends/common/
+ * kit_table.h) may write its entries without it: the kit adapts them.
  *
  * The entries' contracts:
  *

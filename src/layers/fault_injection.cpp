@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "layers/table_slots.h"
+#include "layers/layer_table.h"
 #include "logging.h"
 #include "status.h"
 
@@ -16,43 +16,45 @@ anydev_status_t natural_status(FaultKind kind) {
   return kind == FaultKind::alloc ? ANYDEV_ERROR_OUT_OF_MEMORY : ANYDEV_ERROR_DEVICE;
 }
 
-template <std::size_t S>
-struct FaultWrap {
-  static inline const anydev_backend_table_t* inner = nullptr;
-
-  static anydev_status_t host_alloc(int device, size_t bytes, void** handle, void** address) {
+// The layer's own functions: the entries it counts (wrap_table<FaultLayer>, layer_table.h); each
+// finds its inner table through its instance. Stateless (the counters are atomics); thread-safe.
+struct FaultLayer {
+  static anydev_status_t host_alloc(void* instance, int device, size_t bytes, void** handle,
+                                    void** address) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     if (auto s = count_call(FaultKind::alloc, inner->name, "host_alloc")) return s;
-    return inner->host_alloc(device, bytes, handle, address);
+    return bk(inner).host_alloc(device, bytes, handle, address);
   }
-  static anydev_status_t device_alloc(int device, size_t bytes, anydev_bk_stream_t stream,
-                                      void** handle, void** address) {
+  static anydev_status_t device_alloc(void* instance, int device, size_t bytes,
+                                      anydev_bk_stream_t stream, void** handle, void** address) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     if (auto s = count_call(FaultKind::alloc, inner->name, "device_alloc")) return s;
-    return inner->device_alloc(device, bytes, stream, handle, address);
+    return bk(inner).device_alloc(device, bytes, stream, handle, address);
   }
-  static anydev_status_t copy(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
+  static anydev_status_t copy(void* instance, anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                               anydev_bk_memory_ref_t src, size_t bytes) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     if (auto s = count_call(FaultKind::copy, inner->name, "copy")) return s;
-    return inner->copy(stream, dst, src, bytes);
+    return bk(inner).copy(stream, dst, src, bytes);
   }
-  static anydev_status_t fill(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
+  static anydev_status_t fill(void* instance, anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                               const void* pattern, size_t pattern_size, size_t bytes) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     if (auto s = count_call(FaultKind::fill, inner->name, "fill")) return s;
-    return inner->fill(stream, dst, pattern, pattern_size, bytes);
+    return bk(inner).fill(stream, dst, pattern, pattern_size, bytes);
   }
-  static anydev_status_t event_create(int device, anydev_bk_event_t* out) {
+  static anydev_status_t event_create(void* instance, int device, anydev_bk_event_t* out) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     if (auto s = count_call(FaultKind::event, inner->name, "event_create")) return s;
-    return inner->event_create(device, out);
+    return bk(inner).event_create(device, out);
   }
-  static anydev_status_t event_record(anydev_bk_event_t event, anydev_bk_stream_t stream) {
+  static anydev_status_t event_record(void* instance, anydev_bk_event_t event,
+                                      anydev_bk_stream_t stream) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     if (auto s = count_call(FaultKind::event, inner->name, "event_record")) return s;
-    return inner->event_record(event, stream);
+    return bk(inner).event_record(event, stream);
   }
 };
-
-SlotTables<FaultWrap>& slots() {
-  static SlotTables<FaultWrap> tables;
-  return tables;
-}
 
 // The call number of this call when it is planned to fail, else 0.
 std::uint64_t planned_failure(FaultKind kind) {
@@ -77,7 +79,7 @@ anydev_status_t count_call(FaultKind kind, const char* backend, const char* what
 }
 
 const anydev_backend_table_t* wrap_fault_injection(const anydev_backend_table_t* inner) {
-  return slots().wrap(inner);
+  return wrap_table<FaultLayer>(inner);
 }
 
 std::string inject_plugin_fault(std::string_view backend) {

@@ -23,8 +23,9 @@
 
 namespace anydev::core::layers {
 
-// A table whose alloc/copy/fill/event entries count calls and fail the
-// planned ones; nullptr when no slot is left. Called under the registry lock.
+// A table wrapping `inner` (layer_table.h) whose alloc/copy/fill/event
+// entries count calls and fail the planned ones. Called under the registry
+// lock.
 const anydev_backend_table_t* wrap_fault_injection(const anydev_backend_table_t* inner);
 
 // Counts a probe of `backend`; returns the reason when this probe is an

@@ -27,9 +27,9 @@ namespace anydev::core::layers {
 std::string probe_failure(std::string_view backend);
 
 // The table to use for a backend whose own table is `table`: `table` itself,
-// or the layers around it. nullptr (with *why set) when a layer has no slot
-// left for another backend.
-const anydev_backend_table_t* wrap_backend(const anydev_backend_table_t* table, std::string* why);
+// or the layers around it (each a table of layer_table.h: any number of
+// backends can be wrapped).
+const anydev_backend_table_t* wrap_backend(const anydev_backend_table_t* table);
 
 }  // namespace anydev::core::layers
 

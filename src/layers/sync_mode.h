@@ -6,7 +6,7 @@
 // alone: a free is not the user's work, and waiting after it could only
 // surface (and so consume) an error that belongs to the stream's next
 // synchronize.
-// Stateless apart from the slot tables; thread-safe.
+// Stateless apart from the wrapped tables (layer_table.h); thread-safe.
 #ifndef ANYDEV_SRC_LAYERS_SYNC_MODE_H_
 #define ANYDEV_SRC_LAYERS_SYNC_MODE_H_
 
@@ -14,7 +14,7 @@
 
 namespace anydev::core::layers {
 
-// nullptr when no slot is left. Called under the registry lock.
+// A table wrapping `inner` (layer_table.h). Called under the registry lock.
 const anydev_backend_table_t* wrap_sync_mode(const anydev_backend_table_t* inner);
 
 }  // namespace anydev::core::layers

@@ -19,7 +19,7 @@
 #include "fork_guard.h"
 #include "format.h"
 #include "layers/layer_config.h"
-#include "layers/table_slots.h"
+#include "layers/layer_table.h"
 #include "logging.h"
 #include "status.h"
 
@@ -133,9 +133,9 @@ class Tracer {
     const anydev_status_t saved_status = last_error_status();
     const std::string saved_message = last_error_message();
     anydev_bk_event_t event = nullptr;
-    bool followed = table->event_create(device, &event) == ANYDEV_SUCCESS;
-    if (followed && table->event_record(event, stream) != ANYDEV_SUCCESS) {
-      table->event_destroy(event);
+    bool followed = bk(table).event_create(device, &event) == ANYDEV_SUCCESS;
+    if (followed && bk(table).event_record(event, stream) != ANYDEV_SUCCESS) {
+      bk(table).event_destroy(event);
       followed = false;
     }
     set_error(saved_status, saved_message);
@@ -180,12 +180,12 @@ class Tracer {
     op.end = when;
     op.start = std::min(std::max(op.call_begin, state.last_end), when);
     state.last_end = when;
-    pending.table->event_destroy(pending.event);
+    bk(pending.table).event_destroy(pending.event);
   }
 
   void finish_locked(StreamState& state) {
     while (!state.pending.empty()) {
-      state.pending.front().table->event_synchronize(state.pending.front().event);
+      bk(state.pending.front().table).event_synchronize(state.pending.front().event);
       complete_locked(state, now());
     }
   }
@@ -201,7 +201,7 @@ class Tracer {
         while (!state.pending.empty()) {
           int done = 0;
           const Pending& head = state.pending.front();
-          if (head.table->event_query(head.event, &done) == ANYDEV_SUCCESS && done == 0) break;
+          if (bk(head.table).event_query(head.event, &done) == ANYDEV_SUCCESS && done == 0) break;
           complete_locked(state, now());
         }
       }
@@ -309,103 +309,120 @@ const char* copy_name(const anydev_bk_memory_ref_t& dst, const anydev_bk_memory_
   return to_device ? "copy host->device" : "copy host->host";
 }
 
-template <std::size_t S>
-struct TraceWrap {
-  static inline const anydev_backend_table_t* inner = nullptr;
-
+// The layer's own functions: the traced entries (wrap_table<TraceLayer>, layer_table.h); each
+// finds its inner table through its instance. Stateless: the records are the Tracer's; thread-
+// safe.
+struct TraceLayer {
   static Tracer* tracer() {
     Tracer& t = Tracer::instance();
     return t.disabled() ? nullptr : &t;
   }
-  static anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
+  static anydev_status_t stream_create(void* instance, int device, anydev_bk_stream_t* out) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     Tracer* t = tracer();
     const double begin = t ? t->now() : 0;
-    const anydev_status_t s = inner->stream_create(device, out);
+    const anydev_status_t s = bk(inner).stream_create(device, out);
     if (t == nullptr) return s;
     if (s == ANYDEV_SUCCESS) t->note_stream(*out, device, inner->name);
     t->host_call("stream_create", inner->name, device, s == ANYDEV_SUCCESS ? *out : nullptr, 0,
                  begin, s);
     return s;
   }
-  static anydev_status_t stream_wrap_native(int device, void* native, anydev_bk_stream_t* out) {
+  static anydev_status_t stream_wrap_native(void* instance, int device, void* native,
+                                            anydev_bk_stream_t* out) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     Tracer* t = tracer();
-    const anydev_status_t s = inner->stream_wrap_native(device, native, out);
+    const anydev_status_t s = bk(inner).stream_wrap_native(device, native, out);
     if (t != nullptr && s == ANYDEV_SUCCESS) t->note_stream(*out, device, inner->name);
     return s;
   }
-  static anydev_status_t stream_destroy(anydev_bk_stream_t stream) {
+  static anydev_status_t stream_destroy(void* instance, anydev_bk_stream_t stream) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     Tracer* t = tracer();
-    if (t == nullptr) return inner->stream_destroy(stream);
+    if (t == nullptr) return bk(inner).stream_destroy(stream);
     const double begin = t->now();
     t->finish_stream(stream);
-    const anydev_status_t s = inner->stream_destroy(stream);
+    const anydev_status_t s = bk(inner).stream_destroy(stream);
     t->host_call("stream_destroy", inner->name, -1, stream, 0, begin, s);
     t->forget_stream(stream);
     return s;
   }
-  static anydev_status_t stream_synchronize(anydev_bk_stream_t stream) {
+  static anydev_status_t stream_synchronize(void* instance, anydev_bk_stream_t stream) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     Tracer* t = tracer();
     const double begin = t ? t->now() : 0;
-    const anydev_status_t s = inner->stream_synchronize(stream);
+    const anydev_status_t s = bk(inner).stream_synchronize(stream);
     if (t != nullptr) t->host_call("stream_synchronize", inner->name, -1, stream, 0, begin, s);
     return s;
   }
-  static anydev_status_t event_synchronize(anydev_bk_event_t event) {
+  static anydev_status_t event_synchronize(void* instance, anydev_bk_event_t event) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     Tracer* t = tracer();
     const double begin = t ? t->now() : 0;
-    const anydev_status_t s = inner->event_synchronize(event);
+    const anydev_status_t s = bk(inner).event_synchronize(event);
     if (t != nullptr) t->host_call("event_synchronize", inner->name, -1, nullptr, 0, begin, s);
     return s;
   }
-  static anydev_status_t host_alloc(int device, size_t bytes, void** handle, void** address) {
+  static anydev_status_t host_alloc(void* instance, int device, size_t bytes, void** handle,
+                                    void** address) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     Tracer* t = tracer();
     const double begin = t ? t->now() : 0;
-    const anydev_status_t s = inner->host_alloc(device, bytes, handle, address);
+    const anydev_status_t s = bk(inner).host_alloc(device, bytes, handle, address);
     if (t != nullptr) t->host_call("host_alloc", inner->name, device, nullptr, bytes, begin, s);
     return s;
   }
-  static anydev_status_t memory_free(int device, anydev_bk_memory_kind_t kind, void* handle) {
+  static anydev_status_t memory_free(void* instance, int device, anydev_bk_memory_kind_t kind,
+                                     void* handle) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     Tracer* t = tracer();
     const double begin = t ? t->now() : 0;
-    const anydev_status_t s = inner->memory_free(device, kind, handle);
+    const anydev_status_t s = bk(inner).memory_free(device, kind, handle);
     if (t != nullptr) t->host_call("memory_free", inner->name, device, nullptr, 0, begin, s);
     return s;
   }
-  static anydev_status_t device_alloc(int device, size_t bytes, anydev_bk_stream_t stream,
-                                      void** handle, void** address) {
+  static anydev_status_t device_alloc(void* instance, int device, size_t bytes,
+                                      anydev_bk_stream_t stream, void** handle, void** address) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     Tracer* t = tracer();
     const double begin = t ? t->now() : 0;
-    const anydev_status_t s = inner->device_alloc(device, bytes, stream, handle, address);
+    const anydev_status_t s = bk(inner).device_alloc(device, bytes, stream, handle, address);
     if (t != nullptr) t->stream_op("device_alloc", inner, stream, bytes, begin, s);
     return s;
   }
-  static anydev_status_t memory_free_async(int device, void* handle, anydev_bk_stream_t stream) {
+  static anydev_status_t memory_free_async(void* instance, int device, void* handle,
+                                           anydev_bk_stream_t stream) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     Tracer* t = tracer();
     const double begin = t ? t->now() : 0;
-    const anydev_status_t s = inner->memory_free_async(device, handle, stream);
+    const anydev_status_t s = bk(inner).memory_free_async(device, handle, stream);
     if (t != nullptr) t->stream_op("memory_free_async", inner, stream, 0, begin, s);
     return s;
   }
-  static anydev_status_t copy(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
+  static anydev_status_t copy(void* instance, anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                               anydev_bk_memory_ref_t src, size_t bytes) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     Tracer* t = tracer();
     const double begin = t ? t->now() : 0;
-    const anydev_status_t s = inner->copy(stream, dst, src, bytes);
+    const anydev_status_t s = bk(inner).copy(stream, dst, src, bytes);
     if (t != nullptr) t->stream_op(copy_name(dst, src), inner, stream, bytes, begin, s);
     return s;
   }
-  static anydev_status_t fill(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
+  static anydev_status_t fill(void* instance, anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                               const void* pattern, size_t pattern_size, size_t bytes) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     Tracer* t = tracer();
     const double begin = t ? t->now() : 0;
-    const anydev_status_t s = inner->fill(stream, dst, pattern, pattern_size, bytes);
+    const anydev_status_t s = bk(inner).fill(stream, dst, pattern, pattern_size, bytes);
     if (t != nullptr) t->stream_op("fill", inner, stream, bytes, begin, s);
     return s;
   }
-  static anydev_status_t stream_wait_event(anydev_bk_stream_t stream, anydev_bk_event_t event) {
+  static anydev_status_t stream_wait_event(void* instance, anydev_bk_stream_t stream,
+                                           anydev_bk_event_t event) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     Tracer* t = tracer();
     const double begin = t ? t->now() : 0;
-    const anydev_status_t s = inner->stream_wait_event(stream, event);
+    const anydev_status_t s = bk(inner).stream_wait_event(stream, event);
     if (t != nullptr) t->stream_op("wait_event", inner, stream, 0, begin, s);
     return s;
   }
@@ -414,9 +431,8 @@ struct TraceWrap {
 }  // namespace
 
 const anydev_backend_table_t* wrap_trace(const anydev_backend_table_t* inner) {
-  static SlotTables<TraceWrap> slots;
   Tracer::instance();  // registers the exit handler before any stream exists
-  return slots.wrap(inner);
+  return wrap_table<TraceLayer>(inner);
 }
 
 void write_trace() { Tracer::instance().write(); }

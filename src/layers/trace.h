@@ -23,7 +23,7 @@
 
 namespace anydev::core::layers {
 
-// nullptr when no slot is left. Called under the registry lock.
+// A table wrapping `inner` (layer_table.h). Called under the registry lock.
 const anydev_backend_table_t* wrap_trace(const anydev_backend_table_t* inner);
 
 // Waits for the traced operations still running and writes the file now.

@@ -12,7 +12,7 @@
 
 #include "fork_guard.h"
 #include "layers/layer_config.h"
-#include "layers/table_slots.h"
+#include "layers/layer_table.h"
 #include "logging.h"
 #include "status.h"
 
@@ -55,9 +55,9 @@ class PendingWrites {
     const anydev_status_t saved_status = last_error_status();
     const std::string saved_message = last_error_message();
     anydev_bk_event_t event = nullptr;
-    bool ok = table->event_create(found->second, &event) == ANYDEV_SUCCESS;
-    if (ok && table->event_record(event, stream) != ANYDEV_SUCCESS) {
-      table->event_destroy(event);
+    bool ok = bk(table).event_create(found->second, &event) == ANYDEV_SUCCESS;
+    if (ok && bk(table).event_record(event, stream) != ANYDEV_SUCCESS) {
+      bk(table).event_destroy(event);
       ok = false;
     }
     set_error(saved_status, saved_message);
@@ -75,7 +75,7 @@ class PendingWrites {
     std::lock_guard lock(mutex_);
     const auto found = writes_.find(handle);
     if (found == writes_.end()) return;
-    for (const PendingWrite& w : found->second) w.table->event_destroy(w.event);
+    for (const PendingWrite& w : found->second) bk(w.table).event_destroy(w.event);
     writes_.erase(found);
   }
 
@@ -95,8 +95,8 @@ class PendingWrites {
   static void prune_locked(std::vector<PendingWrite>& list) {
     std::erase_if(list, [](const PendingWrite& w) {
       int done = 0;
-      if (w.table->event_query(w.event, &done) == ANYDEV_SUCCESS && done == 0) return false;
-      w.table->event_destroy(w.event);
+      if (bk(w.table).event_query(w.event, &done) == ANYDEV_SUCCESS && done == 0) return false;
+      bk(w.table).event_destroy(w.event);
       return true;
     });
   }
@@ -106,31 +106,38 @@ class PendingWrites {
   std::unordered_map<void*, std::vector<PendingWrite>> writes_;
 };
 
-template <std::size_t S>
-struct ValidationWrap {
-  static inline const anydev_backend_table_t* inner = nullptr;
-
-  static anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
-    const anydev_status_t s = inner->stream_create(device, out);
+// The layer's own functions: the entries that follow streams and host writes
+// (wrap_table<ValidationLayer>, layer_table.h); each finds its inner table through its instance.
+// Stateless: the writes are PendingWrites'; thread-safe.
+struct ValidationLayer {
+  static anydev_status_t stream_create(void* instance, int device, anydev_bk_stream_t* out) {
+    const anydev_backend_table_t* inner = inner_of(instance);
+    const anydev_status_t s = bk(inner).stream_create(device, out);
     if (s == ANYDEV_SUCCESS) PendingWrites::instance().note_stream(*out, device);
     return s;
   }
-  static anydev_status_t stream_wrap_native(int device, void* native, anydev_bk_stream_t* out) {
-    const anydev_status_t s = inner->stream_wrap_native(device, native, out);
+  static anydev_status_t stream_wrap_native(void* instance, int device, void* native,
+                                            anydev_bk_stream_t* out) {
+    const anydev_backend_table_t* inner = inner_of(instance);
+    const anydev_status_t s = bk(inner).stream_wrap_native(device, native, out);
     if (s == ANYDEV_SUCCESS) PendingWrites::instance().note_stream(*out, device);
     return s;
   }
-  static anydev_status_t stream_destroy(anydev_bk_stream_t stream) {
+  static anydev_status_t stream_destroy(void* instance, anydev_bk_stream_t stream) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     PendingWrites::instance().forget_stream(stream);
-    return inner->stream_destroy(stream);
+    return bk(inner).stream_destroy(stream);
   }
-  static anydev_status_t memory_free(int device, anydev_bk_memory_kind_t kind, void* handle) {
+  static anydev_status_t memory_free(void* instance, int device, anydev_bk_memory_kind_t kind,
+                                     void* handle) {
+    const anydev_backend_table_t* inner = inner_of(instance);
     if (kind == ANYDEV_BK_MEMORY_HOST) PendingWrites::instance().forget_memory(handle);
-    return inner->memory_free(device, kind, handle);
+    return bk(inner).memory_free(device, kind, handle);
   }
-  static anydev_status_t copy(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
+  static anydev_status_t copy(void* instance, anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                               anydev_bk_memory_ref_t src, size_t bytes) {
-    const anydev_status_t s = inner->copy(stream, dst, src, bytes);
+    const anydev_backend_table_t* inner = inner_of(instance);
+    const anydev_status_t s = bk(inner).copy(stream, dst, src, bytes);
     if (s == ANYDEV_SUCCESS && dst.kind == ANYDEV_BK_MEMORY_HOST) {
       PendingWrites::instance().add(inner, stream, dst, bytes,
                                     src.kind == ANYDEV_BK_MEMORY_DEVICE ? "copy from device memory"
@@ -138,9 +145,10 @@ struct ValidationWrap {
     }
     return s;
   }
-  static anydev_status_t fill(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
+  static anydev_status_t fill(void* instance, anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                               const void* pattern, size_t pattern_size, size_t bytes) {
-    const anydev_status_t s = inner->fill(stream, dst, pattern, pattern_size, bytes);
+    const anydev_backend_table_t* inner = inner_of(instance);
+    const anydev_status_t s = bk(inner).fill(stream, dst, pattern, pattern_size, bytes);
     if (s == ANYDEV_SUCCESS && dst.kind == ANYDEV_BK_MEMORY_HOST) {
       PendingWrites::instance().add(inner, stream, dst, bytes, "fill");
     }
@@ -206,8 +214,7 @@ anydev_status_t check_peer_write(const char* op, const void* backend, const char
 }
 
 const anydev_backend_table_t* wrap_validation(const anydev_backend_table_t* inner) {
-  static SlotTables<ValidationWrap> slots;
-  return slots.wrap(inner);
+  return wrap_table<ValidationLayer>(inner);
 }
 
 std::optional<PendingHostWrite> running_host_write(void* handle, std::size_t begin,

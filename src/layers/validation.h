@@ -88,8 +88,8 @@ struct TrackedHandle {
   TrackedHandle& operator=(const TrackedHandle&) = delete;
 };
 
-// The table layer (pending host writes, device checks). nullptr when no slot
-// is left. Called under the registry lock.
+// The table layer (pending host writes, device checks): a table wrapping
+// `inner` (layer_table.h). Called under the registry lock.
 const anydev_backend_table_t* wrap_validation(const anydev_backend_table_t* inner);
 
 // A copy or fill into pinned host memory that the table layer saw enqueued

@@ -4,6 +4,7 @@
 #include <new>
 #include <utility>
 
+#include "backend_calls.h"
 #include "event_pool.h"
 #include "host_memory_locks.h"
 #include "logging.h"
@@ -54,7 +55,7 @@ CachingPool::~CachingPool() {
 
 void CachingPool::free_now(void* handle, const char* why) noexcept {
   note_host_free(backend_, device_, kind_, handle);
-  if (table_->memory_free(device_, kind_, handle) != ANYDEV_SUCCESS) {
+  if (bk(table_).memory_free(device_, kind_, handle) != ANYDEV_SUCCESS) {
     log_error(backend_->name, ": pool: memory_free of a cached ", kind_name(kind_), " block (", why,
               ") failed: ", last_error_message());
   }
@@ -72,7 +73,7 @@ void CachingPool::recycle_event(anydev_bk_event_t event, bool usable) noexcept {
     events_.give_back(event);  // may still run: the next taker records it again
     return;
   }
-  table_->event_destroy(event);
+  bk(table_).event_destroy(event);
 }
 
 void CachingPool::unlink_locked(PoolNode* node) noexcept {
@@ -101,7 +102,7 @@ PoolNode* CachingPool::take_cached_locked(PoolSizeClass& size_class,
   for (int i = 0; i < kQueriesPerRequest && !size_class.pending.empty(); ++i) {
     PoolNode* oldest = size_class.pending.front;
     int complete = 0;
-    if (table_->event_query(oldest->event, &complete) == ANYDEV_SUCCESS && complete != 0) {
+    if (bk(table_).event_query(oldest->event, &complete) == ANYDEV_SUCCESS && complete != 0) {
       return take(oldest, true);
     }
     if (oldest == size_class.pending.back) break;
@@ -139,14 +140,14 @@ void CachingPool::free_list(PoolNode* list) noexcept {
       if (node->event != nullptr) {
         int complete = 0;
         if (pass == 0) {
-          if (table_->event_query(node->event, &complete) != ANYDEV_SUCCESS) complete = 0;
+          if (bk(table_).event_query(node->event, &complete) != ANYDEV_SUCCESS) complete = 0;
           if (complete == 0) {
             node->newer = nullptr;
             (busy_last != nullptr ? busy_last->newer : busy) = node;
             busy_last = node;
             continue;
           }
-        } else if (table_->event_synchronize(node->event) != ANYDEV_SUCCESS) {
+        } else if (bk(table_).event_synchronize(node->event) != ANYDEV_SUCCESS) {
           log_error(backend_->name, ": pool: event_synchronize failed: ", last_error_message());
           complete = -1;  // not reused
         }
@@ -207,9 +208,9 @@ void CachingPool::hand_to_reclaimer(PoolNode* list) noexcept {
 anydev_status_t CachingPool::backend_allocate(const std::shared_ptr<Stream>& stream,
                                               std::size_t bytes, void** handle, void** address) {
   if (kind_ != ANYDEV_BK_MEMORY_HOST) {
-    return table_->device_alloc(device_, bytes, stream->native, handle, address);
+    return bk(table_).device_alloc(device_, bytes, stream->native, handle, address);
   }
-  const anydev_status_t s = table_->host_alloc(device_, bytes, handle, address);
+  const anydev_status_t s = bk(table_).host_alloc(device_, bytes, handle, address);
   if (s == ANYDEV_SUCCESS) note_host_alloc(backend_, device_, *handle, bytes);
   return s;
 }
@@ -303,10 +304,10 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
   anydev_bk_event_t event = nullptr;
   if (used_by_streams) {
     event = acquire_event();
-    if (event == nullptr || table_->event_record(event, owner->native) != ANYDEV_SUCCESS) {
+    if (event == nullptr || bk(table_).event_record(event, owner->native) != ANYDEV_SUCCESS) {
       log_error(backend_->name, ": pool: recording the release event of a ", kind_name(kind_),
                 " block failed (", last_error_message(), "); freeing it instead of caching it");
-      if (event != nullptr) table_->event_destroy(event);
+      if (event != nullptr) bk(table_).event_destroy(event);
       if (in_use) forget_in_use(block.bytes);
       recycle_node(node);
       return false;

@@ -33,13 +33,15 @@ struct MemoryInfo {
 
 MemoryInfo memory_info(const anydev_backend_table_t& table) {
   MemoryInfo info;
-  EXPECT_EQ(table.memory_info(0, &info.free, &info.total), ANYDEV_SUCCESS) << last_error();
+  EXPECT_EQ(table.memory_info(table.instance, 0, &info.free, &info.total), ANYDEV_SUCCESS)
+      << last_error();
   return info;
 }
 
 bool host_unified_memory(const anydev_test::Plugin& plugin) {
   void* id = nullptr;
-  if (plugin.table->native_handle(0, ANYDEV_NATIVE_DEVICE, nullptr, &id) != ANYDEV_SUCCESS ||
+  if (plugin.table->native_handle(plugin.table->instance, 0, ANYDEV_NATIVE_DEVICE, nullptr, &id) !=
+          ANYDEV_SUCCESS ||
       plugin.cl.get_device_info == nullptr) {
     return false;
   }
@@ -53,7 +55,8 @@ bool host_unified_memory(const anydev_test::Plugin& plugin) {
 // memory_info's free follows the driver, not only anydev's accounting.
 bool reports_own_free_memory(const anydev_test::Plugin& plugin) {
   void* id = nullptr;
-  if (plugin.table->native_handle(0, ANYDEV_NATIVE_DEVICE, nullptr, &id) != ANYDEV_SUCCESS ||
+  if (plugin.table->native_handle(plugin.table->instance, 0, ANYDEV_NATIVE_DEVICE, nullptr, &id) !=
+          ANYDEV_SUCCESS ||
       plugin.cl.get_device_info == nullptr) {
     return false;
   }
@@ -76,12 +79,13 @@ TEST(OpenclAccounting, MemoryInfoReportsTotalMinusAllocated) {
   ASSERT_GE(before.free, 2 * kMiB);
   void* handle = nullptr;
   void* address = nullptr;
-  ASSERT_EQ(table.device_alloc(0, kMiB, nullptr, &handle, &address), ANYDEV_SUCCESS)
+  ASSERT_EQ(table.device_alloc(table.instance, 0, kMiB, nullptr, &handle, &address), ANYDEV_SUCCESS)
       << last_error();
   const MemoryInfo during = memory_info(table);
   EXPECT_EQ(during.total, before.total);
   EXPECT_EQ(during.free, before.free - kMiB);
-  ASSERT_EQ(table.memory_free(0, ANYDEV_BK_MEMORY_DEVICE, handle), ANYDEV_SUCCESS) << last_error();
+  ASSERT_EQ(table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_DEVICE, handle), ANYDEV_SUCCESS)
+      << last_error();
   EXPECT_EQ(memory_info(table).free, before.free);
 }
 
@@ -94,10 +98,12 @@ TEST(OpenclAccounting, HostBuffersCountOnlyOnDevicesSharingHostMemory) {
   const MemoryInfo before = memory_info(table);
   void* handle = nullptr;
   void* address = nullptr;
-  ASSERT_EQ(table.host_alloc(0, kMiB, &handle, &address), ANYDEV_SUCCESS) << last_error();
+  ASSERT_EQ(table.host_alloc(table.instance, 0, kMiB, &handle, &address), ANYDEV_SUCCESS)
+      << last_error();
   const std::size_t expected = host_unified_memory(plugin) ? before.free - kMiB : before.free;
   EXPECT_EQ(memory_info(table).free, expected);
-  ASSERT_EQ(table.memory_free(0, ANYDEV_BK_MEMORY_HOST, handle), ANYDEV_SUCCESS) << last_error();
+  ASSERT_EQ(table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_HOST, handle), ANYDEV_SUCCESS)
+      << last_error();
   EXPECT_EQ(memory_info(table).free, before.free);
 }
 
@@ -112,7 +118,8 @@ TEST(OpenclAccounting, DeviceAllocationsPastTheLimitAreRefused) {
   void* address = nullptr;
   for (std::size_t taken = 0; taken + 4 * kMiB <= limit; taken += 4 * kMiB) {
     void* handle = nullptr;
-    ASSERT_EQ(table.device_alloc(0, 4 * kMiB, nullptr, &handle, &address), ANYDEV_SUCCESS)
+    ASSERT_EQ(table.device_alloc(table.instance, 0, 4 * kMiB, nullptr, &handle, &address),
+              ANYDEV_SUCCESS)
         << last_error();
     buffers.push_back(handle);
   }
@@ -121,7 +128,7 @@ TEST(OpenclAccounting, DeviceAllocationsPastTheLimitAreRefused) {
 
   // One byte more than what is left: refused, naming the sizes and the limit.
   void* refused = nullptr;
-  EXPECT_EQ(table.device_alloc(0, left + 1, nullptr, &refused, &address),
+  EXPECT_EQ(table.device_alloc(table.instance, 0, left + 1, nullptr, &refused, &address),
             ANYDEV_ERROR_OUT_OF_MEMORY);
   EXPECT_EQ(refused, nullptr);
   const std::string message = last_error();
@@ -134,26 +141,30 @@ TEST(OpenclAccounting, DeviceAllocationsPastTheLimitAreRefused) {
 
   // Every buffer up to the limit is usable: a fill of each completes.
   anydev_bk_stream_t stream = nullptr;
-  ASSERT_EQ(table.stream_create(0, &stream), ANYDEV_SUCCESS) << last_error();
+  ASSERT_EQ(table.stream_create(table.instance, 0, &stream), ANYDEV_SUCCESS) << last_error();
   const unsigned pattern = 0x5a5a5a5au;
   for (void* handle : buffers) {
-    EXPECT_EQ(table.fill(stream, device_ref(handle), &pattern, sizeof(pattern), 4 * kMiB),
-              ANYDEV_SUCCESS)
+    EXPECT_EQ(
+        table.fill(table.instance, stream, device_ref(handle), &pattern, sizeof(pattern), 4 * kMiB),
+        ANYDEV_SUCCESS)
         << last_error();
   }
-  EXPECT_EQ(table.stream_synchronize(stream), ANYDEV_SUCCESS) << last_error();
-  EXPECT_EQ(table.stream_destroy(stream), ANYDEV_SUCCESS) << last_error();
+  EXPECT_EQ(table.stream_synchronize(table.instance, stream), ANYDEV_SUCCESS) << last_error();
+  EXPECT_EQ(table.stream_destroy(table.instance, stream), ANYDEV_SUCCESS) << last_error();
 
   // Freeing one buffer makes exactly its room again.
-  ASSERT_EQ(table.memory_free(0, ANYDEV_BK_MEMORY_DEVICE, buffers.back()), ANYDEV_SUCCESS);
+  ASSERT_EQ(table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_DEVICE, buffers.back()),
+            ANYDEV_SUCCESS);
   buffers.pop_back();
   EXPECT_EQ(memory_info(table).free, left + 4 * kMiB);
   void* again = nullptr;
-  EXPECT_EQ(table.device_alloc(0, 4 * kMiB, nullptr, &again, &address), ANYDEV_SUCCESS)
+  EXPECT_EQ(table.device_alloc(table.instance, 0, 4 * kMiB, nullptr, &again, &address),
+            ANYDEV_SUCCESS)
       << last_error();
   buffers.push_back(again);
   for (void* handle : buffers) {
-    EXPECT_EQ(table.memory_free(0, ANYDEV_BK_MEMORY_DEVICE, handle), ANYDEV_SUCCESS);
+    EXPECT_EQ(table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_DEVICE, handle),
+              ANYDEV_SUCCESS);
   }
   EXPECT_EQ(memory_info(table).free, limit);
 }
@@ -170,17 +181,21 @@ TEST(OpenclAccounting, HostAllocationsPastTheLimitAreRefusedOnSharedMemory) {
   const anydev_backend_table_t& table = *plugin.table;
   void* device_buffer = nullptr;
   void* address = nullptr;
-  ASSERT_EQ(table.device_alloc(0, limit - kMiB, nullptr, &device_buffer, &address), ANYDEV_SUCCESS)
+  ASSERT_EQ(table.device_alloc(table.instance, 0, limit - kMiB, nullptr, &device_buffer, &address),
+            ANYDEV_SUCCESS)
       << last_error();
   void* host = nullptr;
-  EXPECT_EQ(table.host_alloc(0, 2 * kMiB, &host, &address), ANYDEV_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(table.host_alloc(table.instance, 0, 2 * kMiB, &host, &address),
+            ANYDEV_ERROR_OUT_OF_MEMORY);
   EXPECT_NE(last_error().find("host_alloc of " + std::to_string(2 * kMiB) + " bytes"),
             std::string::npos)
       << last_error();
-  ASSERT_EQ(table.host_alloc(0, kMiB, &host, &address), ANYDEV_SUCCESS) << last_error();
+  ASSERT_EQ(table.host_alloc(table.instance, 0, kMiB, &host, &address), ANYDEV_SUCCESS)
+      << last_error();
   EXPECT_EQ(memory_info(table).free, 0u);
-  EXPECT_EQ(table.memory_free(0, ANYDEV_BK_MEMORY_HOST, host), ANYDEV_SUCCESS);
-  EXPECT_EQ(table.memory_free(0, ANYDEV_BK_MEMORY_DEVICE, device_buffer), ANYDEV_SUCCESS);
+  EXPECT_EQ(table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_HOST, host), ANYDEV_SUCCESS);
+  EXPECT_EQ(table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_DEVICE, device_buffer),
+            ANYDEV_SUCCESS);
   EXPECT_EQ(memory_info(table).free, limit);
 }
 
@@ -201,7 +216,8 @@ TEST(OpenclAccounting, ConcurrentAllocationsNeverExceedTheLimit) {
       for (std::size_t i = 0; i < fits; ++i) {
         void* handle = nullptr;
         void* address = nullptr;
-        if (table.device_alloc(0, piece, nullptr, &handle, &address) == ANYDEV_SUCCESS) {
+        if (table.device_alloc(table.instance, 0, piece, nullptr, &handle, &address) ==
+            ANYDEV_SUCCESS) {
           held[static_cast<std::size_t>(t)].push_back(handle);
           granted.fetch_add(1);
         }
@@ -213,7 +229,8 @@ TEST(OpenclAccounting, ConcurrentAllocationsNeverExceedTheLimit) {
   EXPECT_EQ(memory_info(table).free, limit - fits * piece);
   for (auto& list : held) {
     for (void* handle : list) {
-      EXPECT_EQ(table.memory_free(0, ANYDEV_BK_MEMORY_DEVICE, handle), ANYDEV_SUCCESS);
+      EXPECT_EQ(table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_DEVICE, handle),
+                ANYDEV_SUCCESS);
     }
   }
   EXPECT_EQ(memory_info(table).free, limit);

@@ -29,8 +29,10 @@ TEST(OpenclBackpressure, EnqueuingStopsAtTheBoundWhileTheStreamIsStalled) {
   // A queue of anydev's context, stalled behind a user event (the gate).
   void* context = nullptr;
   void* device = nullptr;
-  ASSERT_EQ(table.native_handle(0, ANYDEV_NATIVE_CONTEXT, nullptr, &context), ANYDEV_SUCCESS);
-  ASSERT_EQ(table.native_handle(0, ANYDEV_NATIVE_DEVICE, nullptr, &device), ANYDEV_SUCCESS);
+  ASSERT_EQ(table.native_handle(table.instance, 0, ANYDEV_NATIVE_CONTEXT, nullptr, &context),
+            ANYDEV_SUCCESS);
+  ASSERT_EQ(table.native_handle(table.instance, 0, ANYDEV_NATIVE_DEVICE, nullptr, &device),
+            ANYDEV_SUCCESS);
   cl_int err = CL_SUCCESS;
   cl_command_queue queue = cl.create_command_queue(static_cast<cl_context>(context),
                                                    static_cast<cl_device_id>(device), 0, &err);
@@ -41,17 +43,19 @@ TEST(OpenclBackpressure, EnqueuingStopsAtTheBoundWhileTheStreamIsStalled) {
   ASSERT_EQ(cl.flush(queue), CL_SUCCESS);
 
   anydev_bk_stream_t stream = nullptr;
-  ASSERT_EQ(table.stream_wrap_native(0, queue, &stream), ANYDEV_SUCCESS) << last_error();
+  ASSERT_EQ(table.stream_wrap_native(table.instance, 0, queue, &stream), ANYDEV_SUCCESS)
+      << last_error();
   void* buffer = nullptr;
   void* address = nullptr;
-  ASSERT_EQ(table.device_alloc(0, 4096, nullptr, &buffer, &address), ANYDEV_SUCCESS);
+  ASSERT_EQ(table.device_alloc(table.instance, 0, 4096, nullptr, &buffer, &address),
+            ANYDEV_SUCCESS);
 
   std::atomic<int> enqueued{0};
   std::atomic<int> failures{0};
   std::thread filler([&] {
     const unsigned pattern = 7;
     for (int i = 0; i < kCommands; ++i) {
-      if (table.fill(stream, device_ref(buffer), &pattern, sizeof(pattern), 4096) !=
+      if (table.fill(table.instance, stream, device_ref(buffer), &pattern, sizeof(pattern), 4096) !=
           ANYDEV_SUCCESS) {
         failures.fetch_add(1);
       }
@@ -70,9 +74,9 @@ TEST(OpenclBackpressure, EnqueuingStopsAtTheBoundWhileTheStreamIsStalled) {
   EXPECT_EQ(while_stalled, kBound) << "the stream took more commands than its bound";
   EXPECT_EQ(enqueued.load(), kCommands);
   EXPECT_EQ(failures.load(), 0) << last_error();
-  EXPECT_EQ(table.stream_synchronize(stream), ANYDEV_SUCCESS) << last_error();
-  EXPECT_EQ(table.stream_destroy(stream), ANYDEV_SUCCESS) << last_error();
-  EXPECT_EQ(table.memory_free(0, ANYDEV_BK_MEMORY_DEVICE, buffer), ANYDEV_SUCCESS);
+  EXPECT_EQ(table.stream_synchronize(table.instance, stream), ANYDEV_SUCCESS) << last_error();
+  EXPECT_EQ(table.stream_destroy(table.instance, stream), ANYDEV_SUCCESS) << last_error();
+  EXPECT_EQ(table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_DEVICE, buffer), ANYDEV_SUCCESS);
   cl.release_event(gate);
   cl.release_command_queue(queue);
 }
@@ -90,21 +94,22 @@ TEST(OpenclBackpressure, ManyThreadsFillingTheirOwnStreamsComplete) {
       anydev_bk_stream_t stream = nullptr;
       void* buffer = nullptr;
       void* address = nullptr;
-      if (table.stream_create(0, &stream) != ANYDEV_SUCCESS ||
-          table.device_alloc(0, 1 << 16, nullptr, &buffer, &address) != ANYDEV_SUCCESS) {
+      if (table.stream_create(table.instance, 0, &stream) != ANYDEV_SUCCESS ||
+          table.device_alloc(table.instance, 0, 1 << 16, nullptr, &buffer, &address) !=
+              ANYDEV_SUCCESS) {
         failures.fetch_add(1);
         return;
       }
       const unsigned pattern = 3;
       for (int i = 0; i < 2 * kBound; ++i) {
-        if (table.fill(stream, device_ref(buffer), &pattern, sizeof(pattern), 1 << 16) !=
-            ANYDEV_SUCCESS) {
+        if (table.fill(table.instance, stream, device_ref(buffer), &pattern, sizeof(pattern),
+                       1 << 16) != ANYDEV_SUCCESS) {
           failures.fetch_add(1);
         }
       }
-      if (table.stream_synchronize(stream) != ANYDEV_SUCCESS) failures.fetch_add(1);
-      table.stream_destroy(stream);
-      table.memory_free(0, ANYDEV_BK_MEMORY_DEVICE, buffer);
+      if (table.stream_synchronize(table.instance, stream) != ANYDEV_SUCCESS) failures.fetch_add(1);
+      table.stream_destroy(table.instance, stream);
+      table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_DEVICE, buffer);
     });
   }
   for (std::thread& thread : threads) thread.join();

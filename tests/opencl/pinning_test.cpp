@@ -50,7 +50,8 @@ bool kernel_says_locked(const void* begin, std::size_t bytes) {
 
 int backend_says_locked(const anydev_backend_table_t& table, void* handle) {
   int locked = -1;
-  EXPECT_EQ(table.memory_is_locked(0, handle, &locked), ANYDEV_SUCCESS) << last_error();
+  EXPECT_EQ(table.memory_is_locked(table.instance, 0, handle, &locked), ANYDEV_SUCCESS)
+      << last_error();
   return locked;
 }
 
@@ -62,13 +63,14 @@ TEST(OpenclPinning, MemoryIsLockedMatchesTheKernel) {
   constexpr std::size_t kBytes = std::size_t{1} << 20;
   void* handle = nullptr;
   void* address = nullptr;
-  ASSERT_EQ(table.host_alloc(0, kBytes, &handle, &address), ANYDEV_SUCCESS) << last_error();
+  ASSERT_EQ(table.host_alloc(table.instance, 0, kBytes, &handle, &address), ANYDEV_SUCCESS)
+      << last_error();
   std::memset(address, 1, kBytes);
   EXPECT_EQ(backend_says_locked(table, handle), kernel_says_locked(address, kBytes) ? 1 : 0);
 
   if (mlock(address, kBytes) != 0) {
     const int error = errno;
-    table.memory_free(0, ANYDEV_BK_MEMORY_HOST, handle);
+    table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_HOST, handle);
     GTEST_SKIP() << "mlock of 1 MiB failed (" << std::strerror(error)
                  << "; RLIMIT_MEMLOCK too low?): the locked case is not checked";
   }
@@ -76,13 +78,13 @@ TEST(OpenclPinning, MemoryIsLockedMatchesTheKernel) {
   EXPECT_EQ(backend_says_locked(table, handle), locked_now ? 1 : 0);
   munlock(address, kBytes);
   if (!locked_now) {
-    table.memory_free(0, ANYDEV_BK_MEMORY_HOST, handle);
+    table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_HOST, handle);
     // AddressSanitizer's mlock interceptor returns 0 without locking.
     GTEST_SKIP() << "mlock returned 0 but the kernel shows the pages unlocked (a sanitizer "
                     "build makes mlock a no-op): only the unlocked case was checked";
   }
   EXPECT_EQ(backend_says_locked(table, handle), kernel_says_locked(address, kBytes) ? 1 : 0);
-  EXPECT_EQ(table.memory_free(0, ANYDEV_BK_MEMORY_HOST, handle), ANYDEV_SUCCESS);
+  EXPECT_EQ(table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_HOST, handle), ANYDEV_SUCCESS);
 }
 
 TEST(OpenclPinning, MemoryIsLockedRejectsWhatIsNotAHostBuffer) {
@@ -91,19 +93,25 @@ TEST(OpenclPinning, MemoryIsLockedRejectsWhatIsNotAHostBuffer) {
   ASSERT_NE(table.memory_is_locked, nullptr);
   void* device_buffer = nullptr;
   void* address = nullptr;
-  ASSERT_EQ(table.device_alloc(0, 4096, nullptr, &device_buffer, &address), ANYDEV_SUCCESS);
+  ASSERT_EQ(table.device_alloc(table.instance, 0, 4096, nullptr, &device_buffer, &address),
+            ANYDEV_SUCCESS);
   int locked = -1;
-  EXPECT_EQ(table.memory_is_locked(0, device_buffer, &locked), ANYDEV_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(table.memory_is_locked(table.instance, 0, device_buffer, &locked),
+            ANYDEV_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(last_error().find("device buffer"), std::string::npos) << last_error();
   int on_stack = 0;
-  EXPECT_EQ(table.memory_is_locked(0, &on_stack, &locked), ANYDEV_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(table.memory_is_locked(0, nullptr, &locked), ANYDEV_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(table.memory_is_locked(table.instance, 0, &on_stack, &locked),
+            ANYDEV_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(table.memory_is_locked(table.instance, 0, nullptr, &locked),
+            ANYDEV_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(locked, -1) << "a refused query wrote its output";
   void* host = nullptr;
-  ASSERT_EQ(table.host_alloc(0, 4096, &host, &address), ANYDEV_SUCCESS);
-  EXPECT_EQ(table.memory_is_locked(0, host, nullptr), ANYDEV_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(table.memory_free(0, ANYDEV_BK_MEMORY_HOST, host), ANYDEV_SUCCESS);
-  EXPECT_EQ(table.memory_free(0, ANYDEV_BK_MEMORY_DEVICE, device_buffer), ANYDEV_SUCCESS);
+  ASSERT_EQ(table.host_alloc(table.instance, 0, 4096, &host, &address), ANYDEV_SUCCESS);
+  EXPECT_EQ(table.memory_is_locked(table.instance, 0, host, nullptr),
+            ANYDEV_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_HOST, host), ANYDEV_SUCCESS);
+  EXPECT_EQ(table.memory_free(table.instance, 0, ANYDEV_BK_MEMORY_DEVICE, device_buffer),
+            ANYDEV_SUCCESS);
 }
 
 }  // namespace

@@ -42,12 +42,12 @@ Plugin* load() {
     return plugin;
   }
   const char* library = nullptr;
-  plugin->init_status = plugin->table->initialize(&kServices, &library);
+  plugin->init_status = plugin->table->initialize(plugin->table->instance, &kServices, &library);
   if (plugin->init_status != ANYDEV_SUCCESS) {
     plugin->init_message = t_last_error;
     return plugin;
   }
-  plugin->table->device_count(&plugin->devices);
+  plugin->table->device_count(plugin->table->instance, &plugin->devices);
   void* cl = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
   resolve(cl, "clGetDeviceInfo", &plugin->cl.get_device_info);
   resolve(cl, "clCreateCommandQueue", &plugin->cl.create_command_queue);

@@ -22,8 +22,14 @@
  * memory (host memory is kDLCPU): the core exports and imports its buffers
  * through DLPack knowing nothing about it but these capabilities.
  *
- * Thread-safe: the only shared state is the core's services pointer, set
- * once by initialize() under the core's registry lock. */
+ * It uses its instance (the table's `instance`, which the core passes back
+ * as every entry's first argument): the core's services live there, and
+ * every entry checks that it got the table's own instance (else
+ * ANYDEV_ERROR_INTERNAL naming the entry and both pointers), so any plugin
+ * test fails when the core passes a wrong one.
+ *
+ * Thread-safe: the only shared state is the instance, whose services
+ * pointer initialize() sets once under the core's registry lock. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dlpack/dlpack.h>
@@ -59,27 +65,48 @@ struct anydev_bk_event_s {
   int device;
 };
 
-static const anydev_core_services_t* g_core;
+/* The backend's instance: owned by this plugin, lives for the process. */
+struct fake_backend {
+  const anydev_core_services_t* core; /* set by initialize() */
+};
+static struct fake_backend g_backend;
 
-static anydev_status_t fail(anydev_status_t status, const char* message) {
-  return g_core != NULL ? g_core->set_error(status, message) : status;
+/* Declares `self`, this entry's instance, returning an error when the core
+ * passed anything but the table's own instance. */
+#define FAKE_SELF(instance, op)                                 \
+  struct fake_backend* self = (struct fake_backend*)(instance); \
+  if (self != &g_backend) return wrong_instance((instance), (op))
+
+static anydev_status_t fail(struct fake_backend* self, anydev_status_t status,
+                            const char* message) {
+  return self->core != NULL ? self->core->set_error(status, message) : status;
 }
 
-static anydev_status_t check_device(int device, const char* op) {
+static anydev_status_t wrong_instance(void* instance, const char* op) {
+  char message[256];
+  snprintf(message, sizeof message, "%s: %s: called with instance %p, not the table's %p",
+           TEST_PLUGIN_NAME, op, instance, (void*)&g_backend);
+  return fail(&g_backend, ANYDEV_ERROR_INTERNAL, message);
+}
+
+static anydev_status_t check_device(struct fake_backend* self, int device, const char* op) {
   if (device == 0) return ANYDEV_SUCCESS;
   char message[256];
   snprintf(message, sizeof message, "%s: %s: device %d does not exist (1 device)", TEST_PLUGIN_NAME,
            op, device);
-  return fail(ANYDEV_ERROR_OUT_OF_RANGE, message);
+  return fail(self, ANYDEV_ERROR_OUT_OF_RANGE, message);
 }
 
-static anydev_status_t initialize(const anydev_core_services_t* core, const char** library) {
-  g_core = core;
+static anydev_status_t initialize(void* instance, const anydev_core_services_t* core,
+                                  const char** library) {
+  FAKE_SELF(instance, "initialize");
+  self->core = core;
   if (library != NULL) *library = "";
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t device_count(int* count) {
+static anydev_status_t device_count(void* instance, int* count) {
+  FAKE_SELF(instance, "device_count");
   *count = 1;
   return ANYDEV_SUCCESS;
 }
@@ -90,11 +117,13 @@ static size_t physical_bytes(int which) {
   return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
 }
 
-static anydev_status_t device_props(int device, anydev_bk_device_props_t* props) {
-  anydev_status_t s = check_device(device, "device_props");
+static anydev_status_t device_props(void* instance, int device, anydev_bk_device_props_t* props) {
+  FAKE_SELF(instance, "device_props");
+  anydev_status_t s = check_device(self, device, "device_props");
   if (s != ANYDEV_SUCCESS) return s;
   if (props->struct_size < sizeof *props) {
-    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, TEST_PLUGIN_NAME ": device_props: struct too small");
+    return fail(self, ANYDEV_ERROR_INVALID_ARGUMENT,
+                TEST_PLUGIN_NAME ": device_props: struct too small");
   }
   snprintf(props->name, sizeof props->name, "%s", TEST_PLUGIN_DEVICE_NAME);
   snprintf(props->description, sizeof props->description,
@@ -113,8 +142,10 @@ static anydev_status_t device_props(int device, anydev_bk_device_props_t* props)
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t memory_info(int device, size_t* free_bytes, size_t* total_bytes) {
-  anydev_status_t s = check_device(device, "memory_info");
+static anydev_status_t memory_info(void* instance, int device, size_t* free_bytes,
+                                   size_t* total_bytes) {
+  FAKE_SELF(instance, "memory_info");
+  anydev_status_t s = check_device(self, device, "memory_info");
   if (s != ANYDEV_SUCCESS) return s;
   *total_bytes = physical_bytes(_SC_PHYS_PAGES);
   *free_bytes = physical_bytes(_SC_AVPHYS_PAGES);
@@ -122,66 +153,79 @@ static anydev_status_t memory_info(int device, size_t* free_bytes, size_t* total
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
-  anydev_status_t s = check_device(device, "stream_create");
+static anydev_status_t stream_create(void* instance, int device, anydev_bk_stream_t* out) {
+  FAKE_SELF(instance, "stream_create");
+  anydev_status_t s = check_device(self, device, "stream_create");
   if (s != ANYDEV_SUCCESS) return s;
   anydev_bk_stream_t stream = calloc(1, sizeof *stream);
-  if (stream == NULL) return fail(ANYDEV_ERROR_OUT_OF_MEMORY, TEST_PLUGIN_NAME ": stream_create");
+  if (stream == NULL)
+    return fail(self, ANYDEV_ERROR_OUT_OF_MEMORY, TEST_PLUGIN_NAME ": stream_create");
   *out = stream;
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t stream_destroy(anydev_bk_stream_t stream) {
+static anydev_status_t stream_destroy(void* instance, anydev_bk_stream_t stream) {
+  FAKE_SELF(instance, "stream_destroy");
   free(stream);
   return ANYDEV_SUCCESS;
 }
 
 /* Work finishes when it is enqueued: nothing to wait for. */
-static anydev_status_t stream_synchronize(anydev_bk_stream_t stream) {
+static anydev_status_t stream_synchronize(void* instance, anydev_bk_stream_t stream) {
+  FAKE_SELF(instance, "stream_synchronize");
   (void)stream;
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t event_create(int device, anydev_bk_event_t* out) {
-  anydev_status_t s = check_device(device, "event_create");
+static anydev_status_t event_create(void* instance, int device, anydev_bk_event_t* out) {
+  FAKE_SELF(instance, "event_create");
+  anydev_status_t s = check_device(self, device, "event_create");
   if (s != ANYDEV_SUCCESS) return s;
   anydev_bk_event_t event = calloc(1, sizeof *event);
-  if (event == NULL) return fail(ANYDEV_ERROR_OUT_OF_MEMORY, TEST_PLUGIN_NAME ": event_create");
+  if (event == NULL)
+    return fail(self, ANYDEV_ERROR_OUT_OF_MEMORY, TEST_PLUGIN_NAME ": event_create");
   *out = event;
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t event_destroy(anydev_bk_event_t event) {
+static anydev_status_t event_destroy(void* instance, anydev_bk_event_t event) {
+  FAKE_SELF(instance, "event_destroy");
   free(event);
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t event_record(anydev_bk_event_t event, anydev_bk_stream_t stream) {
+static anydev_status_t event_record(void* instance, anydev_bk_event_t event,
+                                    anydev_bk_stream_t stream) {
+  FAKE_SELF(instance, "event_record");
   (void)event;
   (void)stream;
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t event_synchronize(anydev_bk_event_t event) {
+static anydev_status_t event_synchronize(void* instance, anydev_bk_event_t event) {
+  FAKE_SELF(instance, "event_synchronize");
   (void)event;
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t event_query(anydev_bk_event_t event, int* complete) {
+static anydev_status_t event_query(void* instance, anydev_bk_event_t event, int* complete) {
+  FAKE_SELF(instance, "event_query");
   (void)event;
   *complete = 1;
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t stream_wait_event(anydev_bk_stream_t stream, anydev_bk_event_t event) {
+static anydev_status_t stream_wait_event(void* instance, anydev_bk_stream_t stream,
+                                         anydev_bk_event_t event) {
+  FAKE_SELF(instance, "stream_wait_event");
   (void)stream;
   (void)event;
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t allocate(int device, size_t bytes, const char* op, void** handle,
-                                void** address) {
-  anydev_status_t s = check_device(device, op);
+static anydev_status_t allocate(struct fake_backend* self, int device, size_t bytes, const char* op,
+                                void** handle, void** address) {
+  anydev_status_t s = check_device(self, device, op);
   if (s != ANYDEV_SUCCESS) return s;
   /* The fake device has as much memory as the host: more cannot be had. */
   const size_t total = physical_bytes(_SC_PHYS_PAGES);
@@ -189,7 +233,7 @@ static anydev_status_t allocate(int device, size_t bytes, const char* op, void**
     char message[256];
     snprintf(message, sizeof message, "%s: %s: %zu bytes exceed the device's %zu bytes",
              TEST_PLUGIN_NAME, op, bytes, total);
-    return fail(ANYDEV_ERROR_OUT_OF_MEMORY, message);
+    return fail(self, ANYDEV_ERROR_OUT_OF_MEMORY, message);
   }
   /* 64-byte alignment (enough for any element type); size rounded up. */
   void* memory = aligned_alloc(64, (bytes + 63) / 64 * 64);
@@ -197,21 +241,24 @@ static anydev_status_t allocate(int device, size_t bytes, const char* op, void**
     char message[256];
     snprintf(message, sizeof message, "%s: %s: aligned_alloc of %zu bytes failed", TEST_PLUGIN_NAME,
              op, bytes);
-    return fail(ANYDEV_ERROR_OUT_OF_MEMORY, message);
+    return fail(self, ANYDEV_ERROR_OUT_OF_MEMORY, message);
   }
   *handle = memory;
   *address = memory;
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t host_alloc(int device, size_t bytes, void** handle, void** address) {
-  return allocate(device, bytes, "host_alloc", handle, address);
+static anydev_status_t host_alloc(void* instance, int device, size_t bytes, void** handle,
+                                  void** address) {
+  FAKE_SELF(instance, "host_alloc");
+  return allocate(self, device, bytes, "host_alloc", handle, address);
 }
 
-static anydev_status_t device_alloc(int device, size_t bytes, anydev_bk_stream_t stream,
-                                    void** handle, void** address) {
+static anydev_status_t device_alloc(void* instance, int device, size_t bytes,
+                                    anydev_bk_stream_t stream, void** handle, void** address) {
+  FAKE_SELF(instance, "device_alloc");
   (void)stream;
-  return allocate(device, bytes, "device_alloc", handle, address);
+  return allocate(self, device, bytes, "device_alloc", handle, address);
 }
 
 #ifdef TEST_PLUGIN_DECLINE_FREE_ASYNC
@@ -226,7 +273,9 @@ ANYDEV_BACKEND_EXPORT void anydev_test_plugin_free_counts(long* declined, long* 
 
 /* Declines, sets no error and changes nothing: the core frees the memory
  * through its stream-ordered release and memory_free. */
-static anydev_status_t memory_free_async(int device, void* handle, anydev_bk_stream_t stream) {
+static anydev_status_t memory_free_async(void* instance, int device, void* handle,
+                                         anydev_bk_stream_t stream) {
+  FAKE_SELF(instance, "memory_free_async");
   (void)device;
   (void)handle;
   (void)stream;
@@ -241,7 +290,9 @@ static anydev_status_t memory_free_async(int device, void* handle, anydev_bk_str
 #define TEST_PLUGIN_COUNT_FREE(kind) (void)(kind)
 #endif
 
-static anydev_status_t memory_free(int device, anydev_bk_memory_kind_t kind, void* handle) {
+static anydev_status_t memory_free(void* instance, int device, anydev_bk_memory_kind_t kind,
+                                   void* handle) {
+  FAKE_SELF(instance, "memory_free");
   (void)device;
   TEST_PLUGIN_COUNT_FREE(kind);
   free(handle);
@@ -252,39 +303,44 @@ static unsigned char* at(anydev_bk_memory_ref_t ref) {
   return (unsigned char*)ref.handle + ref.offset;
 }
 
-static anydev_status_t copy(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
+static anydev_status_t copy(void* instance, anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                             anydev_bk_memory_ref_t src, size_t bytes) {
+  FAKE_SELF(instance, "copy");
   (void)stream;
   memcpy(at(dst), at(src), bytes);
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t fill(anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
+static anydev_status_t fill(void* instance, anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                             const void* pattern, size_t pattern_size, size_t bytes) {
+  FAKE_SELF(instance, "fill");
   (void)stream;
   unsigned char* out = at(dst);
   for (size_t i = 0; i < bytes; i += pattern_size) memcpy(out + i, pattern, pattern_size);
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t can_access_peer(int device, int peer, int* can_access) {
+static anydev_status_t can_access_peer(void* instance, int device, int peer, int* can_access) {
+  FAKE_SELF(instance, "can_access_peer");
   (void)device;
   (void)peer;
   *can_access = 0;
   return ANYDEV_SUCCESS;
 }
 
-static anydev_status_t enable_peer_access(int device, int peer) {
+static anydev_status_t enable_peer_access(void* instance, int device, int peer) {
+  FAKE_SELF(instance, "enable_peer_access");
   char message[256];
   snprintf(message, sizeof message, "%s: enable_peer_access(%d, %d): one device, no peers",
            TEST_PLUGIN_NAME, device, peer);
-  return fail(ANYDEV_ERROR_UNSUPPORTED, message);
+  return fail(self, ANYDEV_ERROR_UNSUPPORTED, message);
 }
 
 static const anydev_backend_table_t kTable = {
     .struct_size = sizeof(anydev_backend_table_t),
     .abi_version = TEST_PLUGIN_ABI_VERSION,
     .name = TEST_PLUGIN_NAME,
+    .instance = &g_backend,
     .initialize = initialize,
     .device_count = device_count,
     .device_props = device_props,

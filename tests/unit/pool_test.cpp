@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "kit_table.h"
 #include "objects.h"
 #include "pool/caching_pool.h"
 #include "pool/pool_registry.h"
@@ -138,14 +139,14 @@ anydev_backend_table_t MakeTable() {
   t.struct_size = sizeof(t);
   t.abi_version = ANYDEV_BACKEND_ABI_VERSION;
   t.name = "fake";
-  t.host_alloc = HostAlloc;
-  t.device_alloc = DeviceAlloc;
-  t.memory_free = MemoryFree;
-  t.event_create = EventCreate;
-  t.event_destroy = EventDestroy;
-  t.event_record = EventRecord;
-  t.event_query = EventQuery;
-  t.event_synchronize = EventSynchronize;
+  t.host_alloc = anydev::kit::entry<HostAlloc>;
+  t.device_alloc = anydev::kit::entry<DeviceAlloc>;
+  t.memory_free = anydev::kit::entry<MemoryFree>;
+  t.event_create = anydev::kit::entry<EventCreate>;
+  t.event_destroy = anydev::kit::entry<EventDestroy>;
+  t.event_record = anydev::kit::entry<EventRecord>;
+  t.event_query = anydev::kit::entry<EventQuery>;
+  t.event_synchronize = anydev::kit::entry<EventSynchronize>;
   return t;
 }
 

@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "kit_table.h"
 #include "registry.h"
 #include "status.h"
 
@@ -88,13 +89,13 @@ anydev_backend_table_t MakeTable() {
   t.struct_size = sizeof(t);
   t.abi_version = ANYDEV_BACKEND_ABI_VERSION;
   t.name = "fake";
-  t.memory_free = MemoryFree;
-  t.stream_destroy = StreamDestroy;
-  t.event_create = EventCreate;
-  t.event_destroy = EventDestroy;
-  t.event_record = EventRecord;
-  t.event_query = EventQuery;
-  t.event_synchronize = EventSynchronize;
+  t.memory_free = anydev::kit::entry<MemoryFree>;
+  t.stream_destroy = anydev::kit::entry<StreamDestroy>;
+  t.event_create = anydev::kit::entry<EventCreate>;
+  t.event_destroy = anydev::kit::entry<EventDestroy>;
+  t.event_record = anydev::kit::entry<EventRecord>;
+  t.event_query = anydev::kit::entry<EventQuery>;
+  t.event_synchronize = anydev::kit::entry<EventSynchronize>;
   return t;
 }
 const anydev_backend_table_t kTable = MakeTable();
