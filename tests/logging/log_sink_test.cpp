@@ -12,6 +12,7 @@
 
 #include "anydev/anydev.h"
 #include "anydev/logging.hpp"
+#include "fork_child.h"
 #include "logging.h"
 
 namespace anydev::core {
@@ -198,6 +199,36 @@ TEST_F(LogSink, ReplacedCallbackIsNeitherEnteredNorRunningAfterTheSetterReturns)
     total += installation.calls.load();
   }
   EXPECT_GE(total, kSwitches * 3 / 4);  // every callback was reached
+}
+
+// fork() while another thread is inside the callback: that call never
+// returns in the child, which must not wait for it. The child keeps the
+// callback and can replace it.
+TEST_F(LogSink, ForkedChildForgetsCallsRunningInTheParent) {
+  ANYDEV_SKIP_FORK_UNDER_ASAN();
+  struct Gate {
+    std::atomic<bool> entered{false};
+    std::atomic<bool> release{false};
+  } gate;
+  const auto holding = [](anydev_log_severity_t, const char*, void* user_data) {
+    auto* g = static_cast<Gate*>(user_data);
+    g->entered.store(true);
+    while (!g->release.load()) std::this_thread::yield();
+  };
+  ASSERT_EQ(anydev_set_log_callback(holding, &gate), ANYDEV_SUCCESS);
+  std::thread held([] { log(ANYDEV_LOG_WARN, "held in the parent"); });
+  while (!gate.entered.load()) std::this_thread::yield();
+  const std::string child = anydev_test::run_in_forked_child([] {
+    Seen seen;
+    // Without the fork handling this waits forever for the parent's call.
+    if (anydev_set_log_callback(record, &seen) != ANYDEV_SUCCESS) return 2;
+    log(ANYDEV_LOG_WARN, "in the child");
+    if (anydev_set_log_callback(nullptr, nullptr) != ANYDEV_SUCCESS) return 3;
+    return seen.messages.size() == 1 && seen.messages[0].second == "in the child" ? 0 : 4;
+  });
+  gate.release.store(true);
+  held.join();
+  EXPECT_EQ(child, "");
 }
 
 // ---- the C++ wrapper ------------------------------------------------------
