@@ -427,8 +427,7 @@ typedef void (*anydev_log_callback_t)(anydev_log_severity_t severity, const char
  *    callback never recurses into itself.
  *  - The callback must not unwind out of itself (a C++ exception or a
  *    longjmp through anydev): catch inside it. */
-ANYDEV_API anydev_status_t anydev_set_log_callback(anydev_log_callback_t callback,
-                                                   void* user_data);
+ANYDEV_API anydev_status_t anydev_set_log_callback(anydev_log_callback_t callback, void* user_data);
 /* Sets the threshold: messages below it are dropped before they are
  * formatted. Starts at ANYDEV_LOG_LEVEL (default warn); this overrides it
  * for the rest of the process. INVALID_ARGUMENT for a value outside trace ..
