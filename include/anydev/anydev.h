@@ -399,10 +399,10 @@ typedef enum anydev_log_severity_t ANYDEV_ENUM_BASE {
   ANYDEV_LOG_SEVERITY_OFF = 6, /* as a threshold only: nothing is logged */
 } anydev_log_severity_t;
 
-/* Receives one log message: its severity, the text (UTF-8, one line, control
- * characters escaped, no "[anydev]" prefix and no newline; valid only during
- * the call) and the user_data given with the callback. Called on whichever
- * thread logs: the caller's, or one of anydev's own (a backend's worker, the
+/* Receives one log message: its severity, the text (the same as stderr
+ * would show after "[anydev] [level] ": every control character but the
+ * newline escaped as \xHH; valid only during the call) and the user_data given with the callback.
+ * Called on whichever thread logs: the caller's, or one of anydev's own (a backend's worker, the
  * pools' trimming thread), possibly on several threads at once. */
 typedef void (*anydev_log_callback_t)(anydev_log_severity_t severity, const char* message,
                                       void* user_data);
