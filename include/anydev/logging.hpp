@@ -43,7 +43,12 @@ struct LogHandlerSlot {
   std::mutex mutex;
   std::unique_ptr<LogHandler> handler;
 };
-inline LogHandlerSlot g_log_handler_slot;
+// Never destroyed: a message logged during exit (a backend's thread, a late
+// release) may still reach the installed handler after static destructors.
+inline LogHandlerSlot& log_handler_slot() {
+  static auto* slot = new LogHandlerSlot();
+  return *slot;
+}
 // Nonzero while the calling thread runs a handler.
 inline thread_local int t_in_log_handler = 0;
 
@@ -71,7 +76,7 @@ inline void set_log_handler(LogHandler handler) {
                 "anydev::set_log_handler: called from inside a log handler (install handlers "
                 "from outside one)");
   }
-  auto& slot = detail::g_log_handler_slot;
+  auto& slot = detail::log_handler_slot();
   std::unique_ptr<LogHandler> fresh;
   if (handler) fresh = std::make_unique<LogHandler>(std::move(handler));
   std::lock_guard lock(slot.mutex);
