@@ -26,7 +26,7 @@ class Progress {
   void finish();
 
   // The line for `done` of `total` after `elapsed_seconds`: "anydev-bench:
-  // 3/16 fill_4 64 KiB, about 12 s left". Pure: tested alone.
+  // 3/16 fill_4 64 KiB, about 12 s left". Pure.
   static std::string line(std::size_t done, std::size_t total, const std::string& what,
                           double elapsed_seconds);
 
