@@ -384,6 +384,58 @@ ANYDEV_API int anydev_validation_enabled(void);
 ANYDEV_API anydev_status_t anydev_buffer_check_host_access(anydev_buffer_t buf, size_t offset,
                                                            size_t count);
 
+/* ---- logging (docs/embedding.md "Logging") ------------------------------ */
+
+/* Severity of a log message, and the threshold below which messages are
+ * dropped. The numbers are those of ANYDEV_LOG_LEVEL's names (trace 0 ..
+ * off 6) and of the backend ABI's anydev_log_level_t. */
+typedef enum anydev_log_severity_t ANYDEV_ENUM_BASE {
+  ANYDEV_LOG_SEVERITY_TRACE = 0,
+  ANYDEV_LOG_SEVERITY_DEBUG = 1,
+  ANYDEV_LOG_SEVERITY_INFO = 2,
+  ANYDEV_LOG_SEVERITY_WARN = 3,
+  ANYDEV_LOG_SEVERITY_ERROR = 4,
+  ANYDEV_LOG_SEVERITY_CRITICAL = 5,
+  ANYDEV_LOG_SEVERITY_OFF = 6, /* as a threshold only: nothing is logged */
+} anydev_log_severity_t;
+
+/* Receives one log message: its severity, the text (the same as stderr
+ * would show after "[anydev] [level] ": every control character but the
+ * newline escaped as \xHH; valid only during the call) and the user_data given with the callback.
+ * Called on whichever thread logs: the caller's, or one of anydev's own (a backend's worker, the
+ * pools' trimming thread), possibly on several threads at once. */
+typedef void (*anydev_log_callback_t)(anydev_log_severity_t severity, const char* message,
+                                      void* user_data);
+
+/* Routes every message at or above the threshold (anydev_set_log_level) to
+ * `callback` with `user_data`; NULL restores the default, stderr as
+ * "[anydev] [level] message". Never fails.
+ * Thread safety and reentrancy, exactly:
+ *  - The swap is atomic: each message goes whole to either the old or the
+ *    new destination, never both and never neither.
+ *  - Once this returns, the previous callback is never entered again.
+ *  - Called outside a log callback, it also waits until every call of the
+ *    previous callback still running on another thread has returned, so the
+ *    previous user_data may be freed as soon as it returns. A callback that
+ *    blocks forever blocks this.
+ *  - Called from inside a log callback (on that callback's thread) it does
+ *    not wait (it could wait for itself, or for another callback waiting for
+ *    it): the previous callback may still be running on other threads when
+ *    it returns, though never entered again.
+ *  - A callback may call any anydev function. Messages logged on a thread
+ *    while it is inside the callback go to stderr, not to a callback, so a
+ *    callback never recurses into itself.
+ *  - The callback must not unwind out of itself (a C++ exception or a
+ *    longjmp through anydev): catch inside it. */
+ANYDEV_API anydev_status_t anydev_set_log_callback(anydev_log_callback_t callback, void* user_data);
+/* Sets the threshold: messages below it are dropped before they are
+ * formatted. Starts at ANYDEV_LOG_LEVEL (default warn); this overrides it
+ * for the rest of the process. INVALID_ARGUMENT for a value outside trace ..
+ * off. Thread-safe; takes effect for messages logged after it returns. */
+ANYDEV_API anydev_status_t anydev_set_log_level(anydev_log_severity_t level);
+/* The current threshold. Thread-safe. */
+ANYDEV_API anydev_log_severity_t anydev_log_level(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -39,6 +39,7 @@
 #include "anydev/context.hpp"
 #include "anydev/dtype.hpp"
 #include "anydev/float16.hpp"
+#include "anydev/logging.hpp"
 #include "anydev/memory.hpp"
 #include "anydev/status.hpp"
 #include "anydev/stream.hpp"

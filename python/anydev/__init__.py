@@ -36,6 +36,7 @@ from ._anydev import (  # noqa: F401
     backends,
     from_dlpack,
 )
+from ._logging import TRACE, log_level, set_log_handler, set_log_level  # noqa: F401
 
 # DLPack device types (DLDeviceType), as __dlpack_device__ reports them.
 kDLCPU = 1

@@ -7,6 +7,7 @@
 
 namespace anydev::python {
 void bind_context(pybind11::module_& m);
+void bind_logging(pybind11::module_& m);
 }  // namespace anydev::python
 
 PYBIND11_MODULE(_anydev, m) {
@@ -15,4 +16,5 @@ PYBIND11_MODULE(_anydev, m) {
   anydev::python::bind_errors(m);
   anydev::python::bind_context(m);
   anydev::python::bind_buffers(m);
+  anydev::python::bind_logging(m);
 }

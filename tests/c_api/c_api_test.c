@@ -142,6 +142,40 @@ static anydev_context_t make_cpu_context(void) {
   return ctx;
 }
 
+/* The log sink from C (issue 18 item 5; tests/logging has the rest): a
+ * callback gets the severity, the message and its user data; NULL restores
+ * stderr; a level outside trace .. off is refused and changes nothing.
+ * anydev_context_create logs the device it selects at info level. */
+struct log_seen {
+  int selected;
+  anydev_log_severity_t severity;
+};
+
+static void count_selected(anydev_log_severity_t severity, const char* message, void* user_data) {
+  struct log_seen* seen = (struct log_seen*)user_data;
+  if (contains(message, "selected cpu:0")) {
+    ++seen->selected;
+    seen->severity = severity;
+  }
+}
+
+static void test_log_callback(void) {
+  struct log_seen seen = {0, ANYDEV_LOG_SEVERITY_OFF};
+  const anydev_log_severity_t initial = anydev_log_level();
+  CHECK_STATUS(anydev_set_log_level((anydev_log_severity_t)7), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(anydev_last_error_message(), "anydev_set_log_level: level 7"));
+  CHECK(anydev_log_level() == initial);
+  CHECK_STATUS(anydev_set_log_level(ANYDEV_LOG_SEVERITY_INFO), ANYDEV_SUCCESS);
+  CHECK(anydev_log_level() == ANYDEV_LOG_SEVERITY_INFO);
+  CHECK_STATUS(anydev_set_log_callback(count_selected, &seen), ANYDEV_SUCCESS);
+  anydev_context_t ctx = make_cpu_context();
+  CHECK_STATUS(anydev_set_log_callback(NULL, NULL), ANYDEV_SUCCESS);
+  CHECK(seen.selected == 1);
+  CHECK(seen.severity == ANYDEV_LOG_SEVERITY_INFO);
+  CHECK_STATUS(anydev_set_log_level(initial), ANYDEV_SUCCESS);
+  if (ctx != NULL) CHECK_STATUS(anydev_context_release(ctx), ANYDEV_SUCCESS);
+}
+
 /* -1 is the one "default device" value; -5 used to mean device 0 silently. */
 static void test_negative_device_index_is_invalid_argument(void) {
   anydev_context_t sentinel = (anydev_context_t)(uintptr_t)0x1;
@@ -606,6 +640,7 @@ int main(void) {
   test_last_error();
   test_backends();
   test_context();
+  test_log_callback();
   anydev_context_t ctx = make_cpu_context();
   if (ctx != NULL) {
     test_buffers_copies_fills(ctx);

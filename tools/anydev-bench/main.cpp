@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 
 #include "anydev/anydev.hpp"
 #include "measure.h"
+#include "progress.h"
 #include "report.h"
 
 namespace {
@@ -40,8 +42,12 @@ void print_help(std::ostream& out) {
          "  --min-time SEC    time spent on each measurement, at least 3 repetitions\n"
          "                    (default 0.2)\n"
          "  --json            print the results as one JSON object instead of a table\n"
-         "  --plot FILE       also write an SVG plot of bandwidth against size\n"
+         "  --plot FILE       also write an SVG plot of bandwidth against size (checked to be\n"
+         "                    writable before measuring)\n"
+         "  --no-progress     no progress on stderr (shown once a run lasts a second)\n"
+         "  --version         print the anydev version and exit\n"
          "  --help            print this help and exit\n"
+         "Every option that takes a value accepts --opt VALUE and --opt=VALUE.\n"
          "\n"
          "Bandwidth is in GB/s (10^9 bytes per second), from the median repetition.\n"
          "Exit status: 0 on success; 1 when the device cannot be opened or an operation\n"
@@ -96,17 +102,40 @@ int main(int argc, char** argv) {
   bool json = false;
   std::string plot_path;
 
+  bool show_progress = true;
+
   for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
+    std::string_view arg = argv[i];
+    // --opt=value: the value is the rest of this argument.
+    std::optional<std::string> inline_value;
+    if (const std::size_t equals = arg.find('=');
+        arg.starts_with("--") && equals != std::string_view::npos) {
+      inline_value = std::string(arg.substr(equals + 1));
+      arg = arg.substr(0, equals);
+    }
     auto value = [&](std::string* out) {
+      if (inline_value) {
+        *out = *inline_value;
+        return true;
+      }
       if (i + 1 >= argc) return false;
       *out = argv[++i];
       return true;
     };
+    const bool takes_value = arg == "--backend" || arg == "--device" || arg == "--sizes" ||
+                             arg == "--ops" || arg == "--min-time" || arg == "--plot";
+    if (inline_value && !takes_value) {
+      return usage_error(std::string(arg) + " takes no value (got '" + std::string(argv[i]) + "')");
+    }
     std::string v;
     if (arg == "--help" || arg == "-h") {
       print_help(std::cout);
       return 0;
+    } else if (arg == "--version") {
+      std::cout << "anydev-bench (anydev " << anydev_version_string() << ")\n";
+      return 0;
+    } else if (arg == "--no-progress") {
+      show_progress = false;
     } else if (arg == "--json") {
       json = true;
     } else if (arg == "--backend") {
@@ -150,7 +179,15 @@ int main(int argc, char** argv) {
     } else if (arg == "--plot") {
       if (!value(&plot_path) || plot_path.empty()) return usage_error("--plot needs a file");
     } else {
-      return usage_error("unknown argument '" + std::string(arg) + "'");
+      return usage_error("unknown argument '" + std::string(argv[i]) + "'");
+    }
+  }
+
+  // A plot that cannot be written fails now, not after the measurements.
+  if (!plot_path.empty()) {
+    if (const std::string why = anydev_bench::check_writable(plot_path); !why.empty()) {
+      std::cerr << "anydev-bench: --plot " << plot_path << ": " << why << "\n";
+      return kExitFailure;
     }
   }
 
@@ -166,17 +203,16 @@ int main(int argc, char** argv) {
     anydev_bench::Measurer measurer(ctx, min_seconds);
     info.baseline_threads = measurer.baseline_threads();
     std::vector<anydev_bench::Result> results;
-    const bool progress = !json && isatty(STDERR_FILENO) == 1;
+    anydev_bench::Progress progress(std::cerr, isatty(STDERR_FILENO) == 1,
+                                    ops.size() * sizes.size(), show_progress);
     for (anydev_bench::Op op : ops) {
       for (std::size_t bytes : sizes) {
-        if (progress) {
-          std::cerr << "measuring " << anydev_bench::op_name(op) << " "
-                    << anydev_bench::size_text(bytes) << "...\r" << std::flush;
-        }
         results.push_back(measurer.measure(op, bytes));
+        progress.step(results.size(), std::string(anydev_bench::op_name(op)) + " " +
+                                          anydev_bench::size_text(bytes));
       }
     }
-    if (progress) std::cerr << std::string(40, ' ') << "\r";
+    progress.finish();
     if (json) {
       anydev_bench::write_json(std::cout, info, results);
     } else {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -94,7 +95,9 @@ void write_table(std::ostream& out, const RunInfo& info, const std::vector<Resul
 }
 
 void write_json(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
-  out << "{\"backend\": " << json_string(info.backend) << ", \"device\": " << info.device
+  out << "{\"schema_version\": " << kJsonSchemaVersion
+      << ", \"anydev_version\": " << json_string(anydev_version_string())
+      << ", \"backend\": " << json_string(info.backend) << ", \"device\": " << info.device
       << ", \"device_name\": " << json_string(info.device_name)
       << ", \"baseline_threads\": " << info.baseline_threads
       << ", \"min_seconds\": " << info.min_seconds << ", \"unit\": \"GB/s\", \"results\": [";
@@ -117,11 +120,13 @@ void write_svg(std::ostream& out, const RunInfo& info, const std::vector<Result>
     double log2_bytes;
     double gbps;
   };
-  std::map<std::string, std::vector<Point>> anydev_series;
+  // Keyed by Op: the legend follows all_ops(), copies then fills by pattern
+  // width (1, 4, 8, 16), not the names' string order.
+  std::map<Op, std::vector<Point>> anydev_series;
   std::map<std::string, std::map<std::size_t, double>> baseline_best;
   for (const Result& r : results) {
     const double x = std::log2(static_cast<double>(r.bytes));
-    anydev_series[op_name(r.op)].push_back({x, gb_per_s(r.bytes, r.anydev_seconds)});
+    anydev_series[r.op].push_back({x, gb_per_s(r.bytes, r.anydev_seconds)});
     const std::string base = is_fill(r.op) ? "memset" : "memcpy";
     double& best = baseline_best[base][r.bytes];
     best = std::max(best, gb_per_s(r.bytes, r.baseline_seconds));
@@ -182,41 +187,89 @@ void write_svg(std::ostream& out, const RunInfo& info, const std::vector<Result>
 
   static const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                         "#9467bd", "#8c564b", "#e377c2", "#17becf"};
-  int legend_row = 0;
-  auto legend = [&](const std::string& label, const std::string& color, bool dashed) {
-    const double y = top + 10 + legend_row++ * 20;
-    out << "<line x1=\"" << left + plot_w + 12 << "\" x2=\"" << left + plot_w + 40 << "\" y1=\""
-        << y << "\" y2=\"" << y << "\" stroke=\"" << color << "\" stroke-width=\"2\""
-        << (dashed ? " stroke-dasharray=\"6 4\"" : "") << "/>\n"
-        << "<text x=\"" << left + plot_w + 46 << "\" y=\"" << y + 4 << "\">" << xml_text(label)
-        << "</text>\n";
+  // Each anydev series has its own colour, dash pattern and marker shape,
+  // so curves that overlap (fills of every width often do) stay visible:
+  // hollow markers of different shapes show through each other.
+  static const char* const kDashes[] = {"", "10 3", "2 3", "10 3 2 3"};
+  enum class Marker { circle, square, triangle, diamond, none };
+  struct Style {
+    std::string color;
+    std::string dash;  // "" solid
+    Marker marker;
   };
-  auto polyline = [&](const std::vector<Point>& points, const std::string& color, bool dashed) {
-    out << "<polyline fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\""
-        << (dashed ? " stroke-dasharray=\"6 4\"" : "") << " points=\"";
-    for (const Point& p : points) out << px(p.log2_bytes) << "," << py(p.gbps) << " ";
-    out << "\"/>\n";
-    for (const Point& p : points) {
-      out << "<circle cx=\"" << px(p.log2_bytes) << "\" cy=\"" << py(p.gbps) << "\" r=\"3\" fill=\""
-          << color << "\"/>\n";
+  auto marker_at = [&](double x, double y, const Style& style) {
+    const std::string paint =
+        "\" fill=\"white\" stroke=\"" + style.color + "\" stroke-width=\"1.5\"/>\n";
+    switch (style.marker) {
+      case Marker::circle:
+        out << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"3.5" << paint;
+        break;
+      case Marker::square:
+        out << "<rect x=\"" << x - 3.5 << "\" y=\"" << y - 3.5 << "\" width=\"7\" height=\"7"
+            << paint;
+        break;
+      case Marker::triangle:
+        out << "<polygon points=\"" << x << "," << y - 4.5 << " " << x - 4 << "," << y + 3 << " "
+            << x + 4 << "," << y + 3 << paint;
+        break;
+      case Marker::diamond:
+        out << "<polygon points=\"" << x << "," << y - 4.5 << " " << x + 4.5 << "," << y << " " << x
+            << "," << y + 4.5 << " " << x - 4.5 << "," << y << paint;
+        break;
+      case Marker::none:
+        break;
     }
   };
-  int color = 0;
-  for (const auto& [name, points] : anydev_series) {
-    const std::string c = kColors[color++ % 8];
-    polyline(points, c, false);
-    legend("anydev " + name, c, false);
+  auto stroke = [](const Style& style) {
+    std::string text = "stroke=\"" + style.color + "\" stroke-width=\"2\"";
+    if (!style.dash.empty()) text += " stroke-dasharray=\"" + style.dash + "\"";
+    return text;
+  };
+  int legend_row = 0;
+  auto legend = [&](const std::string& label, const Style& style) {
+    const double y = top + 10 + legend_row++ * 20;
+    out << "<line x1=\"" << left + plot_w + 12 << "\" x2=\"" << left + plot_w + 40 << "\" y1=\""
+        << y << "\" y2=\"" << y << "\" " << stroke(style) << "/>\n";
+    marker_at(left + plot_w + 26, y, style);
+    out << "<text x=\"" << left + plot_w + 46 << "\" y=\"" << y + 4 << "\">" << xml_text(label)
+        << "</text>\n";
+  };
+  auto polyline = [&](const std::vector<Point>& points, const Style& style) {
+    out << "<polyline fill=\"none\" " << stroke(style) << " points=\"";
+    for (const Point& p : points) out << px(p.log2_bytes) << "," << py(p.gbps) << " ";
+    out << "\"/>\n";
+    for (const Point& p : points) marker_at(px(p.log2_bytes), py(p.gbps), style);
+  };
+  int series = 0;
+  for (const auto& [op, points] : anydev_series) {
+    // (dash, marker) pairs differ for the 8 operations; colours too.
+    const Style style{kColors[series % 8], kDashes[series % 4],
+                      static_cast<Marker>((series + series / 4) % 4)};
+    ++series;
+    polyline(points, style);
+    legend(std::string("anydev ") + op_name(op), style);
   }
   for (const auto& [name, by_size] : baseline_best) {
     std::vector<Point> points;
     for (const auto& [bytes, gbps] : by_size) {
       points.push_back({std::log2(static_cast<double>(bytes)), gbps});
     }
-    const std::string c = name == "memcpy" ? "#000000" : "#888888";
-    polyline(points, c, true);
-    legend("baseline " + name, c, true);
+    const Style style{name == "memcpy" ? "#000000" : "#888888", "6 4", Marker::none};
+    polyline(points, style);
+    legend("baseline " + name, style);
   }
   out << "</svg>\n";
+}
+
+std::string check_writable(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return "is a folder";
+  std::string name = path + ".XXXXXX";
+  const int fd = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd < 0) return "cannot create a file beside it: " + std::string(std::strerror(errno));
+  ::close(fd);
+  ::unlink(name.c_str());
+  return std::string();
 }
 
 std::string write_file_replacing(const std::string& path, const std::string& content) {

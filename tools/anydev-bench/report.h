@@ -36,6 +36,16 @@ void write_svg(std::ostream& out, const RunInfo& info, const std::vector<Result>
 // success, else why (and `path` is unchanged).
 std::string write_file_replacing(const std::string& path, const std::string& content);
 
+// Whether write_file_replacing(path, ...) can succeed: creates and removes a
+// temporary file beside `path`, and refuses a folder. Empty when it can,
+// else why. Checked before measuring, so a bad --plot fails at once.
+std::string check_writable(const std::string& path);
+
+// The "schema_version" of write_json's object: 1 + every change that could
+// break a reader (a field renamed, removed or changing meaning). Fields may
+// be added without a bump.
+inline constexpr int kJsonSchemaVersion = 1;
+
 }  // namespace anydev_bench
 
 #endif  // ANYDEV_TOOLS_ANYDEV_BENCH_REPORT_H_
