@@ -1,0 +1,13 @@
+# The SONAME of libanydev.so (policy: docs/cmake.md, "SONAME").
+#
+# While anydev is 0.x every minor release may change the ABI, so the SONAME
+# carries the minor version: 0.1.x is libanydev.so.0.1, 0.2.x libanydev.so.0.2,
+# and a program linked against one never loads the other. From 1.0 on the
+# major version alone: libanydev.so.1 for every 1.x. Patch releases keep the
+# SONAME. Sets ANYDEV_SOVERSION for src/CMakeLists.txt; scripts/check-install
+# asserts the SONAME of the installed library.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(ANYDEV_SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+else()
+  set(ANYDEV_SOVERSION ${PROJECT_VERSION_MAJOR})
+endif()
