@@ -44,7 +44,7 @@ configure_package_config_file(
 write_basic_package_version_file(
   ${PROJECT_BINARY_DIR}/anydevConfigVersion.cmake
   VERSION ${PROJECT_VERSION}
-  COMPATIBILITY SameMinorVersion)
+  COMPATIBILITY ${ANYDEV_VERSION_COMPATIBILITY})
 
 install(FILES
   ${PROJECT_BINARY_DIR}/install-config/anydevConfig.cmake
