@@ -3,7 +3,8 @@
 # Installed tree (all paths relative, so the prefix can be moved):
 #   include/anydev/*.h, *.hpp          public headers: the C ABI, anydev.hpp and its topic headers
 #   include/anydev/detail/*.hpp        their internals (scripts/check-install checks every header)
-#   lib/libanydev.so*                  the library (plugins: lib/anydev/, by AnydevPlugin.cmake)
+#   lib/libanydev.so*                  the library, SONAME libanydev.so.0.MINOR while 0.x
+#                                      (AnydevSoversion.cmake); plugins: lib/anydev/ (AnydevPlugin.cmake)
 #   lib/cmake/anydev/                  anydevConfig.cmake, anydevConfigVersion.cmake,
 #                                      anydevTargets*.cmake: find_package(anydev) -> anydev::anydev
 #   lib/pkgconfig/anydev.pc            pkg-config --cflags --libs anydev
@@ -30,19 +31,23 @@ install(EXPORT anydevTargets
   FILE anydevTargets.cmake
   DESTINATION ${ANYDEV_CMAKE_INSTALL_DIR})
 
+# The installed anydevConfig.cmake (the build tree's own, in the build
+# folder's root, comes from AnydevBuildTreeExport.cmake).
+set(ANYDEV_CONFIG_INCLUDE_DIR ${CMAKE_INSTALL_INCLUDEDIR})
+set(ANYDEV_CONFIG_PLUGIN_DIR ${ANYDEV_PLUGIN_INSTALL_DIR})
 configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/anydevConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/anydevConfig.cmake
+  ${PROJECT_BINARY_DIR}/install-config/anydevConfig.cmake
   INSTALL_DESTINATION ${ANYDEV_CMAKE_INSTALL_DIR}
-  PATH_VARS CMAKE_INSTALL_INCLUDEDIR ANYDEV_PLUGIN_INSTALL_DIR)
+  PATH_VARS ANYDEV_CONFIG_INCLUDE_DIR ANYDEV_CONFIG_PLUGIN_DIR)
 
 write_basic_package_version_file(
   ${PROJECT_BINARY_DIR}/anydevConfigVersion.cmake
   VERSION ${PROJECT_VERSION}
-  COMPATIBILITY SameMinorVersion)
+  COMPATIBILITY ${ANYDEV_VERSION_COMPATIBILITY})
 
 install(FILES
-  ${PROJECT_BINARY_DIR}/anydevConfig.cmake
+  ${PROJECT_BINARY_DIR}/install-config/anydevConfig.cmake
   ${PROJECT_BINARY_DIR}/anydevConfigVersion.cmake
   DESTINATION ${ANYDEV_CMAKE_INSTALL_DIR})
 
