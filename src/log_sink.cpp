@@ -58,6 +58,10 @@ SinkState& state() {
       [](SinkState&) { pthread_atfork(before_fork, after_fork_parent, after_fork_child); });
 }
 
+// Made when libanydev.so is loaded: delivering a message never allocates
+// (a release path out of memory logs through here, noexcept).
+[[maybe_unused]] const bool g_sink_made_at_load = (state(), true);
+
 }  // namespace
 
 void set_log_callback(anydev_log_callback_t callback, void* user_data) noexcept {

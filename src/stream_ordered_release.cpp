@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -53,14 +54,17 @@ void report(const Backend* backend, const char* what, anydev_status_t status) no
 // Logs (once per process) that releases run on the caller's thread.
 // Takes C strings: building a std::string argument could throw before the
 // try below (the callers are noexcept and may be out of memory).
+// Not std::call_once: with GCC 12 an exception thrown out of its function
+// (bad_alloc while building the message) terminates the process (GCC bug
+// 66146), whatever catches it outside.
 void report_synchronous(const char* why, const char* detail = "") noexcept {
-  static std::once_flag once;
+  static constinit std::atomic<bool> reported{false};
+  if (reported.exchange(true, std::memory_order_relaxed)) return;
   try {
-    std::call_once(once, [&] {
-      log(ANYDEV_LOG_WARN,
-          cat("deferred releases run on the releasing thread instead: ", why, detail));
-    });
+    log(ANYDEV_LOG_WARN,
+        cat("deferred releases run on the releasing thread instead: ", why, detail));
   } catch (...) {
+    // Out of memory for the message: the warning is all we can drop.
   }
 }
 

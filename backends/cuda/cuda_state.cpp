@@ -33,8 +33,12 @@ anydev_status_t primary_context(int device, CUcontext* out) {
       d.context = nullptr;
       d.context_status = status_for(r);
       if (d.context_status == ANYDEV_ERROR_INVALID_ARGUMENT) d.context_status = ANYDEV_ERROR_DEVICE;
-      d.context_error = cat("cuDevicePrimaryCtxRetain failed: ", describe_result(r),
-                            " for cuda device ", d.index, " (", d.name, ")");
+      try {  // nothing may leave call_once by an exception (GCC bug 66146)
+        d.context_error = cat("cuDevicePrimaryCtxRetain failed: ", describe_result(r),
+                              " for cuda device ", d.index, " (", d.name, ")");
+      } catch (...) {
+        d.context_error.clear();  // out of memory: the status stays
+      }
     }
   });
   if (d.context == nullptr) return report_error(d.context_status, d.context_error);
