@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev-cpu-bench: anydev's cpu backend beside its baselines, in one binary
 // and one run (Google Benchmark).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev-hot-path: one small fill + synchronize() and one small host->device
 // copy + synchronize() on the cpu backend, each between two marker calls, for
 // scripts/hot-path-footprint, which runs this program under valgrind's lackey

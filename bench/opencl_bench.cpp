@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copy and fill bandwidth through anydev's OpenCL backend, each measured
 // beside the same operation done with raw OpenCL calls on the same device in
 // the same run:

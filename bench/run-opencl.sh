@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs anydev-opencl-bench (anydev's OpenCL backend beside raw OpenCL calls
 # on the same device, in one run) and prints the anydev/raw ratio table in
 # markdown on stdout; Google Benchmark's own output goes to stderr.

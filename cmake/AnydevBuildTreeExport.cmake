@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # find_package(anydev) from a build folder, without installing:
 #   cmake -S app -B app-build -Danydev_DIR=/path/to/anydev/build
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installation and packaging of anydev (included by the top-level CMakeLists).
 #
 # Installed tree (all paths relative, so the prefix can be moved):
@@ -60,3 +61,6 @@ set(ANYDEV_PC_LIBDIR_FROM_PREFIX ${CMAKE_INSTALL_LIBDIR})
 set(ANYDEV_PC_INCLUDEDIR_FROM_PREFIX ${CMAKE_INSTALL_INCLUDEDIR})
 configure_file(${CMAKE_CURRENT_LIST_DIR}/anydev.pc.in ${PROJECT_BINARY_DIR}/anydev.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/anydev.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The licence (Apache-2.0) beside the documentation, as distributions expect.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})

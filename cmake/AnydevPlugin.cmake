@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # anydev_add_backend_plugin(NAME <name> SOURCES ... [LIBRARIES ...] [INCLUDES ...])
 #
 # Builds libanydev-backend-<name>.so into the plugin folder (lib/anydev/) of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The SONAME of libanydev.so (policy: docs/cmake.md, "SONAME").
 #
 # While anydev is 0.x every minor release may change the ABI, so the SONAME

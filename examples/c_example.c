@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* anydev-c-example: the demo's flow through the C ABI (anydev/anydev.h), for
  * embedders that do not use C++. Every call's status is checked; a failure
  * prints the call, the status name and anydev_last_error_message(), releases

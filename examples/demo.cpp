@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev-demo: the README's first program. Picks the default backend (or the
 // one ANYDEV_BACKEND names), moves a small buffer to the device and back,
 // fills another device buffer, and prints everything the way Mojo does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: random sequences of C ABI calls on the cpu backend (buffers,
 // views, fills, copies between buffers on two streams, copies from and to
 // host memory, releases), checked against a model that is just the bytes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: the environment parsers. The first byte picks the parser
 // (ANYDEV_BACKEND's list, or ANYDEV_FAULT's), the rest is the value.
 // Invariants checked (a violation aborts, which libFuzzer reports):

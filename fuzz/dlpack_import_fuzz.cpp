@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: DLPack import (anydev_buffer_from_dlpack) of producer tensors
 // with arbitrary ndim, shapes, strides, byte offsets, dtypes and devices.
 // The memory is never touched (an importer cannot know how much the producer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: sub-buffer and copy-range arithmetic (src/range_check.cpp),
 // checked against the same rules computed in 128-bit integers, where nothing
 // overflows. The input is read as little-endian words: parent size, parent

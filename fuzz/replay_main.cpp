@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A main() for the fuzz targets in the ordinary (gcc) build: runs
 // LLVMFuzzerTestOneInput on every file named on the command line, or in a
 // folder named there, so that the seed corpus and every input that once

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes docs/performance.md from the JSON that scripts/bench-report collected.
 
 Usage: bench_report.py RESULTS_DIR OUTPUT_MD

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # Shared by the scripts in this folder (sourced, not run). Sets ANYDEV_ROOT,
 # the preset and build folder that setup and test share, and small helpers.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Counts the footprint of anydev's enqueue path from a valgrind lackey trace.
 
 Usage: hot_path_footprint.py TRACE PROGRAM_OUTPUT LIBANYDEV [--functions]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Allocation: one block of backend memory, shared by every buffer handle and
 // view onto it, and the stream-ordered bookkeeping that keeps it safe.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Template part of allocation.h. Include allocation.h, not this file.
 #ifndef ANYDEV_SRC_ALLOCATION_INL_H_
 #define ANYDEV_SRC_ALLOCATION_INL_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points: the backend list and device counts.
 #include "anydev/anydev.h"
 #include "api_common.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points: buffers and views.
 #include <cstring>
 #include <vector>

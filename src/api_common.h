@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the C entry points (api_*.cpp): argument and handle
 // checks that produce the documented status and message, and reference
 // counting. Not part of the public ABI.

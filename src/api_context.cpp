@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points: contexts.
 #include "anydev/anydev.h"
 #include "api_common.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points: copies and fills. Each checks every argument before it
 // enqueues anything, so a rejected call changes no buffer. The buffers'
 // handles stay locked (BufferHold) from the checks until the operation is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points of anydev_dlpack.h: DLPack export and import of buffers,
 // and ordering a consumer after the work on a buffer.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points: the log callback and threshold (logging.h, log_sink.h).
 #include "anydev/anydev.h"
 #include "api_common.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry point: how much of the host memory held from a device is locked.
 #include "anydev/anydev.h"
 #include "api_common.h"

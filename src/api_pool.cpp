@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points: the caching pools (pool/caching_pool.h).
 #include "anydev/anydev.h"
 #include "api_common.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calls into a backend's table with its instance: bk(t).copy(stream, ...) is
 // t->copy(t->instance, stream, ...). One member per entry of the one entry
 // list (ANYDEV_BACKEND_ENTRIES, include/anydev/backend_entries.h), inlined:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checked access to a buffer handle for the C entry points, with the
 // documented errors for NULL, forked-away and taken handles. Two forms:
 //

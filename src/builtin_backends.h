@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Backends linked into libanydev.so. The registry treats them exactly like
 // plugins: it calls their entry point and uses the table they return.
 #ifndef ANYDEV_SRC_BUILTIN_BACKENDS_H_

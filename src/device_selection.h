@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chooses the backend and device for a new context (DESIGN.md §5): explicit
 // arguments first, then ANYDEV_BACKEND, then the default order. Only the
 // backends it names are probed. Thread-safe.

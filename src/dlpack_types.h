@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How anydev's dtypes and devices map to DLPack's data types and device
 // types (the tables in include/anydev/anydev_dlpack.h). A device's DLPack
 // device types come from its backend's device_props (ABI 2 capabilities):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element types: sizes, alignments and names. Pure and thread-safe.
 #ifndef ANYDEV_SRC_DTYPE_H_
 #define ANYDEV_SRC_DTYPE_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strict parsing of the comma-separated lists that environment variables
 // hold (ANYDEV_BACKEND, ANYDEV_FAULT): the splitting, the rules every entry
 // follows and the wording of the errors, written once.

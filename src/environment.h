@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The environment variables anydev reads, in one place, so that anydev-info
 // and docs/environment.md can list them, and the checks of the core's own
 // variables. One rule for every ANYDEV_* variable (docs/environment.md): a

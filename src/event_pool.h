@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventPool: the idle backend events of one (backend, device), for reuse.
 // Cross-stream ordering (allocation.h: order_after), stream-ordered release
 // (allocation.h, foreign_memory.h, stream_ordered_release.h) and the caching

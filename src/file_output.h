@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writing a file that anydev produces (the ANYDEV_TRACE JSON) without
 // trusting the folder it lands in. The content goes to a fresh temporary
 // file created exclusively (mkstemp: O_CREAT|O_EXCL, so a symlink or file

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "foreign_memory.h"
 
 #include "backend_calls.h"

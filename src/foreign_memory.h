@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory the core does not own: a buffer over a producer's memory (a DLPack
 // tensor of NumPy, PyTorch, ...). Its Allocation frees nothing; instead it
 // runs the producer's release callback once the last anydev reference is

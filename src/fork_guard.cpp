@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "fork_guard.h"
 
 #include <pthread.h>

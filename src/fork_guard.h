@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fork detection. Every handle records the fork generation it was created
 // in; a child process of fork() has a newer generation, so using a handle
 // created before the fork fails with INVALID_STATE instead of hanging on

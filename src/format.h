@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mojo's printing of buffers: "HostBuffer([0, 1, 2])", floats always with a
 // decimal point or exponent ("1.0", "1e+20", "inf", "nan"), booleans as
 // "True"/"False", complex values as "(re, im)"; from 1000 elements on, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which host memory is really page-locked (pinned), per device of each
 // backend. The core notes every host block it gets from a backend's
 // host_alloc (asking the backend's optional memory_is_locked; without it the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the core's log messages go: the embedder's callback
 // (anydev_set_log_callback) when one is installed, else stderr (logging.cpp).
 // One sink per process, never destroyed. Thread-safe and fork-safe: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core's logger. Threshold from ANYDEV_LOG_LEVEL (trace, debug, info,
 // warn (default), error, critical, off) until anydev_set_log_level overrides
 // it. Messages go to the embedder's callback when one is installed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Caller integers that become native stream handles: the consumer stream of
 // anydev_buffer_make_ready (Python: __dlpack__(stream=...)) and the stream of
 // anydev_context_wrap_native_stream. A value is passed to the backend, which

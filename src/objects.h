@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The objects behind the C ABI's opaque handles, and who owns what.
 //
 //   anydev_context_s  --shared_ptr-->  ContextState --shared_ptr--> Stream

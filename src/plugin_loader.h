@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Opens one backend plugin and validates the table it hands over.
 //
 // A plugin is opened with RTLD_NOW | RTLD_LOCAL so that its symbols (and its

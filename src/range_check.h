@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Overflow-checked size arithmetic for buffers, views and copies.
 //
 // Every function is pure and thread-safe. A failed check returns a RangeError

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The backend registry: which backends exist, where their plugins are, and
 // whether each one is usable.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A device's record (DeviceRecord) from what its backend's device_props
 // reported, and the checks on its capabilities. Pure and thread-safe; a
 // record is immutable once the registry has probed its backend.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parser for ANYDEV_BACKEND: a comma-separated preference list of backend
 // names, each with an optional device index ("cuda", "cuda:1", "hip,cpu").
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The calling thread's last error, and the helpers every C entry point uses
 // to report one. Thread-safe: all state is thread-local.
 #ifndef ANYDEV_SRC_STATUS_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream: a backend stream as the core holds it (contexts and stream
 // handles share it through shared_ptr, allocations remember their last
 // user's), with the event pool of its device (event_pool.h), which

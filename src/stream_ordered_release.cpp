@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "stream_ordered_release.h"
 
 #include <pthread.h>

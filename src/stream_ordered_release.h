@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reclaimer: one core thread that finishes releases without making the
 // caller wait. It takes:
 //   - memory to free once an event (recorded on the memory's owner stream

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory handed to the caller by anydev_buffer_take_ptr, waiting for
 // anydev_context_free. One record per taken allocation, keyed by (backend,
 // device, start address of the allocation); holds the Allocation so that its

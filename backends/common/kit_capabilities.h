@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A device's capabilities (ABI 2, see anydev_bk_device_props_t in
 // include/anydev/backend.h) as one value a backend fills, and writing them
 // into the core's props struct field by field (only the fields the caller's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kit::cat: the one message-building helper of the backends (and the core).
 // Stateless, thread-safe; the returned string is the caller's.
 #ifndef ANYDEV_BACKENDS_COMMON_KIT_CAT_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checks every backend's entry point makes, answered the same way by all:
 // a core that speaks another backend ABI gets ANYDEV_ERROR_BACKEND_UNAVAILABLE
 // (as the core answers a plugin of another ABI), naming both versions; a null

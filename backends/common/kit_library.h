@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Opening a vendor library (or a plugin) with dlopen, with one error format:
 //
 //   cannot open the <what> "<file>": <dlerror() text> (<hint>)

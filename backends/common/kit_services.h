@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core's services (set_error, log, getenv) as a backend sees them.
 //
 // kit::core_services holds the core's table, stored once by the backend's

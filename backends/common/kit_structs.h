@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Caller structs that start with `struct_size` (anydev_bk_device_props_t, the
 // core's anydev_core_services_t, ...): a field is read or written only when
 // the caller's struct is long enough to hold it, so that an older caller's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Symbol tables declared once from an X-macro list.
 //
 // A backend lists its entry points as LIST(X), each entry

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The backend table as every backend fills it: the entries the core requires
 // and the optional ones, picked from the one entry list (ANYDEV_BACKEND_ENTRIES,
 // include/anydev/backend_entries.h; the core's plugin loader checks the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cpu backend's table and its entry point, anydev_cpu_backend_entry.
 //
 // Every entry validates its arguments, reports failures through the core's

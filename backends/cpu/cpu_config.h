@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cpu backend's environment switches, read once at initialize.
 //
 //   ANYDEV_CPU_MLOCK  "1" (default): lock pinned host memory with mlock while

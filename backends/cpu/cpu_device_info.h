@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the cpu backend reports about its one device: the processor's name
 // and core counts (from /proc/cpuinfo and the scheduler), the host's memory
 // (from /proc/meminfo, else sysinfo(2)) and its largest cache (sysfs).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A cpu event: a capture of (stream state, sequence number) taken by record.
 //
 // An event never recorded is complete. Recording captures the tasks enqueued

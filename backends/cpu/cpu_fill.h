@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pattern fill: writes a 1, 2, 4, 8 or 16-byte pattern repeatedly over a
 // range of host-addressable memory, with the pattern's exact bits.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory for the cpu backend's host_alloc and device_alloc.
 //
 //  - Small allocations (at most kLargestSmallBlock bytes) are blocks carved

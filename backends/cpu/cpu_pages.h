@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cpu backend's page mappings: anonymous mmap, optionally aligned beyond
 // a page, populated and locked for pinned host memory. The two allocators
 // build on it: cpu_memory.h (one mapping per large allocation) and

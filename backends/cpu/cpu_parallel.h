@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Splitting one large copy or fill across the host's cores.
 //
 // A process-wide set of helper threads (one fewer than the threads a split

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cpu_small_blocks.h"
 
 #include <atomic>

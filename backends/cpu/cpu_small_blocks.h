@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small blocks carved out of large segments, so that a small host or device
 // buffer costs its size (rounded up to a power of two) instead of a page and
 // a memory mapping of its own.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A cpu stream: an in-order queue of tasks, run on the backend's fixed pool
 // of worker threads (cpu_workers.h); a stream owns no thread.
 //

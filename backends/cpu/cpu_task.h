@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The units of work a cpu stream runs, and how each runs.
 //
 // A Task is a value: the stream's queue owns it until its worker has run it.

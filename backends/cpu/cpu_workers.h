@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cpu backend's stream workers: a fixed pool of OS threads that runs
 // streams, whatever their number (no thread per stream).
 //

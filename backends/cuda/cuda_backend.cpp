@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin's entry point and table; initialization and device queries.
 #include <cuda.h>
 #include <dlpack/dlpack.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA driver library, opened with dlopen, and the entry points that
 // cuda_symbols.h lists, resolved through cuGetProcAddress.
 //

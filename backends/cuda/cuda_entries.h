@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The backend table's entries, defined across the cuda_*.cpp files and
 // gathered into one table by cuda_backend.cpp. Each follows the contract that
 // backend.h states for the entry of the same name (thread-safe; errors are

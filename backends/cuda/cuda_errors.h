@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUresult -> anydev status and message. Stateless apart from reading the
 // backend state; thread-safe.
 #ifndef ANYDEV_BACKENDS_CUDA_CUDA_ERRORS_H_

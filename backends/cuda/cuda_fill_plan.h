@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a fill pattern becomes CUDA driver memsets, with no host round trip.
 //
 // A pattern is first reduced to its shortest period (a 16-byte pattern of

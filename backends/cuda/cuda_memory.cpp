@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pinned host memory (cuMemHostAlloc, portable) and device memory
 // (stream-ordered from anydev's pool on the device, or cuMemAlloc).
 #include <cuda.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Native handles: CUdevice, CUcontext, CUstream, CUevent, CUdeviceptr.
 #include <cuda.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The objects behind the backend's opaque stream and event tokens.
 //
 // The core owns each one from creation until it hands it back to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Peer access between two CUDA devices: cuDeviceCanAccessPeer,
 // cuCtxEnablePeerAccess, and access to the memory pool anydev created on the
 // peer.

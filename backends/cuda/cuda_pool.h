@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev's own stream-ordered memory pool on each CUDA device.
 //
 // Device memory comes from a pool the backend creates (cuMemPoolCreate), not

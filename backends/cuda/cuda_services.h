@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core's services (set_error, log, getenv) as the cuda backend sees them:
 // the backend kit's services (backends/common/kit_services.h) under the name
 // "cuda".

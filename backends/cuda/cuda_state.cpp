@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "cuda_state.h"
 
 #include "cuda_errors.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the cuda backend knows once initialize has run: the core's services,
 // the driver, and one DeviceState per device; plus ScopedContext, which makes
 // a device's primary context current around driver calls.

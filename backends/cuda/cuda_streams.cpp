@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // streams (non-blocking CUstreams, owned or wrapped) and events (without timing).
 #include <cuda.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA driver entry points the cuda backend uses, in one X-macro list.
 //
 // ANYDEV_CUDA_SYMBOL(X, name, version, need), which gives the backend kit's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // copies (cuMemcpyAsync with unified addressing; cuMemcpyPeerAsync between
 // devices) and fills (cuda_fill_plan.h), ordered on a stream.
 #include <cuda.h>

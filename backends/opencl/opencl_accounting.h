@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device memory accounting of the opencl backend.
 //
 // OpenCL drivers may create buffers lazily: PoCL "allocated" 1,000 x 64 MiB

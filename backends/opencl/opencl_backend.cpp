@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The opencl backend's table and entry point, plus the entries about
 // devices as a whole: initialize, properties, memory, peers, native handles.
 #include <dlpack/dlpack.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL devices this backend offers, and the per-device OpenCL objects
 // created on first use.
 //

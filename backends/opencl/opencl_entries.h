@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The functions that make up the opencl backend's table, one per table
 // entry (see anydev/backend.h for what each one promises). Grouped by the
 // file that implements them.

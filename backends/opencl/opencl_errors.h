@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Turning OpenCL result codes into anydev statuses and messages.
 //
 // Every failing cl_int becomes a status plus a message that names the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An anydev event on OpenCL: the cl_event of a marker enqueued by the last
 // record (NULL until the first record, when the event counts as complete).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "opencl_host_tasks.h"
 
 #include <condition_variable>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Work on host memory ordered on an OpenCL stream: copies between host
 // pointers (pinned host buffers or user memory) and fills of pinned host
 // buffers, which OpenCL has no command for.

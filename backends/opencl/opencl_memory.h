@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory of the opencl backend: every allocation is a cl_mem buffer object
 // in its device's context, and the cl_mem is the handle the core receives.
 //

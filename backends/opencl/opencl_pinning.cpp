@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether a pinned host buffer's pages are really locked.
 //
 // OpenCL has no query for it: CL_MEM_ALLOC_HOST_PTR asks for host-accessible

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core's services (set_error, log, getenv) as the opencl backend uses
 // them, plus `cat` for building messages: the backend kit's services and
 // message helper (backends/common) under the name "opencl".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An anydev stream on OpenCL: one in-order cl_command_queue, plus the events
 // of the commands enqueued since the last synchronize, kept so that an
 // asynchronous failure (a command whose event ends with a negative status)

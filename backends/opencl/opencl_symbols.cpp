@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "opencl_symbols.h"
 
 #include "kit_library.h"

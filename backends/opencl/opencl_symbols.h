@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL entry points this backend calls, resolved at run time from the
 // ICD loader (libOpenCL.so.1, or the file named by ANYDEV_OPENCL_LIBRARY)
 // with dlopen. The plugin never links libOpenCL: every call goes through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copies and fills (see opencl_memory.h for the memory model):
 //
 //   device <- device               clEnqueueCopyBuffer

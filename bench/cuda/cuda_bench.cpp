@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev-cuda-bench: anydev's cuda backend against the raw CUDA driver on the
 // same GPU, in the same process and run (DESIGN.md section 7).
 //

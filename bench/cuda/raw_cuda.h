@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The raw CUDA driver calls that the cuda benchmarks compare anydev against,
 // opened the way the cuda backend opens the driver (ANYDEV_CUDA_LIBRARY, else
 // libcuda.so.1), on device 0's primary context with its own non-blocking

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A double-buffered host -> device pipeline, the shape of an ML runtime's
 // input feeder, with anydev owning every byte of memory.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev C++20 API: header-only RAII types over the C ABI in anydev/anydev.h.
 //
 // The names follow Mojo's gpu.host module (DeviceContext, HostBuffer,

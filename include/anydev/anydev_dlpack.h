@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * anydev DLPack interop: hand a buffer to NumPy, PyTorch, CuPy, JAX ... as a
  * DLManagedTensor without copying, and use theirs as an anydev buffer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The one list of backend table entries (backend ABI 2), included by
  * anydev/backend.h after the types it names; not a header of its own.

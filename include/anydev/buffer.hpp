@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev C++ API: buffers. HostBuffer<T> (pinned host memory), DeviceBuffer<T>
 // (device memory), HostMapping<T> (DeviceBuffer::map_to_host), the
 // DeviceContext members that create, copy and fill them, and printing. Part of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev C++ API: DeviceContext (one device of one backend plus one stream on
 // it) and BackendInfo. Part of anydev.hpp (include that). The members that
 // create, copy and fill buffers are defined in buffer.hpp, which a program

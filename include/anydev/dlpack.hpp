@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev C++ DLPack layer: header-only, over the C ABI in anydev_dlpack.h
 // (see there for devices, dtypes, lifetimes and ordering).
 //

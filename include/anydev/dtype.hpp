@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev C++ API: element types. DType (the C ABI's anydev_dtype_t), the C++
 // types a buffer can hold (Element), and dtype_of<T>, which maps one to the
 // other at compile time. Part of anydev.hpp (include that); usable alone.

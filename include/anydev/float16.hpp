@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev C++ API: the 16-bit floating-point element types float16 (IEEE 754
 // binary16) and bfloat16, with exact constexpr conversions to and from float.
 // Part of anydev.hpp (include that); usable alone. Plain value types: no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev C++ API: where anydev's log messages go (a handler of yours, or
 // stderr) and the threshold below which they are dropped. Wraps
 // anydev_set_log_callback / anydev_set_log_level (anydev.h states the

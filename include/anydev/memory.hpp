@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev C++ API: what a context reports about memory (MemoryKind,
 // MemoryInfo, PoolStats, HostMemoryLocks) and whether the caching pools are
 // on. Part of anydev.hpp (include that); usable alone. Plain value types:

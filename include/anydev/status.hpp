@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev C++ API: status codes and the exception every failing call throws.
 // Part of anydev.hpp (include that); usable alone.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev C++ API: DeviceStream (an in-order queue of work on one device) and
 // DeviceEvent (a point in a stream's work). Part of anydev.hpp (include
 // that); usable alone. Ownership and thread safety: see each class.

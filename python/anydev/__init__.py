@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """anydev: one API over CUDA, HIP, Level Zero, OpenCL and the CPU.
 
 The names follow the C++ API (and Mojo's gpu.host module): DeviceContext,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """anydev's log messages in Python's ``logging`` (docs/embedding.md, "Logging").
 
 ``set_log_handler()`` routes every message anydev logs (at or above

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The extension module anydev._anydev; python/anydev/__init__.py re-exports
 // it. Each bind_* lives beside the types it binds.
 #include <pybind11/pybind11.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "py_buffer.h"
 
 #include <pybind11/stl.h>

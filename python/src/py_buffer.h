@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Python HostBuffer and DeviceBuffer: one reference to a C buffer of a
 // run-time dtype (the C++ API's HostBuffer<T> fixes T at compile time).
 // Shared by copy like the C++ types; thread-safe as the C ABI. Element

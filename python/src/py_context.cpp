@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DeviceContext, DeviceStream, DeviceEvent and anydev.backends(): the C++
 // API's classes (anydev.hpp) bound directly, plus the calls that take a
 // run-time dtype. Blocking calls release the GIL.

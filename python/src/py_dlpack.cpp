@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DLPack in Python, as the Python array API specifies: buffers implement
 // __dlpack__(stream=None, max_version=None, dl_device=None, copy=None) and
 // __dlpack_device__(); anydev.from_dlpack(obj, ctx=None) imports any object

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev errors as Python exceptions: anydev.Error (with .status, the status
 // name, and .code, its number) and one subclass per status, some of which
 // also derive from the matching Python built-in (OutOfRangeError is an

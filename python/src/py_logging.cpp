@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev's log messages into Python (python/anydev/_logging.py builds
 // anydev.set_log_handler on these). The C callback `forward` never waits for
 // the GIL, so it cannot deadlock against a Python thread that holds the GIL

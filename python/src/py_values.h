@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Python values <-> buffer elements of a run-time dtype: encoding a Python
 // number into the element's bytes (for fills and element writes), decoding
 // bytes into a Python number, dtype names and buffer-protocol format codes.

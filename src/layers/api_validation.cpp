@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // C entry points of the validation layer (layers/validation.h).
 #include "anydev/anydev.h"
 #include "api_common.h"

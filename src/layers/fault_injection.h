@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fault injection (ANYDEV_FAULT=op:n[,op:n...]): the n-th call of a kind
 // that reaches the backend fails with that kind's natural status, as if the
 // driver had failed, so that every error path of the core can be exercised:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsers and the process-wide settings of the optional layers that wrap a
 // backend's function table (see layer_stack.h):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The layers the registry puts around a backend's function table when it
 // probes the backend, from the environment (layer_config.h). Outermost first:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a layer wraps a backend's table: wrap_table<Layer>(inner) makes a new
 // table whose `instance` is a LayerInstance naming `inner`, and whose every
 // entry is either the layer's own function of that name (a static member of

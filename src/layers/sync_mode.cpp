@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "layers/sync_mode.h"
 
 #include "layers/layer_table.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synchronous mode (ANYDEV_SYNC=1): every entry that enqueues work waits for
 // its stream before returning, so an asynchronous failure is returned by the
 // call that caused it instead of by a later synchronize. Wrapped entries:

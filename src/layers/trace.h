@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tracing (ANYDEV_TRACE=file.json): every operation that reaches a backend,
 // written as Chrome trace / Perfetto JSON (open it in ui.perfetto.dev or
 // chrome://tracing). See docs/tracing.md.

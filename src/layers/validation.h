@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The validation layer (ANYDEV_VALIDATE=1, or =backtrace to also keep each
 // handle's creation backtrace). Off: one predictable branch per C entry
 // point, nothing else. On, it adds:

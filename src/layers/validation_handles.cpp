@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The handle half of the validation layer (layers/validation.h): the
 // live-handle set behind note_created / note_destroyed / check_live, the
 // leak table and check_host_access. It knows the handle structs

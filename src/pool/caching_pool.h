@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CachingPool: the caching allocator of one (backend, device, memory kind).
 // Freed blocks stay allocated in the backend and serve later requests of the
 // same size class (size_classes.h), so that a hot allocate/release loop never

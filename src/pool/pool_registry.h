@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The caching pools of the process: one CachingPool per (backend, device,
 // memory kind), made on first use and never destroyed (releases may arrive
 // during exit). ANYDEV_POOL (0 or 1, default 1) is read once, on first use:

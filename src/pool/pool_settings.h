@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pool settings' parsers: ANYDEV_POOL and ANYDEV_POOL_RELEASE_THRESHOLD
 // (pool_registry.h reads them; environment.cpp checks them at startup).
 // Pure functions of their argument: thread-safe. Depends on nothing else in

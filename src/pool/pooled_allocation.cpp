@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "pool/pooled_allocation.h"
 
 #include "pool/pool_registry.h"

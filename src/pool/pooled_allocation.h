@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The glue between Allocation (allocation.h) and the caching pools: where a
 // buffer's memory comes from and, through the pooled release strategy, where
 // it goes when the last reference to it is released. Thread-safe (the pools

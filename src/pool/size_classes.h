@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Size classes of the caching pools: every request is rounded up to one of a
 // fixed set of block sizes, so that a freed block can serve any later request
 // of the same class. Pure functions; thread-safe.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The C ABI from C11: creation, copies, fills, views, printing, ownership,
  * streams and events, the thread-local last error, status and dtype names,
  * and bad inputs (NULL arguments, unknown values, short sizes). Prints

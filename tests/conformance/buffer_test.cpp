@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Creating buffers: sizes, zero size, element access, sharing by copy, empty
 // handles, allocations that overflow or cannot be satisfied.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DeviceContext: identity, memory, device count, sharing, peers, native
 // handles.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copy size rules: a buffer-to-buffer copy moves the destination's size; a
 // larger source is fine and bytes past the destination stay untouched; a
 // shorter source or span is out_of_range and changes nothing anywhere.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copies in every direction and through every overload, byte-exact for every
 // element type.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Objects of two different backends cannot be mixed: every such call is
 // invalid_argument and changes nothing. Needs a second available backend.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which (backend, device) pairs the conformance suite runs on, and the
 // fixture every conformance test derives from.
 //

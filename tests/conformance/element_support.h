@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the conformance tests: the list of element types, values
 // with non-trivial bit patterns, byte-exact comparison, host arrays (also of
 // bool), reading and writing buffers, and checking the anydev::Error a call

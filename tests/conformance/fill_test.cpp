@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fill and memset write the exact bits of the value into every element, for
 // element sizes 1, 2, 4, 8 and 16, on host and device buffers, whole or
 // through views, without touching neighbouring bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream-ordered release: dropping handles while work that uses the memory is
 // still queued never loses or corrupts data. Each test drops handles right
 // after enqueueing, then allocates and overwrites fresh buffers of the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reassign_ownership_to and take_ptr / DeviceContext::free.
 #include <cstdint>
 #include <sstream>

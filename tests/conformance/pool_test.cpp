@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The caching pools through the public API, on every backend: blocks come
 // back with exactly the bytes the new owner writes, a block is never handed
 // out while a stream may still use it, and the statistics follow buffers,

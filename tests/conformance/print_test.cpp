@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // operator<< (Mojo's write_to) on host and device buffers, and
 // DeviceBuffer::map_to_host.
 #include <bit>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks of the suite itself and of the backend list, which do not depend on
 // one device.
 //

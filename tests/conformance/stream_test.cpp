@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams and events, and ordering between streams: a copy whose other
 // buffer belongs to another stream waits for that stream's earlier work
 // without any explicit synchronization by the caller.

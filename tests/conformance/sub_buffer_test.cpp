@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sub-buffers: views that share memory, reinterpret the dtype, nest, count
 // their offset in their own elements, must lie inside and be aligned, and
 // keep their parent's memory alive.

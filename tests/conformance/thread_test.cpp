@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calls from many threads: each with its own stream, several sharing one
 // context, and buffers released on a thread other than the one that made
 // them.

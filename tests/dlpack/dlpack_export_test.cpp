@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exporting buffers as DLManagedTensors: devices, dtypes, shapes, views,
 // lifetimes (the deleter from any thread, in any order) and errors.
 #include <gtest/gtest.h>

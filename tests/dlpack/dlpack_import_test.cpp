@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Importing a producer's DLManagedTensor: zero copy, the producer's deleter
 // called exactly once after the last anydev reference and anydev's work,
 // never on failure; errors name the field and its value.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # headers.cxx17_error (cmake -P): each anydev C++ header, included alone by a
 # one-line translation unit compiled with -std=c++17, must fail with exactly
 # one error: the #error that names C++20 and points to the C ABI

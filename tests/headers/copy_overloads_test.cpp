@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compile-time checks of which argument types DeviceContext::enqueue_copy and
 // enqueue_memset accept: the set the 12 spelled-out enqueue_copy overloads and
 // 2 enqueue_memset overloads of the original anydev.hpp accepted, which the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks a trace written by ANYDEV_TRACE (tests/layers/trace_workload.cpp).
 
 Usage: check_trace.py TRACE.json MIN_STREAM_OPS

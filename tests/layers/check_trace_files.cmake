@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DWORKLOAD=<anydev-trace-workload> -DDIR=<scratch folder> -DCASE=<case>
 # -P check_trace_files.cmake: how ANYDEV_TRACE writes its file
 # (docs/reliability.md, "Files anydev writes").

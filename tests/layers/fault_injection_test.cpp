@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fault injection (ANYDEV_FAULT): each suite runs in its own process with the
 // variable set by its ctest entry (tests/layers/CMakeLists.txt), on the cpu
 // backend. For every kind of call the injected failure must surface as the

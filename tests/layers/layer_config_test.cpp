@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The parsers of ANYDEV_FAULT, ANYDEV_SYNC, ANYDEV_TRACE and ANYDEV_VALIDATE
 // (src/layers/layer_config.h): every accepted form and every rejected one,
 // with the message naming the variable, the value, the entry and why.

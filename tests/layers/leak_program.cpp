@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Run by the layers.validate.leak* ctest entries with ANYDEV_VALIDATE set:
 // `leak` deliberately leaks a context and a host buffer, so that the leak
 // table printed at exit can be checked; `clean` releases everything.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synchronous mode (ANYDEV_SYNC=1, set by the ctest entry): every enqueue has
 // finished when it returns, so its result is visible on the host without a
 // synchronize and any failure is returned by the call itself.

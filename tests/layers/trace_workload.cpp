@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A small pipeline traced by ANYDEV_TRACE (tests/layers/CMakeLists.txt and
 // docs/tracing.md): two host threads, each with its own stream, upload from
 // pinned memory, fill, copy on the device and download (last into pageable

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The validation layer (ANYDEV_VALIDATE=1, set by the ctest entry): released,
 // foreign and wrong-kind handles are INVALID_STATE with a precise message
 // instead of a crash, and host access to a HostBuffer that an enqueued copy

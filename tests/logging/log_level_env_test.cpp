@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ANYDEV_LOG_LEVEL sets the initial threshold; anydev_set_log_level overrides
 // it. Run alone by the ctest entry log_sink.env with ANYDEV_LOG_LEVEL=error
 // (the variable is read once per process).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The log sink (anydev.h "logging", anydev/logging.hpp): severities, the
 // threshold, user data, stderr when no callback is set, the reentrancy rules
 // and the guarantee that a replaced callback is neither entered nor running

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 20, item 10 (opencl): every code by which OpenCL says memory or
 // resources ran out is out_of_memory, in allocations, in any other call
 // (a fill at the memory limit) and in the asynchronous failures a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The opencl backend plugin opened directly, with a minimal stand-in for the
 // core's services, so that tests can call its table entries (and see exactly
 // what the backend does, without the core's pools in between), plus the few

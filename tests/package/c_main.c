@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The C ABI from an installed anydev, compiled as C11: a host buffer filled
  * on the default backend, its bytes checked. Exits non-zero naming the
  * failing call. */

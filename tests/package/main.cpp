@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The README's C++ example, using only what the README shows, with its results
 // checked: copies, a fill through a sub-buffer, printing and errors on the
 // default backend. Exits non-zero (naming what differs) when anything is not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Where a consumer's libanydev looks for its backend plugins, checked against
  * the folder the build or install put them in (argv[1]): that folder must be
  * among anydev_plugin_path(), and every libanydev-backend-<name>.so in it must

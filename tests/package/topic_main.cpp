@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The topic headers of an installed anydev used alone, without anydev.hpp:
 // buffer.hpp (which brings context.hpp and what it needs) and float16.hpp.
 // Copies through every form of DeviceContext::enqueue_copy (buffer <- buffer,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A complete, honest test backend with one fake device whose "device memory"
  * is host memory (malloc). Every operation runs synchronously when it is
  * enqueued, so streams are trivially in order and events are always

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Compiled into every test plugin: when the plugin is loaded (dlopen runs
  * its constructors), it creates the file
  *   $ANYDEV_TEST_PLUGIN_MARKER_DIR/<TEST_PLUGIN_NAME>.<pid>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A plugin that needs libanydev-test-dep.so, which is built into a folder no
  * search path names: dlopen fails with "cannot open shared object file" and
  * the loader must pass dlerror()'s text on. */

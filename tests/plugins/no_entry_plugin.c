@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A shared library named like a plugin that exports no anydev_backend_entry
  * (only a differently named function), so the loader must say which symbol
  * it missed. */

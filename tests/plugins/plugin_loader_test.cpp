@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin loader, with the test plugins of this folder on
 // ANYDEV_PLUGIN_PATH (ctest sets the environment per entry; see
 // CMakeLists.txt): broken plugins are listed as unavailable with the precise

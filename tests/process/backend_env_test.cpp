@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ANYDEV_BACKEND as the process starts with it (ctest sets it per entry; see
 // CMakeLists.txt). Without the variable these tests skip, and ctest counts a
 // skip as a failure.

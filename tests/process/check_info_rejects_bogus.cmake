@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DANYDEV_INFO=<anydev-info> -P check_info_rejects_bogus.cmake, with
 # ANYDEV_BACKEND=bogus in the environment: anydev-info must exit with a
 # non-zero status (not a crash) and say "bogus" and every known backend.

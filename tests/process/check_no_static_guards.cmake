@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DLIBRARY=<libanydev.so> -DREADELF=<readelf> -P check_no_static_guards.cmake
 #
 # libanydev.so (core and built-in cpu backend) must hold no lazily

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One rule for every ANYDEV_* variable (docs/environment.md, "One rule"): a
 // set value its grammar does not accept, the empty value included, is
 // refused, never ignored or replaced by the default. What the variable

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A backend whose driver cannot survive fork() (no ANYDEV_BK_FLAG_SURVIVES_FORK
 // in its table: opencl, cuda, ...) and that the parent initialized is
 // unavailable in a forked child, with a reason naming the backend and fork(),

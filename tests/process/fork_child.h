@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a function in a forked child with an alarm, for the fork() tests:
 // the child exits with the function's result (0: fine) through a normal
 // exit, and a child that hangs dies of SIGALRM instead of hanging CI.

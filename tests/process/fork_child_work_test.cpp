@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fork() while the cpu backend's workers are busy and other threads are in
 // the middle of anydev calls: the child must be able to open its own context
 // and do work (never deadlock on a lock a parent thread held at the fork),

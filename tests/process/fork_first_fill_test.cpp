@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fork() while another thread is inside the process's first fill (issue 17,
 // item 4): the cpu backend reads the last-level cache size on the first fill
 // (streaming_fill_bytes). It used to do so in a function-local static, whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fork(): in the child, every call on a context, buffer or stream made before
 // the fork is Error(invalid_state), never a hang or a crash, and the child
 // exits normally (static destructors and atexit handlers included). The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small host buffers share memory mappings (issue 20, item 3): 100,000 live
 // 64-byte cpu host buffers -- more than the kernel's default limit of 65,530
 // mappings per process, which one mapping per buffer used to hit at 65,477

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Honest pinning (issue 20, item 8). Past RLIMIT_MEMLOCK (without
 // CAP_IPC_LOCK) cpu host buffers are pageable; then each buffer says so
 // (HostBuffer::is_locked(), anydev_buffer_is_locked), the device's locked

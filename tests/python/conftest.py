@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures of the anydev Python tests (run by ctest as python.*).
 
 Every test uses the cpu backend unless it says otherwise; ctest sets

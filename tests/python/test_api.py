@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The anydev package without other libraries: names, buffers, errors,
 printing, indexing, the buffer protocol, native handles."""
 import array

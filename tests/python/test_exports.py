@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Exports hold the memory: every way a HostBuffer's memory leaves anydev
 (buffer protocol, DLPack) holds the C handle, so take_ptr refuses with
 InvalidStateError while an export lives and works once it is gone; a DLPack

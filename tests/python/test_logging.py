@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """anydev.set_log_handler / set_log_level / log_level (python/anydev/_logging.py):
 messages reach Python's logging with their level; a message logged on a thread
 that holds the GIL is handed over at once on that thread, one logged without

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """anydev <-> NumPy through DLPack: zero copy both ways, lifetimes in both
 orders, errors for exchanges that cannot work."""
 import gc

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """DLPack on the opencl backend (PoCL in CI): host buffers export as kDLCPU
 (mapped host memory), device buffers as kDLOpenCL whose data is the cl_mem
 and byte_offset the view's offset; NumPy memory imports into an OpenCL

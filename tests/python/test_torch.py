@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """anydev <-> PyTorch through DLPack: zero copy both ways, lifetimes in both
 orders, errors; CUDA tensors <-> cuda DeviceBuffers when both have a GPU."""
 import gc

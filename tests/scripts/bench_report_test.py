@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """scripts/bench_report.py keeps the sections of docs/performance.md that it
 does not generate (run by ctest as scripts.bench_report_keeps_sections)."""
 import importlib.util

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Soak: create/release cycles of contexts, streams (used and unused), events
 // and buffers on the cpu backend, asserting that the process's threads
 // (/proc/self/task), memory mappings (/proc/self/maps), file descriptors

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Concurrency stress: many threads x streams x events x buffers, with every
 // handle released on a thread other than the one that made it, and streams
 // waiting for events recorded by other threads. Results are checked, and the

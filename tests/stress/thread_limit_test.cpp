@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // At the thread limit (RLIMIT_NPROC), in a child process: releasing a stream
 // or a buffer must not abort the process (before the fix the core's
 // reclaimer thread failed to start and std::system_error ended in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cpu backend's parsing of what the OS reports about the processor:
 // sysfs cache sizes.
 #include "cpu_device_info.h"

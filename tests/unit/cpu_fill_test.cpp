@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cpu backend's fill and copy kernels: exact bits for every pattern size,
 // destination alignment, length and store strategy (vector, rep stos,
 // streaming), and the split of large copies and fills across

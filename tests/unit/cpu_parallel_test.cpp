@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // split_work, the cpu backend's division of one large copy or fill among
 // threads: every byte is handed out exactly once, in chunks that start on
 // 4096-byte boundaries (a fill's pattern phase depends on it) and are no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cpu backend's small-block allocator (backends/cpu/cpu_small_blocks.h)
 // through allocate_pages/free_pages: small blocks are aligned to their class
 // and never overlap, many share one segment (no mapping each), empty

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cpu streams' worker pool (cpu_workers.h) and queue bound
 // (cpu_stream.h): threads do not grow with streams, a chain of waits longer
 // than the pool completes (waiting streams park instead of holding a

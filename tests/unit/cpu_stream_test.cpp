@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cpu stream's deferred wake-up (cpu_stream.h): once a stream has learned
 // that its caller synchronizes at once, a copy or fill enqueued on the idle
 // stream leaves the worker asleep. Whatever needs that task done must still

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element type traits (src/dtype.h): size, alignment and name of every dtype,
 // the name round trip, and values outside the enum.
 #include "dtype.h"

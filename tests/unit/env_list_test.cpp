@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared strict parsing of comma-separated environment lists
 // (src/env_list.h): decimal numbers and the per-entry rules and messages.
 #include "env_list.h"

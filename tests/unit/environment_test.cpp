@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checks of the core's own environment variables (src/environment.h):
 // what each accepts, and the message refusing the rest (naming the variable
 // and the escaped value). ANYDEV_LOG_LEVEL takes spdlog's names as well.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // escaped() (src/format.h): untrusted text in log lines and error messages
 // never carries a control character, an escape sequence, malformed UTF-8 or
 // an invisible line or direction change; printable text is kept as it is.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The event pool (src/event_pool.h) against a fake backend that counts its
 // event calls: cross-stream ordering, stream-ordered release and the caching
 // pool take their events from the device's pool, so that in steady state no

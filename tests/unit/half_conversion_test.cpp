@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // float <-> float16 / bfloat16 conversions of anydev.hpp: exact bit
 // patterns, round to nearest even at every kind of tie, overflow, subnormals,
 // signed zero, NaN, and exhaustive round trips.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One answer to an ABI mismatch from every backend: the kit's check_entry
 // (backends/common/kit_entry.h), and the entry points of cpu, opencl and cuda
 // called with a backend ABI version they were not built for.

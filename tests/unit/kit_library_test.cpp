@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The backend kit's library opening (backends/common/kit_library.h): one
 // error format naming the file, the dlerror() text and the hint.
 #include "kit_library.h"

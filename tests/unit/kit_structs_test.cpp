@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Caller-struct checks of the backend kit (backends/common/kit_structs.h): a
 // field is touched only when the caller's struct_size holds all of it.
 #include "kit_structs.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Symbol tables from an X-macro list (backends/common/kit_symbols.h):
 // REQUIRED entries must be found, OPTIONAL ones may stay null.
 #include "kit_symbols.h"

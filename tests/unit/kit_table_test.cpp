@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kit's table builder and the instance (backends/common/kit_table.h):
 // kit::entry<f> drops the instance and forwards every argument to an f
 // written without it, is f itself when f takes the instance, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Release paths under an allocation failure (issue 20 item 2): giving a
 // block back to its pool, trimming, releasing the cache and freeing an
 // unpooled allocation must neither throw nor abort when operator new fails

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The caching pool (src/pool/) against a fake backend whose streams only
 // finish their work when the test says so: size classes, when a block may be
 // reused, statistics, the out-of-memory retry and releasing the cache.

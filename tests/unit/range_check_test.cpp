@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Overflow-checked size arithmetic (src/range_check.h): products and sums at
 // the edge of size_t, views inside, at and past the end of their parent,
 // misaligned views, and copies from a short side.

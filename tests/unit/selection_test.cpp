@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ANYDEV_BACKEND parsing (src/selection.h): the accepted forms, and every
 // malformed form rejected with a message that names the bad entry.
 #include "selection.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reclaimer (src/stream_ordered_release.h) against a fake backend whose
 // events complete when the test says so: releases waiting on different
 // events finish in whatever order the events complete (no head-of-line

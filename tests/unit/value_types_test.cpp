@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C++ value types of anydev.hpp: Status and DType mirror the C enums,
 // dtype_of maps every element type, to_string spells statuses as the C ABI.
 #include <gtest/gtest.h>

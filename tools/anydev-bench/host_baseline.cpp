@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "host_baseline.h"
 
 #include <sys/mman.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host baselines for anydev's bandwidth figures: memcpy and memset on one
 // thread, and split across every core by persistent threads (woken once per
 // operation, as a tuned program would do it), plus page-aligned, pre-touched

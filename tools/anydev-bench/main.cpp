@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev-bench: the bandwidth of copies and fills through anydev on one
 // device, beside the host's memcpy/memset baseline (like nvbandwidth).
 //

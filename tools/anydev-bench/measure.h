@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What anydev-bench measures: one operation (a copy in one direction or a
 // fill with one pattern size) of one size through anydev, and the host
 // baseline for the same size (memcpy for copies, memset for fills, the better

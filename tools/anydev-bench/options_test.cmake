@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ctest tools.anydev-bench.options (tools/CMakeLists.txt), issue 18 item 6:
 # --opt=value, --version, the JSON's schema and anydev versions, --plot checked
 # before measuring, progress on stderr for a run over a second (also with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev-bench's progress on stderr: "done/total, operation size, about N s
 // left", shown once the run has lasted a second (a short run prints
 // nothing), with --json too (stdout carries only the results). On a

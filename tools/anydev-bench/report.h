@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev-bench's three outputs: a table for the terminal, one JSON object,
 // and an SVG plot of bandwidth against size (anydev's operations as solid
 // lines, the memcpy and memset baselines dashed). Bandwidth is in GB/s

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ctest smoke test of anydev-bench (tools/CMakeLists.txt): runs it on the cpu
 # backend with tiny sizes and checks that the table, the JSON object and the
 # SVG plot come out whole. No timing is asserted.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev-info --list: one line per device of every available backend, like
 // sycl-ls or nvidia-smi -L: "[cpu:0] AMD EPYC 7B13, 15.6 GiB", or the error
 // when the device could not be opened. Pure function of the report.

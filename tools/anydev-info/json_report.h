@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes a SystemReport as one JSON object (anydev-info --json), for scripts:
 //   {"version": "0.1.0",
 //    "backends": [{"name", "available", "device_count", "library", "reason",

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ctest tools.anydev-info.list (tools/CMakeLists.txt): --list prints one line
 # per device, "[backend:index] name, memory", with the cpu device among them;
 # --version prints the library version; --json with --list is refused.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // anydev-info: what anydev sees on this machine, like sycl-ls or clinfo.
 //
 // Exit status: 0 when the report is complete and the default selection

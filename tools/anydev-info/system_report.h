@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What anydev-info reports: a snapshot of the library's view of this machine,
 // gathered once through the C ABI (version, backends and their devices, plugin
 // folders, environment variables, the default selection).

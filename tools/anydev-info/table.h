@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plain-text table with a header row and aligned columns, for terminal
 // output: columns are as wide as their widest cell, separated by two spaces,
 // indented by `indent`; the last column is never padded, so long text (paths,

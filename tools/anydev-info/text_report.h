@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes a SystemReport as the human-readable report of anydev-info: one
 // titled section per topic (backends, devices, plugin folders, environment,
 // default selection), each a clean table.

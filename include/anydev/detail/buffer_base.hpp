@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BufferBase: what HostBuffer<T> and DeviceBuffer<T> share (buffer.hpp
 // defines them). Internal to anydev's headers; ownership and thread safety
 // below.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The buffer class templates declared ahead (DeviceContext's members name
 // them before buffer.hpp defines them), their traits, and AnyBuffer: the
 // concept that DeviceContext's copy and fill templates are constrained by.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Strings between the C++ API and the C ABI. Internal to anydev's headers.
 // OptionalCString owns its copy (a plain value, not for concurrent mutation);
 // to_std_string copies.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The text of a buffer for operator<< (buffer.hpp), made by the C ABI.
 // Internal to anydev's headers; returns an owned string, thread-safe as the
 // C ABI.

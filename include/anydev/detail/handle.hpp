@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared ownership of one C handle (context, stream, event, buffer) for the
 // C++ API's classes. Internal to anydev's headers.
 #include "anydev/detail/require_cxx20.hpp"  // first, before the guard

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stops a translation unit that includes anydev's C++ headers in C++17 or
 // older with one clear message, instead of the errors the first C++20 feature
 // would give ("'bit_cast' is not a member of 'std'"). No types, nothing to

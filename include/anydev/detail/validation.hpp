@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whether anydev's validation layer (ANYDEV_VALIDATE) is on, for the C++
 // API's element access. Internal to anydev's headers. Plain functions and a
 // constant: nothing owned, safe from any thread.

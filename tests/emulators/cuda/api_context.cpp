@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Primary contexts and the per-thread current context; peer access.
 #include <cuda.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices: count, name, memory, attributes, PCI bus id, peers.
 #include <cuda.h>
 

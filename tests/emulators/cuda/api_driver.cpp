@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cuInit, cuDriverGetVersion, cuGetErrorName/String and cuGetProcAddress.
 #include <cuda.h>
 

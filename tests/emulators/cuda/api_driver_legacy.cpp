@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA 11.3 cuGetProcAddress, without the query result: cuda.h maps the
 // name to cuGetProcAddress_v2, so the macro is undone here.
 #include <cuda.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device memory (cuMemAlloc, stream-ordered cuMemAllocAsync from the default
 // pool), pinned host memory and memory info. Other pools: api_pool.cpp.
 #include <cuda.h>

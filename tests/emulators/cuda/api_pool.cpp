@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Memory pools: the default pool, cuMemPoolCreate/Destroy, their attributes
 // and access, allocation from a pool, and the pointer attributes that say
 // where memory came from.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copies and memsets, run in order on the stream's worker. Pointers are
 // checked when the operation is enqueued (CUDA_ERROR_INVALID_VALUE) and again
 // when it runs: memory freed in between makes the stream fail with

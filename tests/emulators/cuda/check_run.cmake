@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs a command and checks its exit status and output.
 #   cmake -DCOMMAND=<program> [-DARGS=a@@b] [-DMUST_MATCH=re1@@re2]
 #         [-DMUST_NOT_MATCH=re] [-DEXPECT_RC=0] -P check_run.cmake

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cuda backend's own paths that the conformance suite does not reach,
 // run through the public C ABI against the CUDA emulator with two devices:
 // copies between devices (cuMemcpyPeerAsync), wrapped native streams, native

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The driver calls each anydev operation makes on the cuda backend in steady
 // state, counted by the CUDA emulator (emu_call_counts.h) and pinned exactly:
 // one table row per operation, each with the calls it must make, so that a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's count of driver calls, per entry point: every call made
 // through a pointer that cuGetProcAddress handed out (which is how the cuda
 // backend calls the driver) adds one to its entry point's count, whatever it

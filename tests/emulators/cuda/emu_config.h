@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's settings, read once from the environment.
 //
 //   ANYDEV_CUDA_EMULATOR_DEVICES       number of devices (default 1; 0: cuInit

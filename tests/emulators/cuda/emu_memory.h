@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's memory: device allocations and pinned host allocations.
 //
 // Device memory lives in ordinary host storage, but the addresses handed out

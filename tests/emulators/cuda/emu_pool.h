@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's memory pools: each device's default pool (created by cuInit)
 // and the pools cuMemPoolCreate makes.
 //

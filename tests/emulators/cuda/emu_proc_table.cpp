@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "emu_proc_table.h"
 
 #include <cudaTypedefs.h>

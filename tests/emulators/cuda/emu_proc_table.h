@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The table cuGetProcAddress answers from: every entry point the emulator
 // implements, under its unversioned name, with the CUDA version that
 // introduced the signature it has. Immutable; thread-safe.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The emulator's devices, primary contexts and per-thread current context.
 //
 // Devices and their contexts are created by cuInit and live until the process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams and events of the emulator.
 //
 // A Stream runs its operations in order on its own worker thread, each after

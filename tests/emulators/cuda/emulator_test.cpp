@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the CUDA emulator itself: it must fail where a real driver fails
 // and expose what real hardware would expose (asynchrony, faulting device
 // addresses), or the conformance runs against it prove nothing.

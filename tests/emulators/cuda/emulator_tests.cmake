@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # ctest entries for the CUDA emulator and for the cuda backend run against it.
 #
 # The conformance runs need targets defined elsewhere (anydev-conformance-tests

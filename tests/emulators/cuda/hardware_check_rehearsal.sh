@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs scripts/hardware-check against the CUDA emulator on a folder laid out
 # like build-hw/ whose files are links into the build tree, then lists what
 # the check left in $OUT (the device tool brings back at most 8 files).
