@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "allocation.h"
+#include "fake_backend_table.h"
 #include "kit_table.h"
 #include "objects.h"
 #include "pool/caching_pool.h"
@@ -100,18 +101,10 @@ anydev_status_t StreamWaitEvent(anydev_bk_stream_t, anydev_bk_event_t) { return 
 anydev_status_t StreamSynchronize(anydev_bk_stream_t) { return ANYDEV_SUCCESS; }
 
 anydev_backend_table_t MakeTable() {
-  anydev_backend_table_t t{};
-  t.struct_size = sizeof(t);
-  t.abi_version = ANYDEV_BACKEND_ABI_VERSION;
-  t.name = "fake";
-  t.host_alloc = anydev::kit::entry<HostAlloc>;
-  t.device_alloc = anydev::kit::entry<DeviceAlloc>;
-  t.memory_free = anydev::kit::entry<MemoryFree>;
-  t.event_create = anydev::kit::entry<EventCreate>;
-  t.event_destroy = anydev::kit::entry<EventDestroy>;
-  t.event_record = anydev::kit::entry<EventRecord>;
-  t.event_query = anydev::kit::entry<EventQuery>;
-  t.event_synchronize = anydev::kit::entry<EventSynchronize>;
+  anydev_backend_table_t t = anydev::test::fake_table();
+  anydev::test::set_memory_entries<HostAlloc, DeviceAlloc, MemoryFree>(t);
+  anydev::test::set_event_entries<EventCreate, EventDestroy, EventRecord, EventQuery,
+                                  EventSynchronize>(t);
   t.stream_wait_event = anydev::kit::entry<StreamWaitEvent>;
   t.stream_synchronize = anydev::kit::entry<StreamSynchronize>;
   return t;

@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "fake_backend_table.h"
 #include "kit_table.h"
 #include "registry.h"
 #include "status.h"
@@ -86,17 +87,11 @@ anydev_status_t EventSynchronize(anydev_bk_event_t event) {
 }
 
 anydev_backend_table_t MakeTable() {
-  anydev_backend_table_t t{};
-  t.struct_size = sizeof(t);
-  t.abi_version = ANYDEV_BACKEND_ABI_VERSION;
-  t.name = "fake";
+  anydev_backend_table_t t = anydev::test::fake_table();
+  anydev::test::set_event_entries<EventCreate, EventDestroy, EventRecord, EventQuery,
+                                  EventSynchronize>(t);
   t.memory_free = anydev::kit::entry<MemoryFree>;
   t.stream_destroy = anydev::kit::entry<StreamDestroy>;
-  t.event_create = anydev::kit::entry<EventCreate>;
-  t.event_destroy = anydev::kit::entry<EventDestroy>;
-  t.event_record = anydev::kit::entry<EventRecord>;
-  t.event_query = anydev::kit::entry<EventQuery>;
-  t.event_synchronize = anydev::kit::entry<EventSynchronize>;
   return t;
 }
 const anydev_backend_table_t kTable = MakeTable();
