@@ -21,10 +21,7 @@
 #include "anydev/anydev.hpp"
 #include "fork_child.h"
 
-// The child abandons what the parent made (it must not free it).
-extern "C" __attribute__((visibility("default"))) int __lsan_is_turned_off() {
-  return anydev_test::g_in_forked_child;
-}
+ANYDEV_FORK_CHILD_LEAK_HOOK()
 
 namespace {
 

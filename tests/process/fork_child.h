@@ -87,4 +87,12 @@ std::string run_in_forked_child(Body body) {
 
 }  // namespace anydev_test
 
+// Defines LeakSanitizer's hook for a fork test's executable (once, at file
+// scope): leak checking is off in a forked child only, which deliberately
+// abandons what the parent made (it must not free the parent's state).
+#define ANYDEV_FORK_CHILD_LEAK_HOOK()                                            \
+  extern "C" __attribute__((visibility("default"))) int __lsan_is_turned_off() { \
+    return anydev_test::g_in_forked_child;                                       \
+  }
+
 #endif  // ANYDEV_TESTS_PROCESS_FORK_CHILD_H_

@@ -21,16 +21,7 @@
 #include "anydev/anydev.hpp"
 #include "fork_child.h"
 
-namespace {
-
-volatile sig_atomic_t g_in_forked_child = 0;
-
-}  // namespace
-
-// The child abandons what the parent made (it must not free it).
-extern "C" __attribute__((visibility("default"))) int __lsan_is_turned_off() {
-  return g_in_forked_child;
-}
+ANYDEV_FORK_CHILD_LEAK_HOOK()
 
 namespace {
 
@@ -87,7 +78,7 @@ TEST(ForkChildWork, ChildMakesItsOwnContextWhileParentWorkersAreBusy) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0) << "fork: " << std::strerror(errno);
     if (pid == 0) {
-      g_in_forked_child = 1;
+      anydev_test::g_in_forked_child = 1;
       alarm(30);               // a deadlock ends as SIGALRM, which the parent reports
       std::exit(ChildWork());  // a normal exit: atexit handlers and static destructors run
     }

@@ -72,10 +72,7 @@ extern "C" __attribute__((visibility("default"))) FILE* fopen(const char* path, 
   return real_fopen()(path, mode);
 }
 
-// The child abandons what the parent made (it must not free it).
-extern "C" __attribute__((visibility("default"))) int __lsan_is_turned_off() {
-  return anydev_test::g_in_forked_child;
-}
+ANYDEV_FORK_CHILD_LEAK_HOOK()
 
 namespace {
 

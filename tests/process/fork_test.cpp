@@ -21,17 +21,7 @@
 #include "anydev/anydev.hpp"
 #include "fork_child.h"
 
-namespace {
-
-volatile sig_atomic_t g_in_forked_child = 0;
-
-}  // namespace
-
-// LeakSanitizer hook: the child deliberately abandons what the parent made
-// (it must not free the parent's state), so leak checking is off there only.
-extern "C" __attribute__((visibility("default"))) int __lsan_is_turned_off() {
-  return g_in_forked_child;
-}
+ANYDEV_FORK_CHILD_LEAK_HOOK()
 
 namespace {
 
@@ -107,7 +97,7 @@ TEST(Fork, ChildGetsInvalidStateAndExitsNormally) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0) << "fork: " << std::strerror(errno);
   if (pid == 0) {
-    g_in_forked_child = 1;
+    anydev_test::g_in_forked_child = 1;
     alarm(30);  // a hang ends as SIGALRM, which the parent reports
     const int code = RunChild(ctx, host, device);
     std::exit(code);  // normal exit: atexit handlers and static destructors run
@@ -165,7 +155,7 @@ TEST(Fork, ChildReleasesBuffersWithPendingWorkAndExits) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0) << "fork: " << std::strerror(errno);
   if (pid == 0) {
-    g_in_forked_child = 1;
+    anydev_test::g_in_forked_child = 1;
     alarm(30);  // a hang ends as SIGALRM, which the parent reports
     int code = 0;
     try {
