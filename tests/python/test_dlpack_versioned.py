@@ -196,3 +196,23 @@ def test_from_dlpack_takes_both_capsule_kinds_and_marks_them_used(ctx):
         assert capsule_name(capsule) == used
         with pytest.raises(ValueError, match="not a usable DLPack capsule"):
             anydev.from_dlpack(capsule)  # consumed: refused, nothing freed twice
+
+
+def test_debians_numpy_and_torch_use_the_unversioned_path(ctx):
+    """NumPy 1.24 and PyTorch 1.13 know neither max_version as producers nor
+    versioned capsules as consumers: both directions keep working through the
+    0.6 capsule (and through the versioned one with newer releases)."""
+    numpy = pytest.importorskip("numpy", reason="NumPy is not installed (Debian: python3-numpy)")
+    h = ctx.enqueue_create_host_buffer(4, dtype="float32")
+    h.enqueue_fill(1.25)
+    a = numpy.from_dlpack(h)  # consumer: calls __dlpack__(stream=None), no max_version
+    assert a.tolist() == [1.25] * 4 and a.ctypes.data == h.unsafe_ptr()
+    source = numpy.arange(6, dtype=numpy.int32)
+    view = anydev.from_dlpack(source)  # producer: max_version refused, asked again
+    assert view.unsafe_ptr() == source.ctypes.data and view[5] == 5
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed (Debian: python3-torch)")
+    t = torch.from_dlpack(h)
+    assert t.tolist() == [1.25] * 4 and t.data_ptr() == h.unsafe_ptr()
+    tensor = torch.arange(3, dtype=torch.int64)
+    back = anydev.from_dlpack(tensor)
+    assert back.unsafe_ptr() == tensor.data_ptr() and back[2] == 2
