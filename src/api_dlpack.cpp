@@ -134,8 +134,9 @@ anydev_status_t anydev_buffer_dlpack_device(anydev_buffer_t buf, int* device_typ
 
 namespace {
 
-// Both exports: checks buf and the shape, then makes the tensor (both
-// kinds filled in; the caller hands on the one asked for).
+// Both exports: checks buf and the shape, then makes the tensor of the kind
+// asked for (`versioned`: DLPack 1.x with `flags`, else 0.x); the caller
+// hands on that kind's struct, whose deleter frees the whole record.
 anydev_status_t export_tensor(const char* op, anydev_buffer_t buf, int ndim, const int64_t* shape,
                               bool versioned, std::uint64_t flags, ExportedTensor** out) {
   BufferView view;
