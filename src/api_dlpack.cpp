@@ -2,7 +2,9 @@
 // C entry points of anydev_dlpack.h: DLPack export and import of buffers,
 // and ordering a consumer after the work on a buffer.
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -19,21 +21,37 @@ using namespace anydev::core;
 
 namespace {
 
-// What an exported DLManagedTensor points to: the tensor itself, its shape
+// What an exported tensor points to: the tensor itself (the unversioned
+// `managed` or the versioned `versioned`, whichever was asked for), its shape
 // and strides, and one reference to the buffer. Owned by the consumer until
 // it calls the deleter (from any thread).
 struct ExportedTensor {
   DLManagedTensor managed{};
+  anydev_dlpack_managed_tensor_versioned_t versioned{};
   std::vector<std::int64_t> shape;
   std::vector<std::int64_t> strides;
   anydev_buffer_t buffer = nullptr;
 };
 
-void delete_exported(DLManagedTensor* self) {
-  if (self == nullptr) return;
-  auto* exported = static_cast<ExportedTensor*>(self->manager_ctx);
+void release_exported(void* manager_ctx) noexcept {
+  auto* exported = static_cast<ExportedTensor*>(manager_ctx);
+  if (exported == nullptr) return;
   anydev_buffer_release(exported->buffer);
   delete exported;
+}
+
+void delete_exported(DLManagedTensor* self) {
+  if (self != nullptr) release_exported(self->manager_ctx);
+}
+
+void delete_exported_versioned(anydev_dlpack_managed_tensor_versioned_t* self) {
+  if (self != nullptr) release_exported(self->manager_ctx);
+}
+
+std::string hex_text(std::uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
+  return text;
 }
 
 std::string shape_text(int ndim, const std::int64_t* shape) {
@@ -112,17 +130,23 @@ anydev_status_t anydev_buffer_dlpack_device(anydev_buffer_t buf, int* device_typ
   return ANYDEV_SUCCESS;
 }
 
-anydev_status_t anydev_buffer_to_dlpack(anydev_buffer_t buf, int ndim, const int64_t* shape,
-                                        DLManagedTensor** out) {
-  static constexpr const char* op = "anydev_buffer_to_dlpack";
-  ANYDEV_REQUIRE_ARG(op, out);
+}  // extern "C"
+
+namespace {
+
+// Both exports: checks buf and the shape, then makes the tensor of the kind
+// asked for (`versioned`: DLPack 1.x with `flags`, else 0.x); the caller
+// hands on that kind's struct, whose deleter frees the whole record.
+anydev_status_t export_tensor(const char* op, anydev_buffer_t buf, int ndim, const int64_t* shape,
+                              bool versioned, std::uint64_t flags, ExportedTensor** out) {
   BufferView view;
   if (anydev_status_t s = access_buffer(op, buf, "buf", &view); s != ANYDEV_SUCCESS) return s;
-  const auto dtype = to_dlpack_dtype(buf->dtype);
+  const auto dtype = to_dlpack_dtype(buf->dtype, versioned);
   if (!dtype) {
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "dtype ", anydev_dtype_name(buf->dtype),
-                " has no DLPack ", DLPACK_VERSION / 100, ".", DLPACK_VERSION % 100 / 10,
-                " type; export a uint8 view of it (create_sub_buffer) instead");
+                " has no DLPack 0.6 type (kDLBool is DLPack 1.x): export it as a versioned "
+                "tensor (anydev_buffer_to_dlpack_versioned; Python: __dlpack__(max_version=(1, "
+                "0))) or a uint8 view of it (create_sub_buffer)");
   }
   const std::int64_t flat = static_cast<std::int64_t>(buf->count);
   if (shape == nullptr) {
@@ -176,7 +200,7 @@ anydev_status_t anydev_buffer_to_dlpack(anydev_buffer_t buf, int ndim, const int
     for (int i = ndim - 2; i >= 0; --i) {
       exported->strides[i] = exported->strides[i + 1] * std::max<std::int64_t>(shape[i + 1], 1);
     }
-    DLTensor& t = exported->managed.dl_tensor;
+    DLTensor& t = versioned ? exported->versioned.dl_tensor : exported->managed.dl_tensor;
     t.data = data;
     t.device = DLDevice{static_cast<DLDeviceType>(device_type), device_id};
     t.ndim = ndim;
@@ -186,22 +210,67 @@ anydev_status_t anydev_buffer_to_dlpack(anydev_buffer_t buf, int ndim, const int
     t.byte_offset = byte_offset;
     exported->managed.manager_ctx = exported;
     exported->managed.deleter = delete_exported;
+    exported->versioned.version = {ANYDEV_DLPACK_MAJOR_VERSION, ANYDEV_DLPACK_MINOR_VERSION};
+    exported->versioned.manager_ctx = exported;
+    exported->versioned.deleter = delete_exported_versioned;
+    exported->versioned.flags = flags;
     anydev_buffer_retain(buf);
     exported->buffer = buf;
-    *out = &exported->managed;
+    *out = exported;
     return ANYDEV_SUCCESS;
   });
 }
 
-anydev_status_t anydev_buffer_from_dlpack(anydev_context_t ctx, DLManagedTensor* tensor,
-                                          anydev_buffer_t* out) {
-  static constexpr const char* op = "anydev_buffer_from_dlpack";
-  ANYDEV_REQUIRE_ARG(op, tensor);
+}  // namespace
+
+extern "C" {
+
+anydev_status_t anydev_buffer_to_dlpack(anydev_buffer_t buf, int ndim, const int64_t* shape,
+                                        DLManagedTensor** out) {
+  static constexpr const char* op = "anydev_buffer_to_dlpack";
   ANYDEV_REQUIRE_ARG(op, out);
+  ExportedTensor* exported = nullptr;
+  if (anydev_status_t s = export_tensor(op, buf, ndim, shape, false, 0, &exported);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  *out = &exported->managed;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t anydev_buffer_to_dlpack_versioned(anydev_buffer_t buf, int ndim,
+                                                  const int64_t* shape, uint64_t flags,
+                                                  anydev_dlpack_managed_tensor_versioned_t** out) {
+  static constexpr const char* op = "anydev_buffer_to_dlpack_versioned";
+  ANYDEV_REQUIRE_ARG(op, out);
+  if ((flags & ~ANYDEV_DLPACK_FLAG_READ_ONLY) != 0) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "flags ", hex_text(flags),
+                " hold bits other than ANYDEV_DLPACK_FLAG_READ_ONLY (0x1): anydev exports its "
+                "memory without copying, so IS_COPIED (0x2) and unknown bits cannot be set");
+  }
+  ExportedTensor* exported = nullptr;
+  if (anydev_status_t s = export_tensor(op, buf, ndim, shape, true, flags, &exported);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  *out = &exported->versioned;
+  return ANYDEV_SUCCESS;
+}
+
+}  // extern "C"
+
+namespace {
+
+// Both imports: checks the tensor `t` and makes the buffer over it, which
+// calls `release` (the tensor's deleter) once the memory is no longer used.
+// `exported`: anydev's own tensor when it is one (its backend is asked
+// first), else nullptr. On failure `release` is not called.
+anydev_status_t import_tensor(const char* op, anydev_context_t ctx, const DLTensor& t,
+                              const ExportedTensor* exported, std::function<void()> release,
+                              anydev_buffer_t* out) {
   if (ctx != nullptr) {
     if (anydev_status_t s = check_fork(op, ctx, "context"); s != ANYDEV_SUCCESS) return s;
   }
-  const DLTensor& t = tensor->dl_tensor;
   // Read as an int: a C producer may store any value there, and loading an
   // out-of-range value as the C++ enum would be undefined behaviour.
   int device_type = 0;
@@ -211,10 +280,8 @@ anydev_status_t anydev_buffer_from_dlpack(anydev_context_t ctx, DLManagedTensor*
   // Asked first: the context's backend, then (for a tensor anydev exported)
   // the exporting buffer's backend, since several backends may declare the
   // same DLPack device type (kDLExtDev).
-  const Backend* first[2] = {ctx != nullptr ? ctx->state->backend : nullptr, nullptr};
-  if (tensor->deleter == delete_exported && tensor->manager_ctx != nullptr) {
-    first[1] = static_cast<ExportedTensor*>(tensor->manager_ctx)->buffer->allocation->backend;
-  }
+  const Backend* first[2] = {ctx != nullptr ? ctx->state->backend : nullptr,
+                             exported != nullptr ? exported->buffer->allocation->backend : nullptr};
   DlpackSource found;
   if (anydev_status_t s = dlpack_source(op, device_type, t.device.device_id, first, &found);
       s != ANYDEV_SUCCESS) {
@@ -226,7 +293,7 @@ anydev_status_t anydev_buffer_from_dlpack(anydev_context_t ctx, DLManagedTensor*
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the tensor's dtype (",
                 describe_dlpack_dtype(t.dtype),
                 ") has no anydev dtype (anydev takes int, uint, float, bfloat and complex "
-                "types of its sizes with 1 lane)");
+                "types of its sizes, and kDLBool of 8 bits, with 1 lane)");
   }
   if (t.ndim < 0 || t.ndim > ANYDEV_DLPACK_MAX_NDIM) {
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the tensor's ndim ", t.ndim, " is outside 0..",
@@ -316,9 +383,7 @@ anydev_status_t anydev_buffer_from_dlpack(anydev_context_t ctx, DLManagedTensor*
     auto allocation = make_foreign_allocation(
         context->backend, context->device, kind, bytes == 0 ? nullptr : t.data,
         bytes == 0 ? 0 : static_cast<std::size_t>(t.byte_offset) + bytes, context->stream,
-        [tensor] {
-          if (tensor->deleter != nullptr) tensor->deleter(tensor);
-        });
+        std::move(release));
     auto* buf = new anydev_buffer_s;
     buf->fork_generation = fork_generation();
     buf->kind = source->device_memory ? ANYDEV_MEMORY_DEVICE : ANYDEV_MEMORY_HOST;
@@ -331,6 +396,59 @@ anydev_status_t anydev_buffer_from_dlpack(anydev_context_t ctx, DLManagedTensor*
     *out = buf;
     return ANYDEV_SUCCESS;
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+anydev_status_t anydev_buffer_from_dlpack(anydev_context_t ctx, DLManagedTensor* tensor,
+                                          anydev_buffer_t* out) {
+  static constexpr const char* op = "anydev_buffer_from_dlpack";
+  ANYDEV_REQUIRE_ARG(op, tensor);
+  ANYDEV_REQUIRE_ARG(op, out);
+  const ExportedTensor* exported = tensor->deleter == delete_exported
+                                       ? static_cast<ExportedTensor*>(tensor->manager_ctx)
+                                       : nullptr;
+  return import_tensor(
+      op, ctx, tensor->dl_tensor, exported,
+      [tensor] {
+        if (tensor->deleter != nullptr) tensor->deleter(tensor);
+      },
+      out);
+}
+
+anydev_status_t anydev_buffer_from_dlpack_versioned(
+    anydev_context_t ctx, anydev_dlpack_managed_tensor_versioned_t* tensor, anydev_buffer_t* out) {
+  static constexpr const char* op = "anydev_buffer_from_dlpack_versioned";
+  ANYDEV_REQUIRE_ARG(op, tensor);
+  ANYDEV_REQUIRE_ARG(op, out);
+  if (tensor->version.major != 1) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the tensor's DLPack version is ",
+                tensor->version.major, ".", tensor->version.minor,
+                "; anydev imports versioned tensors of major version 1");
+  }
+  if ((tensor->flags & ANYDEV_DLPACK_FLAG_READ_ONLY) != 0) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the tensor is read-only (flags ",
+                hex_text(tensor->flags),
+                " hold DLPACK_FLAG_BITMASK_READ_ONLY) and anydev buffers are writable; import a "
+                "writable copy of it instead");
+  }
+  const std::uint64_t known = ANYDEV_DLPACK_FLAG_READ_ONLY | ANYDEV_DLPACK_FLAG_IS_COPIED;
+  if ((tensor->flags & ~known) != 0) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the tensor's flags ", hex_text(tensor->flags),
+                " hold bits DLPack 1.0 does not define (", hex_text(tensor->flags & ~known),
+                "); anydev cannot tell what they ask of it");
+  }
+  const ExportedTensor* exported = tensor->deleter == delete_exported_versioned
+                                       ? static_cast<ExportedTensor*>(tensor->manager_ctx)
+                                       : nullptr;
+  return import_tensor(
+      op, ctx, tensor->dl_tensor, exported,
+      [tensor] {
+        if (tensor->deleter != nullptr) tensor->deleter(tensor);
+      },
+      out);
 }
 
 anydev_status_t anydev_buffer_make_ready(anydev_buffer_t buf, void* consumer_stream) {

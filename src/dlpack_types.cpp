@@ -3,12 +3,14 @@
 
 #include <cstdint>
 
+#include "anydev/anydev_dlpack.h"
 #include "status.h"
 
 namespace anydev::core {
 namespace {
 
-// DLPack 0.7 added kDLOneAPI (14); DLPack 0.8 added kDLBool (6).
+// DLPack 0.7 added kDLOneAPI (14); DLPack 0.8 added kDLBool (6), which
+// anydev_dlpack.h names ANYDEV_DLPACK_CODE_BOOL for 0.6 headers.
 #if DLPACK_VERSION >= 70
 constexpr int kOneApi = kDLOneAPI;
 #else
@@ -22,16 +24,21 @@ struct DtypeEntry {
 };
 
 constexpr DtypeEntry kDtypes[] = {
-    {ANYDEV_DTYPE_INT8, kDLInt, 8},           {ANYDEV_DTYPE_INT16, kDLInt, 16},
-    {ANYDEV_DTYPE_INT32, kDLInt, 32},         {ANYDEV_DTYPE_INT64, kDLInt, 64},
-    {ANYDEV_DTYPE_UINT8, kDLUInt, 8},         {ANYDEV_DTYPE_UINT16, kDLUInt, 16},
-    {ANYDEV_DTYPE_UINT32, kDLUInt, 32},       {ANYDEV_DTYPE_UINT64, kDLUInt, 64},
-    {ANYDEV_DTYPE_FLOAT16, kDLFloat, 16},     {ANYDEV_DTYPE_BFLOAT16, kDLBfloat, 16},
-    {ANYDEV_DTYPE_FLOAT32, kDLFloat, 32},     {ANYDEV_DTYPE_FLOAT64, kDLFloat, 64},
-    {ANYDEV_DTYPE_COMPLEX64, kDLComplex, 64}, {ANYDEV_DTYPE_COMPLEX128, kDLComplex, 128},
-#if DLPACK_VERSION >= 80
-    {ANYDEV_DTYPE_BOOL, kDLBool, 8},
-#endif
+    {ANYDEV_DTYPE_INT8, kDLInt, 8},
+    {ANYDEV_DTYPE_INT16, kDLInt, 16},
+    {ANYDEV_DTYPE_INT32, kDLInt, 32},
+    {ANYDEV_DTYPE_INT64, kDLInt, 64},
+    {ANYDEV_DTYPE_UINT8, kDLUInt, 8},
+    {ANYDEV_DTYPE_UINT16, kDLUInt, 16},
+    {ANYDEV_DTYPE_UINT32, kDLUInt, 32},
+    {ANYDEV_DTYPE_UINT64, kDLUInt, 64},
+    {ANYDEV_DTYPE_FLOAT16, kDLFloat, 16},
+    {ANYDEV_DTYPE_BFLOAT16, kDLBfloat, 16},
+    {ANYDEV_DTYPE_FLOAT32, kDLFloat, 32},
+    {ANYDEV_DTYPE_FLOAT64, kDLFloat, 64},
+    {ANYDEV_DTYPE_COMPLEX64, kDLComplex, 64},
+    {ANYDEV_DTYPE_COMPLEX128, kDLComplex, 128},
+    {ANYDEV_DTYPE_BOOL, ANYDEV_DLPACK_CODE_BOOL, 8},
 };
 
 const char* code_name(int code) {
@@ -48,13 +55,16 @@ const char* code_name(int code) {
       return "bfloat";
     case kDLComplex:
       return "complex";
+    case ANYDEV_DLPACK_CODE_BOOL:
+      return "bool";
   }
   return nullptr;
 }
 
 }  // namespace
 
-std::optional<DLDataType> to_dlpack_dtype(anydev_dtype_t dtype) noexcept {
+std::optional<DLDataType> to_dlpack_dtype(anydev_dtype_t dtype, bool versioned) noexcept {
+  if (dtype == ANYDEV_DTYPE_BOOL && !versioned) return std::nullopt;
   for (const DtypeEntry& e : kDtypes) {
     if (e.dtype == dtype) return DLDataType{e.code, e.bits, 1};
   }

@@ -19,9 +19,11 @@
 
 namespace anydev::core {
 
-// nullopt when DLPack (this header's version) has no such type (bool in 0.6).
-std::optional<DLDataType> to_dlpack_dtype(anydev_dtype_t dtype) noexcept;
-// nullopt for lanes != 1 or a code/bits pair anydev has no dtype for.
+// nullopt when the DLPack version exported has no such type: bool (kDLBool)
+// exists in the versioned (1.x) tensor only, not in 0.6.
+std::optional<DLDataType> to_dlpack_dtype(anydev_dtype_t dtype, bool versioned) noexcept;
+// nullopt for lanes != 1 or a code/bits pair anydev has no dtype for
+// (kDLBool 8 bits is bool, from either kind of tensor).
 std::optional<anydev_dtype_t> from_dlpack_dtype(DLDataType type) noexcept;
 // "float32x1", "int(code 7) 8 bits x 1": for messages.
 std::string describe_dlpack_dtype(DLDataType type);

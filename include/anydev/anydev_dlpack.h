@@ -3,8 +3,15 @@
  * anydev DLPack interop: hand a buffer to NumPy, PyTorch, CuPy, JAX ... as a
  * DLManagedTensor without copying, and use theirs as an anydev buffer.
  *
- * Needs the DLPack header (Debian: libdlpack-dev, <dlpack/dlpack.h>); this
- * build targets DLPack 0.6 (the unversioned DLManagedTensor).
+ * Needs the DLPack header (Debian: libdlpack-dev, <dlpack/dlpack.h>, 0.6).
+ * Two kinds of tensor are exchanged:
+ *   - DLPack 0.x: the unversioned DLManagedTensor (anydev_buffer_to_dlpack,
+ *     anydev_buffer_from_dlpack);
+ *   - DLPack 1.x: the versioned tensor, anydev_dlpack_managed_tensor_versioned_t
+ *     (version, flags; _versioned functions). When <dlpack/dlpack.h> is
+ *     1.0 or newer it is that header's DLManagedTensorVersioned; with an
+ *     older header anydev declares the same layout under its own names (the
+ *     DLPack 1.0 specification), so both headers can be included together.
  *
  * Devices. A buffer is exported on the DLPack device that matches where its
  * memory lives:
@@ -25,8 +32,10 @@
  *
  * Element types map one to one (int8..int64 kDLInt, uint8..uint64 kDLUInt,
  * float16/32/64 kDLFloat, bfloat16 kDLBfloat, complex64/128 kDLComplex, all
- * with lanes 1). DLPack 0.6 has no boolean code: exporting a bool buffer is
- * UNSUPPORTED (make a uint8 view with anydev_buffer_create_sub_buffer).
+ * with lanes 1). bool is kDLBool (6) with 8 bits: the versioned (1.x)
+ * export gives it; the unversioned export refuses it as UNSUPPORTED (0.6
+ * consumers have no such code: make a uint8 view with
+ * anydev_buffer_create_sub_buffer). Both imports take kDLBool 8 bits as bool.
  *
  * Lifetimes. An exported tensor holds a reference to the buffer: the memory
  * stays valid until the consumer calls the tensor's deleter (from any
@@ -58,6 +67,38 @@ extern "C" {
 /* Most dimensions an exported or imported tensor may have. */
 #define ANYDEV_DLPACK_MAX_NDIM 32
 
+/* ---- DLPack 1.x: the versioned tensor ---------------------------------- */
+
+/* The DLPack version anydev's versioned export writes into `version`. */
+#define ANYDEV_DLPACK_MAJOR_VERSION 1
+#define ANYDEV_DLPACK_MINOR_VERSION 0
+/* Flag bits of the versioned tensor (DLPack 1.0's
+ * DLPACK_FLAG_BITMASK_READ_ONLY and DLPACK_FLAG_BITMASK_IS_COPIED). */
+#define ANYDEV_DLPACK_FLAG_READ_ONLY ((uint64_t)1)
+#define ANYDEV_DLPACK_FLAG_IS_COPIED ((uint64_t)2)
+/* DLPack 1.x's boolean type code (kDLBool, absent from 0.6 headers). */
+#define ANYDEV_DLPACK_CODE_BOOL 6
+
+#if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
+typedef DLPackVersion anydev_dlpack_version_t;
+typedef DLManagedTensorVersioned anydev_dlpack_managed_tensor_versioned_t;
+#else
+/* DLPack 1.0's DLPackVersion, under anydev's name (same layout). */
+typedef struct anydev_dlpack_version_s {
+  uint32_t major;
+  uint32_t minor;
+} anydev_dlpack_version_t;
+/* DLPack 1.0's DLManagedTensorVersioned, under anydev's name (same layout).
+ * Owned by whoever holds it until deleter(self) is called (once). */
+typedef struct anydev_dlpack_managed_tensor_versioned_s {
+  anydev_dlpack_version_t version;
+  void* manager_ctx;
+  void (*deleter)(struct anydev_dlpack_managed_tensor_versioned_s* self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+} anydev_dlpack_managed_tensor_versioned_t;
+#endif
+
 /* The DLPack device the buffer exports to (see the table above). */
 ANYDEV_API anydev_status_t anydev_buffer_dlpack_device(anydev_buffer_t buf, int* device_type,
                                                        int* device_id);
@@ -71,6 +112,16 @@ ANYDEV_API anydev_status_t anydev_buffer_dlpack_device(anydev_buffer_t buf, int*
  * (*out)->deleter(*out) -- or by handing it to a consumer that will. */
 ANYDEV_API anydev_status_t anydev_buffer_to_dlpack(anydev_buffer_t buf, int ndim,
                                                    const int64_t* shape, DLManagedTensor** out);
+
+/* The same as a DLPack 1.0 versioned tensor: version {1, 0}, the dtype table
+ * above including bool (kDLBool), and `flags`: 0 or
+ * ANYDEV_DLPACK_FLAG_READ_ONLY (the consumer must not write the memory;
+ * anydev does not enforce it). Any other bit is INVALID_ARGUMENT (anydev
+ * never copies, so it never sets IS_COPIED). The caller owns *out and gives
+ * it up by calling (*out)->deleter(*out). */
+ANYDEV_API anydev_status_t
+anydev_buffer_to_dlpack_versioned(anydev_buffer_t buf, int ndim, const int64_t* shape,
+                                  uint64_t flags, anydev_dlpack_managed_tensor_versioned_t** out);
 
 /* Imports a producer's tensor as a buffer that shares its memory (a
  * HostBuffer for host memory, a DeviceBuffer for device memory) with the
@@ -95,6 +146,16 @@ ANYDEV_API anydev_status_t anydev_buffer_to_dlpack(anydev_buffer_t buf, int ndim
  * field and its value. byte_offset becomes the view's offset. */
 ANYDEV_API anydev_status_t anydev_buffer_from_dlpack(anydev_context_t ctx, DLManagedTensor* tensor,
                                                      anydev_buffer_t* out);
+
+/* The same for a DLPack 1.x versioned tensor, with these checks first (each
+ * UNSUPPORTED naming the value, the caller still owning the tensor):
+ * version.major must be 1 (any minor: minor versions keep the layout);
+ * flags may hold ANYDEV_DLPACK_FLAG_IS_COPIED (anydev then owns the only
+ * reference, as the producer promised) but not
+ * ANYDEV_DLPACK_FLAG_READ_ONLY (anydev buffers are writable: copy it first)
+ * nor any bit DLPack 1.0 does not define. */
+ANYDEV_API anydev_status_t anydev_buffer_from_dlpack_versioned(
+    anydev_context_t ctx, anydev_dlpack_managed_tensor_versioned_t* tensor, anydev_buffer_t* out);
 
 /* Makes the work already enqueued that uses buf's memory visible to a
  * consumer. consumer_stream == NULL: blocks until that work has finished

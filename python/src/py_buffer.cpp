@@ -83,9 +83,10 @@ std::size_t normalize_index(const Buffer& buf, const char* method, Py_ssize_t in
   const auto size = static_cast<Py_ssize_t>(buf.count);
   const Py_ssize_t i = index < 0 ? index + size : index;
   if (i < 0 || i >= size) {
-    throw py::index_error(std::string(buf.type_name()) + "." + method + ": index " +
-                          std::to_string(index) + " is out of range for a buffer of " +
-                          std::to_string(buf.count) + " elements");
+    // anydev.OutOfRangeError (an IndexError too) with its status.
+    throw Error(Status::out_of_range,
+                std::string(buf.type_name()) + "." + method + ": index " + std::to_string(index) +
+                    " is out of range for a buffer of " + std::to_string(buf.count) + " elements");
   }
   return static_cast<std::size_t>(i);
 }
@@ -143,13 +144,13 @@ py::object get_slice(const Buffer& buf, const py::slice& slice) {
   return wrap_buffer(out);
 }
 
-std::string format(const Buffer& buf) {
-  const anydev_buffer_t handle = buf.get("__repr__");
+// anydev_buffer_format of `handle` (a device buffer is copied synchronously).
+std::string format_handle(anydev_buffer_t handle) {
   std::vector<char> text(256);
   size_t needed = 0;
   anydev_status_t status = ANYDEV_SUCCESS;
   {
-    py::gil_scoped_release unlocked;  // a device buffer is copied synchronously
+    py::gil_scoped_release unlocked;
     status = anydev_buffer_format(handle, text.data(), text.size(), &needed);
     if (status == ANYDEV_ERROR_OUT_OF_RANGE && needed > text.size()) {
       text.resize(needed);
@@ -158,6 +159,30 @@ std::string format(const Buffer& buf) {
   }
   check(status);
   return std::string(text.data());
+}
+
+// The elements between "Name([" and "])" of a formatted buffer.
+std::string inner_text(const std::string& formatted) {
+  const std::size_t open = formatted.find("([");
+  if (open == std::string::npos || formatted.size() < open + 4) return formatted;
+  return formatted.substr(open + 2, formatted.size() - open - 4);
+}
+
+// Buffers of this many elements or more print as their first and last
+// kReprEdge elements (anydev_buffer_format's elision, src/format.cpp).
+constexpr std::size_t kReprElideFrom = 1000;
+constexpr std::size_t kReprEdge = 3;
+
+// repr(): the C ABI's text. A large DeviceBuffer is not copied whole to the
+// host for it: only the kReprEdge elements at each end are (two views), and
+// the text is the one anydev_buffer_format would give.
+std::string format(const Buffer& buf) {
+  const anydev_buffer_t handle = buf.get("__repr__");
+  if (buf.is_host() || buf.count < kReprElideFrom) return format_handle(handle);
+  const auto head = view_of(buf, 0, kReprEdge, "__repr__");
+  const auto tail = view_of(buf, buf.count - kReprEdge, kReprEdge, "__repr__");
+  return std::string(buf.type_name()) + "([" + inner_text(format_handle(head.get())) + ", ..., " +
+         inner_text(format_handle(tail.get())) + "])";
 }
 
 void copy_to(const Buffer& src, py::handle dst) {
@@ -301,10 +326,26 @@ void bind_buffers(py::module_& m) {
   buffer
       .def_property_readonly(
           "dtype", [](const Buffer& b) { return dtype_name(b.dtype); }, "The element type's name.")
+      .def_property_readonly(
+          "shape", [](const Buffer& b) { return py::make_tuple(b.count); },
+          "(elements,): a buffer is one-dimensional (shaped() gives DLPack consumers a shape).")
+      .def_property_readonly(
+          "ndim", [](const Buffer&) { return 1; }, "1: a buffer is one-dimensional.")
+      .def_property_readonly(
+          "device",
+          [](const Buffer& b) {
+            anydev_context_t out = nullptr;
+            check(anydev_buffer_context(b.get("device"), &out));
+            return anydev::DeviceContext::adopt(out);
+          },
+          "The DeviceContext the buffer belongs to (its backend, device and stream).")
       .def(
           "size", [](const Buffer& b) { return b.count; }, "Elements.")
-      .def("size_bytes", [](const Buffer& b) { return b.count * anydev_dtype_size(b.dtype); })
-      .def("__len__", [](const Buffer& b) { return b.count; })
+      .def(
+          "size_bytes", [](const Buffer& b) { return b.count * anydev_dtype_size(b.dtype); },
+          "Bytes (elements times the dtype's size).")
+      .def(
+          "__len__", [](const Buffer& b) { return b.count; }, "Elements (0 after take_ptr).")
       .def(
           "unsafe_ptr",
           [](const Buffer& b) {
@@ -344,7 +385,9 @@ void bind_buffers(py::module_& m) {
           [](const Buffer& b, const anydev::DeviceContext& ctx) {
             check(anydev_buffer_reassign_ownership(b.get("reassign_ownership_to"), ctx.handle()));
           },
-          py::arg("ctx"))
+          py::arg("ctx"),
+          "Later operations on this buffer, and its release, run on ctx's stream (same backend "
+          "and device).")
       .def(
           "take_ptr",
           [](Buffer& b) {
@@ -365,12 +408,14 @@ void bind_buffers(py::module_& m) {
           "Hands the memory to the caller (release it with ctx.free(address)); needs the only "
           "handle to it, so it fails while an export (memoryview, NumPy array, DLPack capsule or "
           "tensor) lives. The buffer is empty afterwards.")
-      .def("context",
-           [](const Buffer& b) {
-             anydev_context_t out = nullptr;
-             check(anydev_buffer_context(b.get("context"), &out));
-             return anydev::DeviceContext::adopt(out);
-           })
+      .def(
+          "context",
+          [](const Buffer& b) {
+            anydev_context_t out = nullptr;
+            check(anydev_buffer_context(b.get("context"), &out));
+            return anydev::DeviceContext::adopt(out);
+          },
+          "The DeviceContext the buffer belongs to (the same as .device).")
       .def(
           "native_handle",
           [](const Buffer& b) {
@@ -380,11 +425,17 @@ void bind_buffers(py::module_& m) {
           },
           "The backend's memory object (CUdeviceptr, cl_mem, ...) of the whole allocation, as an "
           "int.")
-      .def("__repr__", &format)
+      .def("__repr__", &format,
+           "'HostBuffer([0, 1, 2])'; 1000 elements or more print as the first and last three "
+           "(a DeviceBuffer copies only those to the host).")
       .def("__str__", &format)
-      .def("__getitem__", &get_item, py::arg("index"))
-      .def("__getitem__", &get_slice, py::arg("slice"))
-      .def("__setitem__", &set_item, py::arg("index"), py::arg("value"));
+      .def("__getitem__", &get_item, py::arg("index"),
+           "Element `index` (negative counts from the end); OutOfRangeError (an IndexError) "
+           "outside the buffer. A DeviceBuffer copies it synchronously.")
+      .def("__getitem__", &get_slice, py::arg("slice"),
+           "A view of elements start:stop (step 1), sharing memory.")
+      .def("__setitem__", &set_item, py::arg("index"), py::arg("value"),
+           "Writes element `index`; OutOfRangeError (an IndexError) outside the buffer.");
 
   py::class_<HostBuffer, Buffer>(
       m, "HostBuffer", py::custom_type_setup([](PyHeapTypeObject* heap_type) {

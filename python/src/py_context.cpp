@@ -4,6 +4,7 @@
 // run-time dtype. Blocking calls release the GIL.
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -22,6 +23,45 @@ using anydev::DeviceEvent;
 using anydev::DeviceStream;
 
 std::uintptr_t as_int(void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+std::string hex_text(void* p) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(as_int(p)));
+  return text;
+}
+
+// Streams and events made through a context remember its backend and
+// device (as Python attributes) for their repr.
+py::object with_owner(py::object made, const DeviceContext& ctx) {
+  made.attr("_api") = ctx.api();
+  made.attr("_device") = ctx.id();
+  return made;
+}
+
+// "api='cpu', device=0, " or "" for a stream or event of unknown origin.
+std::string owner_text(const py::object& self) {
+  if (!py::hasattr(self, "_api")) return "";
+  return "api='" + self.attr("_api").cast<std::string>() +
+         "', device=" + std::to_string(self.attr("_device").cast<int>()) + ", ";
+}
+
+// ", native_handle=0x..." or "" when the backend has no native object
+// (cpu) or the handle is empty: a repr never raises.
+template <class F>
+std::string native_text(F&& native) {
+  try {
+    return "native_handle=" + hex_text(native());
+  } catch (const anydev::Error&) {
+    return "";
+  }
+}
+
+// The synchronize of a with-block's exit, with the GIL released.
+template <class F>
+void exit_synchronize(F&& synchronize) {
+  py::gil_scoped_release unlocked;
+  synchronize();
+}
 
 anydev_native_kind_t native_kind(const std::string& kind) {
   if (kind == "context") return ANYDEV_NATIVE_CONTEXT;
@@ -48,18 +88,19 @@ py::object create_buffer(const DeviceContext& ctx, anydev_memory_kind_t kind, st
 
 void bind_context(py::module_& m) {
   py::class_<anydev::BackendInfo>(m, "BackendInfo", "One known backend, as anydev-info lists it.")
-      .def_readonly("name", &anydev::BackendInfo::name)
-      .def_readonly("available", &anydev::BackendInfo::available)
-      .def_readonly("reason", &anydev::BackendInfo::reason)
-      .def_readonly("device_count", &anydev::BackendInfo::device_count)
-      .def_readonly("library", &anydev::BackendInfo::library)
+      .def_readonly("name", &anydev::BackendInfo::name, "The backend's name.")
+      .def_readonly("available", &anydev::BackendInfo::available, "True when it can be used.")
+      .def_readonly("reason", &anydev::BackendInfo::reason, "Why it is unavailable, else ''.")
+      .def_readonly("device_count", &anydev::BackendInfo::device_count, "Its devices.")
+      .def_readonly("library", &anydev::BackendInfo::library,
+                    "The plugin or driver library it uses.")
       .def("__repr__", [](const anydev::BackendInfo& b) {
         return "BackendInfo(name='" + b.name + "', available=" + (b.available ? "True" : "False") +
                ", device_count=" + std::to_string(b.device_count) + ", reason='" + b.reason + "')";
       });
   py::class_<anydev::MemoryInfo>(m, "MemoryInfo", "Free and total bytes of a device.")
-      .def_readonly("free", &anydev::MemoryInfo::free)
-      .def_readonly("total", &anydev::MemoryInfo::total)
+      .def_readonly("free", &anydev::MemoryInfo::free, "Free bytes.")
+      .def_readonly("total", &anydev::MemoryInfo::total, "Total bytes.")
       .def("__repr__", [](const anydev::MemoryInfo& i) {
         return "MemoryInfo(free=" + std::to_string(i.free) + ", total=" + std::to_string(i.total) +
                ")";
@@ -67,30 +108,70 @@ void bind_context(py::module_& m) {
   m.def("backends", &DeviceContext::backends,
         "Every known backend, available or not, with the reason it is unavailable.");
 
-  py::class_<DeviceEvent>(m, "DeviceEvent",
-                          "A point in a stream's work (DeviceContext.create_event).")
-      .def("synchronize", &DeviceEvent::synchronize, py::call_guard<py::gil_scoped_release>())
-      .def("is_complete", &DeviceEvent::is_complete)
+  py::class_<DeviceEvent>(m, "DeviceEvent", py::dynamic_attr(),
+                          "A point in a stream's work (DeviceContext.create_event). Record it "
+                          "with DeviceStream.record_event; other streams can wait for it.")
+      .def("synchronize", &DeviceEvent::synchronize, py::call_guard<py::gil_scoped_release>(),
+           "Blocks until the work before the event's last record has finished.")
+      .def("is_complete", &DeviceEvent::is_complete,
+           "True when the work before the event's last record has finished (never blocks).")
       .def(
           "native_handle", [](const DeviceEvent& e) { return as_int(e.native_handle()); },
-          "CUevent, cl_event, ... as an int (borrowed: valid while this event lives).");
+          "CUevent, cl_event, ... as an int (borrowed: valid while this event lives).")
+      .def("__repr__", [](py::object self) {
+        const auto& event = self.cast<const DeviceEvent&>();
+        const std::string native = native_text([&] { return event.native_handle(); });
+        return "DeviceEvent(" + owner_text(self) +
+               "complete=" + (event.is_complete() ? "True" : "False") +
+               (native.empty() ? "" : ", ") + native + ")";
+      });
 
-  py::class_<DeviceStream>(m, "DeviceStream", "An in-order queue of work on one device.")
-      .def("synchronize", &DeviceStream::synchronize, py::call_guard<py::gil_scoped_release>())
-      .def("record_event", &DeviceStream::record_event, py::arg("event"))
-      .def("enqueue_wait_for", &DeviceStream::enqueue_wait_for, py::arg("event"))
+  py::class_<DeviceStream>(m, "DeviceStream", py::dynamic_attr(),
+                           "An in-order queue of work on one device (DeviceContext.stream(), "
+                           "create_stream()). As a context manager it synchronizes on exit: "
+                           "`with ctx.create_stream() as s: ...`.")
+      .def("synchronize", &DeviceStream::synchronize, py::call_guard<py::gil_scoped_release>(),
+           "Blocks until the stream's work has finished; raises its asynchronous errors.")
+      .def("record_event", &DeviceStream::record_event, py::arg("event"),
+           "Records `event` after the work enqueued so far.")
+      .def("enqueue_wait_for", &DeviceStream::enqueue_wait_for, py::arg("event"),
+           "Later work on this stream waits for `event` (on the device, not blocking the caller).")
       .def(
           "native_handle", [](const DeviceStream& s) { return as_int(s.native_handle()); },
-          "CUstream, cl_command_queue, ... as an int (borrowed: valid while this stream lives).");
+          "CUstream, cl_command_queue, ... as an int (borrowed: valid while this stream lives).")
+      .def(
+          "__enter__", [](py::object self) { return self; },
+          "Returns the stream; the with-block's exit synchronizes it.")
+      .def(
+          "__exit__",
+          [](const DeviceStream& s, py::handle, py::handle, py::handle) {
+            exit_synchronize([&] { s.synchronize(); });
+            return false;
+          },
+          "Synchronizes the stream (an error of its work is raised, chained to an exception "
+          "already leaving the block).")
+      .def("__repr__", [](py::object self) {
+        const auto& stream = self.cast<const DeviceStream&>();
+        std::string text = "DeviceStream(" + owner_text(self) +
+                           native_text([&] { return stream.native_handle(); });
+        if (text.ends_with(", ")) text.resize(text.size() - 2);
+        return text + ")";
+      });
 
   py::class_<DeviceContext>(m, "DeviceContext",
                             "One device of one backend plus one stream on it. DeviceContext() "
                             "follows ANYDEV_BACKEND (else cuda, hip, level_zero, opencl, cpu); "
-                            "DeviceContext(0, api='cpu') names one.")
-      .def(py::init(&make_context), py::arg("device_id") = py::none(), py::arg("api") = py::none())
+                            "DeviceContext(0, api='cpu') names one. As a context manager it "
+                            "synchronizes on exit; `with ctx.with_stream(s) as c:` scopes work "
+                            "to stream s.")
+      .def(py::init(&make_context), py::arg("device_id") = py::none(), py::arg("api") = py::none(),
+           "A context on device `device_id` (default 0) of backend `api` (default: "
+           "ANYDEV_BACKEND, else the first available).")
       .def_static("number_of_devices", &DeviceContext::number_of_devices,
-                  py::arg("api") = std::string_view())
-      .def_static("backends", &DeviceContext::backends)
+                  py::arg("api") = std::string_view(),
+                  "Devices of backend `api` (default: the default backend); 0 when unavailable.")
+      .def_static("backends", &DeviceContext::backends,
+                  "Every known backend, available or not (as anydev.backends()).")
       .def_static(
           "wrap_native_stream",
           [](const std::string& api, int device, std::uintptr_t native_stream) {
@@ -100,22 +181,25 @@ void bind_context(py::module_& m) {
           py::arg("api"), py::arg("device"), py::arg("native_stream"),
           "A context on device `device` of `api` whose stream is the existing native stream "
           "(an int, e.g. torch.cuda.current_stream().cuda_stream), not owned.")
-      .def("api", &DeviceContext::api)
-      .def("name", &DeviceContext::name)
-      .def("id", &DeviceContext::id)
-      .def("memory_info", &DeviceContext::memory_info)
+      .def("api", &DeviceContext::api, "The backend's name ('cpu', 'cuda', ...).")
+      .def("name", &DeviceContext::name, "The device's name.")
+      .def("id", &DeviceContext::id, "The device's index in its backend.")
+      .def("memory_info", &DeviceContext::memory_info, "Free and total bytes of the device.")
       .def(
           "enqueue_create_host_buffer",
           [](const DeviceContext& c, std::size_t size, py::handle dtype) {
             return create_buffer(c, ANYDEV_MEMORY_HOST, size, dtype);
           },
-          py::arg("size"), py::arg("dtype") = "float32")
+          py::arg("size"), py::arg("dtype") = "float32",
+          "A HostBuffer of `size` elements of `dtype` (pinned where the backend can), ordered on "
+          "this context's stream.")
       .def(
           "enqueue_create_buffer",
           [](const DeviceContext& c, std::size_t size, py::handle dtype) {
             return create_buffer(c, ANYDEV_MEMORY_DEVICE, size, dtype);
           },
-          py::arg("size"), py::arg("dtype") = "float32")
+          py::arg("size"), py::arg("dtype") = "float32",
+          "A DeviceBuffer of `size` elements of `dtype`, ordered on this context's stream.")
       .def(
           "create_buffer_sync",
           [](const DeviceContext& c, std::size_t size, py::handle dtype) {
@@ -124,7 +208,7 @@ void bind_context(py::module_& m) {
             c.synchronize();
             return buf;
           },
-          py::arg("size"), py::arg("dtype") = "float32")
+          py::arg("size"), py::arg("dtype") = "float32", "enqueue_create_buffer, then synchronize.")
       .def(
           "enqueue_copy",
           [](const DeviceContext& c, const Buffer& dst, const Buffer& src) {
@@ -137,7 +221,8 @@ void bind_context(py::module_& m) {
             check(
                 anydev_enqueue_copy(c.handle(), dst.get("enqueue_copy"), src.get("enqueue_copy")));
           },
-          py::arg("dst"), py::arg("src"))
+          py::arg("dst"), py::arg("src"),
+          "Copies src into dst (same dtype and size) on this context's stream.")
       .def(
           "enqueue_memset",
           [](const DeviceContext& c, const Buffer& buf, py::handle value) {
@@ -145,21 +230,47 @@ void bind_context(py::module_& m) {
             check(
                 anydev_enqueue_fill(c.handle(), buf.get("enqueue_memset"), e.bytes.data(), e.size));
           },
-          py::arg("buffer"), py::arg("value"))
+          py::arg("buffer"), py::arg("value"),
+          "Fills `buffer` with `value` (as its dtype) on this context's stream.")
       .def(
           "free",
           [](const DeviceContext& c, std::uintptr_t taken) {
             check(anydev_context_free(c.handle(), reinterpret_cast<void*>(taken)));
           },
           py::arg("taken"), "Releases memory obtained with take_ptr() (stream-ordered).")
-      .def("synchronize", &DeviceContext::synchronize, py::call_guard<py::gil_scoped_release>())
-      .def("stream", &DeviceContext::stream)
-      .def("create_stream", &DeviceContext::create_stream)
-      .def("with_stream", &DeviceContext::with_stream, py::arg("stream"))
-      .def("create_event", &DeviceContext::create_event)
-      .def("enqueue_wait_for", &DeviceContext::enqueue_wait_for, py::arg("other"))
-      .def("can_access", &DeviceContext::can_access, py::arg("peer"))
-      .def("enable_peer_access", &DeviceContext::enable_peer_access, py::arg("peer"))
+      .def("synchronize", &DeviceContext::synchronize, py::call_guard<py::gil_scoped_release>(),
+           "Blocks until the work on this context's stream has finished; raises its "
+           "asynchronous errors.")
+      .def(
+          "stream", [](const DeviceContext& c) { return with_owner(py::cast(c.stream()), c); },
+          "This context's stream.")
+      .def(
+          "create_stream",
+          [](const DeviceContext& c) { return with_owner(py::cast(c.create_stream()), c); },
+          "A new stream on this context's device.")
+      .def("with_stream", &DeviceContext::with_stream, py::arg("stream"),
+           "A context on the same device whose operations go to `stream`; use it as "
+           "`with ctx.with_stream(s) as c:` to scope work to s (synchronized on exit).")
+      .def(
+          "create_event",
+          [](const DeviceContext& c) { return with_owner(py::cast(c.create_event()), c); },
+          "A new event on this context's device.")
+      .def("enqueue_wait_for", &DeviceContext::enqueue_wait_for, py::arg("other"),
+           "Later work on this context's stream waits for the work enqueued so far on `other`'s.")
+      .def("can_access", &DeviceContext::can_access, py::arg("peer"),
+           "True when this device can access `peer`'s memory directly.")
+      .def("enable_peer_access", &DeviceContext::enable_peer_access, py::arg("peer"),
+           "Lets this device access `peer`'s memory (can_access must be True).")
+      .def(
+          "__enter__", [](py::object self) { return self; },
+          "Returns the context; the with-block's exit synchronizes it.")
+      .def(
+          "__exit__",
+          [](const DeviceContext& c, py::handle, py::handle, py::handle) {
+            exit_synchronize([&] { c.synchronize(); });
+            return false;
+          },
+          "Synchronizes the context's stream.")
       .def(
           "native_handle",
           [](const DeviceContext& c, const std::string& kind) {

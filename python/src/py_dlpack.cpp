@@ -16,7 +16,15 @@
 //     a cl_command_queue (...) address is made to wait on the device; 0, 1
 //     and 2 (CUDA's reserved values) are refused, never dereferenced.
 //
-// Capsules. The capsule's DLManagedTensor is a CapsuleTensor whose deleter
+// Versions. __dlpack__(max_version=(1, 0)) (any major >= 1) returns a
+// "dltensor_versioned" capsule of a DLPack 1.0 versioned tensor (flags 0:
+// anydev's memory is writable and shared, never copied; bool is kDLBool);
+// max_version None or a major below 1 the unversioned "dltensor" capsule
+// (DLPack 0.x; no bool). anydev.from_dlpack asks producers for
+// max_version=(1, 0) and again without it when they refuse the keyword
+// (TypeError), and takes either capsule.
+//
+// Capsules. The capsule's managed tensor is a CapsuleTensor whose deleter
 // may run more than once: a consumer that calls it without renaming the
 // capsule (torch 1.13 does while unwinding a failed import) leaves the
 // capsule destructor to call it again, and the second call does nothing.
@@ -29,6 +37,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "anydev/anydev_dlpack.h"
@@ -40,38 +49,58 @@ namespace py = pybind11;
 namespace anydev::python {
 namespace {
 
-constexpr const char* kCapsuleName = "dltensor";
-constexpr const char* kUsedCapsuleName = "used_dltensor";
+// Capsule names (the Python array API's DLPack protocol): a producer names
+// a capsule `unused`, a consumer renames it `used` when it takes the tensor.
+struct CapsuleNames {
+  const char* unused;
+  const char* used;
+};
+constexpr CapsuleNames kUnversioned{"dltensor", "used_dltensor"};
+constexpr CapsuleNames kVersioned{"dltensor_versioned", "used_dltensor_versioned"};
 
-// What a capsule made by __dlpack__ points to: a copy of the tensor
-// anydev_buffer_to_dlpack made (`inner`, released by the first deleter
-// call). Two owners share it: the capsule (until it is destroyed) and the
-// consumer (until it calls the deleter, at most once in effect). Both may
-// let go on any thread, in either order.
+template <class Managed>
+constexpr const CapsuleNames& names_of() {
+  if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
+    return kUnversioned;
+  } else {
+    return kVersioned;
+  }
+}
+
+// What a capsule made by __dlpack__ points to (Managed: DLManagedTensor or
+// anydev_dlpack_managed_tensor_versioned_t): a copy of the tensor the C ABI
+// made (`inner`, released by the first deleter call). Two owners share it:
+// the capsule (until it is destroyed) and the consumer (until it calls the
+// deleter, at most once in effect). Both may let go on any thread, in
+// either order.
+template <class Managed>
 struct CapsuleTensor {
-  DLManagedTensor managed{};  // the capsule's pointer; deleter is capsule_tensor_deleter
-  DLManagedTensor* inner = nullptr;
+  Managed managed{};  // the capsule's pointer; deleter is capsule_tensor_deleter
+  Managed* inner = nullptr;
   std::atomic<bool> deleted{false};
   std::atomic<int> owners{2};
 };
 
-void drop_owner(CapsuleTensor* tensor) noexcept {
+template <class Managed>
+void drop_owner(CapsuleTensor<Managed>* tensor) noexcept {
   if (tensor->owners.fetch_sub(1, std::memory_order_acq_rel) == 1) delete tensor;
 }
 
 // Idempotent: the first call releases anydev's tensor and the consumer's
 // share; later calls (while the capsule still holds its share) do nothing.
-extern "C" void capsule_tensor_deleter(DLManagedTensor* self) {
+template <class Managed>
+void capsule_tensor_deleter(Managed* self) {
   if (self == nullptr) return;
-  auto* tensor = static_cast<CapsuleTensor*>(self->manager_ctx);
+  auto* tensor = static_cast<CapsuleTensor<Managed>*>(self->manager_ctx);
   if (tensor->deleted.exchange(true, std::memory_order_acq_rel)) return;
   tensor->inner->deleter(tensor->inner);
   drop_owner(tensor);
 }
 
-// The capsule's share. A capsule nobody consumed (still named "dltensor")
+// The capsule's share. A capsule nobody consumed (still named `unused`)
 // also deletes the tensor, which does nothing if a consumer already did.
-extern "C" void capsule_destructor(PyObject* capsule) {
+template <class Managed>
+void capsule_destructor(PyObject* capsule) {
   // A destructor must not disturb an exception being raised.
 #if PY_VERSION_HEX >= 0x030C0000
   PyObject* pending = PyErr_GetRaisedException();
@@ -80,10 +109,12 @@ extern "C" void capsule_destructor(PyObject* capsule) {
   PyErr_Fetch(&type, &value, &traceback);
 #endif
   const char* name = PyCapsule_GetName(capsule);
-  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, name));
+  auto* managed = static_cast<Managed*>(PyCapsule_GetPointer(capsule, name));
   if (managed != nullptr) {
-    auto* tensor = static_cast<CapsuleTensor*>(managed->manager_ctx);
-    if (name != nullptr && std::string_view(name) == kCapsuleName) capsule_tensor_deleter(managed);
+    auto* tensor = static_cast<CapsuleTensor<Managed>*>(managed->manager_ctx);
+    if (name != nullptr && std::string_view(name) == names_of<Managed>().unused) {
+      capsule_tensor_deleter(managed);
+    }
     drop_owner(tensor);
   }
   PyErr_Clear();
@@ -92,6 +123,47 @@ extern "C" void capsule_destructor(PyObject* capsule) {
 #else
   PyErr_Restore(type, value, traceback);
 #endif
+}
+
+// A capsule named names_of<Managed>().unused over `inner` (taken over: it is
+// released on every path).
+template <class Managed>
+py::object make_capsule(Managed* inner) {
+  auto* tensor = new (std::nothrow) CapsuleTensor<Managed>;
+  if (tensor == nullptr) {
+    inner->deleter(inner);
+    throw std::bad_alloc();
+  }
+  tensor->inner = inner;
+  tensor->managed = *inner;
+  tensor->managed.manager_ctx = tensor;
+  tensor->managed.deleter = capsule_tensor_deleter<Managed>;
+  PyObject* capsule =
+      PyCapsule_New(&tensor->managed, names_of<Managed>().unused, capsule_destructor<Managed>);
+  if (capsule == nullptr) {
+    inner->deleter(inner);
+    delete tensor;
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::object>(capsule);
+}
+
+// True when a consumer's max_version asks for the versioned (1.x) tensor:
+// None (a consumer of the 0.x protocol) or a major version below 1 gets the
+// unversioned one. Anything but None or a (major, minor) pair of ints is a
+// TypeError naming it.
+bool wants_versioned(const Buffer& b, const py::object& max_version) {
+  if (max_version.is_none()) return false;
+  if (py::isinstance<py::tuple>(max_version) && py::len(max_version) == 2) {
+    const py::tuple pair = max_version;
+    if (py::isinstance<py::int_>(pair[0]) && py::isinstance<py::int_>(pair[1])) {
+      return pair[0].cast<long long>() >= ANYDEV_DLPACK_MAJOR_VERSION;
+    }
+  }
+  throw py::type_error(std::string(b.type_name()) +
+                       ".__dlpack__: max_version must be None or a (major, minor) tuple of ints, "
+                       "not " +
+                       std::string(py::repr(max_version)));
 }
 
 bool is_host_side(int device_type) {
@@ -160,7 +232,7 @@ void make_ready(const Buffer& b, int device_type, const py::object& stream) {
 py::object to_capsule(const Buffer& b, const py::object& stream, const py::object& max_version,
                       const py::object& dl_device, const py::object& copy,
                       const py::object& shape) {
-  static_cast<void>(max_version);  // only the unversioned (DLPack 0.x) tensor is produced
+  const bool versioned = wants_versioned(b, max_version);
   if (!copy.is_none() && copy.cast<bool>()) {
     throw py::buffer_error(std::string(b.type_name()) +
                            ".__dlpack__: copy=True is not supported (anydev exports zero-copy "
@@ -179,25 +251,52 @@ py::object to_capsule(const Buffer& b, const py::object& stream, const py::objec
   std::vector<int64_t> extents;
   if (!shape.is_none()) extents = shape.cast<std::vector<int64_t>>();
   make_ready(b, type, stream);
+  const int ndim = static_cast<int>(extents.size());
+  const int64_t* extents_or_null = shape.is_none() ? nullptr : extents.data();
+  if (versioned) {
+    // anydev buffers are writable and shared, never copied: flags 0.
+    anydev_dlpack_managed_tensor_versioned_t* inner = nullptr;
+    check(anydev_buffer_to_dlpack_versioned(b.get("__dlpack__"), ndim, extents_or_null, 0, &inner));
+    return make_capsule(inner);
+  }
   DLManagedTensor* inner = nullptr;
-  check(anydev_buffer_to_dlpack(b.get("__dlpack__"), static_cast<int>(extents.size()),
-                                shape.is_none() ? nullptr : extents.data(), &inner));
-  auto* tensor = new (std::nothrow) CapsuleTensor;
-  if (tensor == nullptr) {
-    inner->deleter(inner);
-    throw std::bad_alloc();
+  check(anydev_buffer_to_dlpack(b.get("__dlpack__"), ndim, extents_or_null, &inner));
+  return make_capsule(inner);
+}
+
+// Calls obj.__dlpack__ asking for a versioned tensor (max_version=(1, 0));
+// a producer that does not know the keyword (a TypeError: torch 1.13,
+// NumPy < 2) is asked again without it, as the array API says.
+py::object ask_producer(const py::object& obj, const py::object& stream) {
+  py::object method = obj.attr("__dlpack__");
+  const py::tuple max_version =
+      py::make_tuple(ANYDEV_DLPACK_MAJOR_VERSION, ANYDEV_DLPACK_MINOR_VERSION);
+  try {
+    return stream.is_none()
+               ? method(py::arg("max_version") = max_version)
+               : method(py::arg("stream") = stream, py::arg("max_version") = max_version);
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
   }
-  tensor->inner = inner;
-  tensor->managed.dl_tensor = inner->dl_tensor;
-  tensor->managed.manager_ctx = tensor;
-  tensor->managed.deleter = capsule_tensor_deleter;
-  PyObject* capsule = PyCapsule_New(&tensor->managed, kCapsuleName, capsule_destructor);
-  if (capsule == nullptr) {
-    inner->deleter(inner);
-    delete tensor;
-    throw py::error_already_set();
+  return stream.is_none() ? method() : method(py::arg("stream") = stream);
+}
+
+// Imports the tensor of a capsule named names.unused and renames it used.
+template <class Managed>
+py::object import_capsule(const py::object& capsule, const anydev::DeviceContext* ctx) {
+  auto* managed =
+      static_cast<Managed*>(PyCapsule_GetPointer(capsule.ptr(), names_of<Managed>().unused));
+  if (managed == nullptr) throw py::error_already_set();
+  anydev_buffer_t out = nullptr;
+  const anydev_context_t handle = ctx != nullptr ? ctx->handle() : nullptr;
+  if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
+    check(anydev_buffer_from_dlpack(handle, managed, &out));
+  } else {
+    check(anydev_buffer_from_dlpack_versioned(handle, managed, &out));
   }
-  return py::reinterpret_steal<py::object>(capsule);
+  // anydev owns the tensor now: the capsule must not delete it.
+  PyCapsule_SetName(capsule.ptr(), names_of<Managed>().used);
+  return wrap_buffer(out);
 }
 
 // anydev.from_dlpack(obj, ctx=None).
@@ -242,20 +341,17 @@ py::object from_dlpack(const py::object& obj, const py::object& ctx_arg) {
         if (native != nullptr) stream = py::int_(reinterpret_cast<std::uintptr_t>(native));
       }
     }
-    capsule = stream.is_none() ? obj.attr("__dlpack__")()
-                               : obj.attr("__dlpack__")(py::arg("stream") = stream);
+    capsule = ask_producer(obj, stream);
   }
-  if (!PyCapsule_IsValid(capsule.ptr(), kCapsuleName)) {
-    throw py::value_error(
-        "anydev.from_dlpack: not a usable DLPack capsule (already consumed, or not named "
-        "'dltensor')");
+  if (PyCapsule_IsValid(capsule.ptr(), kVersioned.unused)) {
+    return import_capsule<anydev_dlpack_managed_tensor_versioned_t>(capsule, ctx);
   }
-  auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), kCapsuleName));
-  anydev_buffer_t out = nullptr;
-  check(anydev_buffer_from_dlpack(ctx != nullptr ? ctx->handle() : nullptr, managed, &out));
-  // anydev owns the tensor now: the capsule must not delete it.
-  PyCapsule_SetName(capsule.ptr(), kUsedCapsuleName);
-  return wrap_buffer(out);
+  if (PyCapsule_IsValid(capsule.ptr(), kUnversioned.unused)) {
+    return import_capsule<DLManagedTensor>(capsule, ctx);
+  }
+  throw py::value_error(
+      "anydev.from_dlpack: not a usable DLPack capsule (already consumed, or named neither "
+      "'dltensor' nor 'dltensor_versioned')");
 }
 
 }  // namespace
@@ -266,8 +362,10 @@ void bind_dlpack(py::module_& m, py::class_<Buffer>& buffer) {
            py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
            py::arg("copy") = py::none(), py::arg("shape") = py::none(),
            "A DLPack capsule sharing this buffer's memory (1-D unless `shape`, an anydev "
-           "extension, is given). `stream` orders the consumer after the buffer's work (see "
-           "docs/embedding.md).")
+           "extension, is given): 'dltensor_versioned' (DLPack 1.0, flags 0, bool as kDLBool) "
+           "when max_version is (1, 0) or newer, else the unversioned 'dltensor' (DLPack 0.x). "
+           "`stream` orders the consumer after the buffer's work (see docs/python.md). "
+           "copy=True and a dl_device other than the buffer's raise BufferError.")
       .def(
           "__dlpack_device__",
           [](const Buffer& b) {
@@ -279,7 +377,9 @@ void bind_dlpack(py::module_& m, py::class_<Buffer>& buffer) {
         "An anydev buffer sharing the memory of `obj` (anything with __dlpack__, e.g. a NumPy "
         "array or a torch tensor, or a DLPack capsule). Host memory becomes a HostBuffer (on "
         "`ctx`, default the cpu backend), device memory a DeviceBuffer (on `ctx`, default a new "
-        "context on its device). It keeps `obj`'s memory alive.");
+        "context on its device). It keeps `obj`'s memory alive. Producers are asked for "
+        "max_version=(1, 0) (again without it when they refuse the keyword); both capsule "
+        "kinds are taken, and a read-only versioned tensor is refused (UnsupportedError).");
 }
 
 }  // namespace anydev::python

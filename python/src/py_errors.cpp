@@ -12,19 +12,29 @@ struct ErrorClass {
   anydev_status_t status;
   const char* name;
   PyObject* builtin;  // extra base, or nullptr
+  const char* doc;
   PyObject* type = nullptr;
 };
 
 std::array<ErrorClass, 8>& classes() {
   static std::array<ErrorClass, 8> table{{
-      {ANYDEV_ERROR_INVALID_ARGUMENT, "InvalidArgumentError", PyExc_ValueError},
-      {ANYDEV_ERROR_OUT_OF_RANGE, "OutOfRangeError", PyExc_IndexError},
-      {ANYDEV_ERROR_OUT_OF_MEMORY, "OutOfMemoryError", PyExc_MemoryError},
-      {ANYDEV_ERROR_BACKEND_UNAVAILABLE, "BackendUnavailableError", nullptr},
-      {ANYDEV_ERROR_DEVICE, "DeviceError", nullptr},
-      {ANYDEV_ERROR_UNSUPPORTED, "UnsupportedError", nullptr},
-      {ANYDEV_ERROR_INVALID_STATE, "InvalidStateError", nullptr},
-      {ANYDEV_ERROR_INTERNAL, "InternalError", nullptr},
+      {ANYDEV_ERROR_INVALID_ARGUMENT, "InvalidArgumentError", PyExc_ValueError,
+       "An argument is invalid (status 'invalid_argument'); also a ValueError."},
+      {ANYDEV_ERROR_OUT_OF_RANGE, "OutOfRangeError", PyExc_IndexError,
+       "An index, size or offset is out of range (status 'out_of_range'); also an IndexError."},
+      {ANYDEV_ERROR_OUT_OF_MEMORY, "OutOfMemoryError", PyExc_MemoryError,
+       "The device or host is out of memory (status 'out_of_memory'); also a MemoryError."},
+      {ANYDEV_ERROR_BACKEND_UNAVAILABLE, "BackendUnavailableError", nullptr,
+       "The backend is not available here (status 'backend_unavailable'); the message says "
+       "why."},
+      {ANYDEV_ERROR_DEVICE, "DeviceError", nullptr,
+       "The device or its driver failed (status 'device')."},
+      {ANYDEV_ERROR_UNSUPPORTED, "UnsupportedError", nullptr,
+       "The backend or anydev does not support the operation (status 'unsupported')."},
+      {ANYDEV_ERROR_INVALID_STATE, "InvalidStateError", nullptr,
+       "The object's state does not allow the operation (status 'invalid_state')."},
+      {ANYDEV_ERROR_INTERNAL, "InternalError", nullptr,
+       "A bug in anydev (status 'internal'); please report it."},
   }};
   return table;
 }
@@ -58,7 +68,7 @@ void bind_errors(py::module_& m) {
     py::tuple bases = c.builtin != nullptr
                           ? py::make_tuple(py::handle(base_error), py::handle(c.builtin))
                           : py::make_tuple(py::handle(base_error));
-    c.type = PyErr_NewException(qualified.c_str(), bases.ptr(), nullptr);
+    c.type = PyErr_NewExceptionWithDoc(qualified.c_str(), c.doc, bases.ptr(), nullptr);
     m.attr(c.name) = py::handle(c.type);
   }
   py::register_exception_translator([](std::exception_ptr p) {
