@@ -8,7 +8,7 @@
 namespace anydev_emu::core {
 namespace {
 
-std::string variable(const char* suffix) { return std::string(identity().env_prefix) + suffix; }
+std::string variable(const char* suffix) { return std::string(kIdentity.env_prefix) + suffix; }
 
 Config load() {
   Config c;
@@ -30,7 +30,7 @@ long long read_setting(const char* suffix, long long fallback, long long min, lo
   char* end = nullptr;
   const long long value = std::strtoll(text, &end, 10);
   if (*end != '\0' || value < min || value > max) {
-    std::fprintf(stderr, "%s: ignoring %s=\"%s\" (want %lld..%lld)\n", identity().report_prefix,
+    std::fprintf(stderr, "%s: ignoring %s=\"%s\" (want %lld..%lld)\n", kIdentity.report_prefix,
                  name.c_str(), text, min, max);
     return fallback;
   }
@@ -55,7 +55,7 @@ const Config& get_config() {
 
 void report_misuse(const std::string& message) {
   if (!get_config().quiet) {
-    std::fprintf(stderr, "%s: %s\n", identity().report_prefix, message.c_str());
+    std::fprintf(stderr, "%s: %s\n", kIdentity.report_prefix, message.c_str());
   }
 }
 

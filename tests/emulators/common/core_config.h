@@ -25,13 +25,13 @@
 
 namespace anydev_emu::core {
 
-// Who the emulator is; defined once by each face (its library has exactly
-// one), never by the core. Static strings.
+// Who the emulator is: kIdentity is defined once by each face (its library
+// has exactly one), never by the core, with static strings.
 struct Identity {
   const char* env_prefix;     // "ANYDEV_CUDA_EMULATOR_"
   const char* report_prefix;  // "anydev-cuda-emulator": starts every misuse line
 };
-const Identity& identity();
+extern const Identity kIdentity;
 
 struct Config {
   int devices = 1;

@@ -39,6 +39,20 @@ Pool* create_pool(int device, bool is_default) {
   return p.list.back().get();
 }
 
+Status create_pool(bool pinned, bool no_handles, bool is_device, int device, const char* api,
+                   Pool** out) {
+  const std::string what = std::string(api) + ": ";
+  if (!pinned) return misuse(Status::invalid_value, what + "the allocation type is not pinned");
+  if (!no_handles) {
+    return misuse(Status::invalid_value, what + "only pools without handle types are emulated");
+  }
+  if (!is_device_location(is_device, device)) {
+    return misuse(Status::invalid_value, what + "the location is not a device of this driver");
+  }
+  *out = create_pool(device, false);
+  return Status::success;
+}
+
 Status lookup_pool(const void* handle, const char* api, Pool** out) {
   Pools& p = P();
   Pool* found = nullptr;

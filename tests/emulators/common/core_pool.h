@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include "core_status.h"
 
@@ -49,6 +50,11 @@ struct AccessGrant {
 
 // A new pool of `device`, registered; never null.
 Pool* create_pool(int device, bool is_default);
+// A pool a face's create call asked for: invalid_value (reported with `api`)
+// unless its memory is pinned device memory (`pinned`), shared with no
+// handle type (`no_handles`) and located on a device of the emulator.
+Status create_pool(bool pinned, bool no_handles, bool is_device, int device, const char* api,
+                   Pool** out);
 
 // The live pool behind `handle`; invalid_value (reported with `api`) for an
 // unknown or destroyed one.
@@ -66,6 +72,19 @@ Status set_pool_attribute(Pool* pool, int attribute, const void* value, const ch
 Status get_pool_attribute(Pool* pool, int attribute, void* value, const char* api);
 // Applies `count` grants (all checked first: nothing changes on error).
 Status set_pool_access(Pool* pool, const AccessGrant* grants, std::size_t count, const char* api);
+// set_pool_access over a face's access map (CUmemAccessDesc,
+// hipMemAccessDesc: .location.type, .location.id, .flags), where
+// `device_type` is the face's location type of a device.
+template <class Desc>
+Status set_pool_access(Pool* pool, const Desc* map, std::size_t count, int device_type,
+                       const char* api) {
+  std::vector<AccessGrant> grants;
+  for (std::size_t i = 0; map != nullptr && i < count; ++i) {
+    grants.push_back({static_cast<int>(map[i].location.type) == device_type, map[i].location.id,
+                      static_cast<int>(map[i].flags)});
+  }
+  return set_pool_access(pool, map == nullptr ? nullptr : grants.data(), count, api);
+}
 // The level `device` has on `pool`'s memory.
 AccessLevel pool_access(Pool* pool, int device);
 

@@ -117,6 +117,11 @@ Status Stream::synchronize() {
   return error;
 }
 
+void Stream::drain() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [this] { return queue_.empty() && !busy_; });
+}
+
 Status Stream::query() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -178,6 +183,17 @@ Status destroy_stream(const void* handle, const char* api) {
   if (const Status e = remove(handle, api, "stream", &s); e != Status::success) return e;
   s->retire();                        // queued work still runs, as on a real device
   return sticky_error(s->context());  // destroyed, but a broken context says so
+}
+
+void drain_streams() {
+  std::vector<StreamRef> all;
+  {
+    Registry& r = R();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (const auto& entry : r.streams) all.push_back(entry.second);
+    for (const auto& entry : r.default_streams) all.push_back(entry.second);
+  }
+  for (const StreamRef& stream : all) stream->drain();
 }
 
 Status lookup_event(const void* handle, const char* api, EventRef* out) {

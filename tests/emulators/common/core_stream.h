@@ -43,6 +43,8 @@ class Stream {
   Status synchronize();
   // not_ready while operations are queued or running; else as synchronize().
   Status query();
+  // Waits until every queued operation ran; keeps the error for synchronize().
+  void drain();
   // The worker finishes the queue, then exits.
   void retire();
 
@@ -86,6 +88,10 @@ void* register_object(const StreamRef& stream);
 // Unregisters (invalid_handle when unknown) and retires a stream: queued work still runs, as on a
 // real device. Then the sticky error of its context (destroyed all the same).
 Status destroy_stream(const void* handle, const char* api);
+
+// Waits until every stream (created or default) has run what was queued on
+// it so far: a device-wide synchronization that keeps each stream's error.
+void drain_streams();
 
 // A live event; invalid_handle when unknown, the sticky error when its
 // context is broken.

@@ -5,7 +5,6 @@
 #include <cuda.h>
 
 #include <string>
-#include <vector>
 
 #include "core_config.h"
 #include "core_memory.h"
@@ -48,16 +47,15 @@ CUresult cuMemPoolCreate(CUmemoryPool* pool, const CUmemPoolProps* props) {
   if (const CUresult r = anydev_emu::check_initialized(); r != CUDA_SUCCESS) return r;
   if (pool == nullptr || props == nullptr) return misuse("cuMemPoolCreate: null argument");
   if (!core::get_config().memory_pools) return CUDA_ERROR_NOT_SUPPORTED;
-  if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED) {
-    return misuse("cuMemPoolCreate: allocType is not CU_MEM_ALLOCATION_TYPE_PINNED");
+  core::Pool* created = nullptr;
+  if (const CUresult r = cu(core::create_pool(props->allocType == CU_MEM_ALLOCATION_TYPE_PINNED,
+                                              props->handleTypes == CU_MEM_HANDLE_TYPE_NONE,
+                                              props->location.type == CU_MEM_LOCATION_TYPE_DEVICE,
+                                              props->location.id, "cuMemPoolCreate", &created));
+      r != CUDA_SUCCESS) {
+    return r;
   }
-  if (props->handleTypes != CU_MEM_HANDLE_TYPE_NONE) {
-    return misuse("cuMemPoolCreate: only handleTypes CU_MEM_HANDLE_TYPE_NONE is emulated");
-  }
-  if (!is_device_location(props->location)) {
-    return misuse("cuMemPoolCreate: the location is not a device of this driver");
-  }
-  *pool = static_cast<CUmemoryPool>(core::to_handle(core::create_pool(props->location.id, false)));
+  *pool = static_cast<CUmemoryPool>(core::to_handle(created));
   return CUDA_SUCCESS;
 }
 
@@ -88,13 +86,8 @@ CUresult cuMemPoolGetAttribute(CUmemoryPool handle, CUmemPool_attribute attribut
 CUresult cuMemPoolSetAccess(CUmemoryPool handle, const CUmemAccessDesc* map, size_t count) {
   core::Pool* pool = nullptr;
   if (const CUresult r = pool_of(handle, "cuMemPoolSetAccess", &pool); r != CUDA_SUCCESS) return r;
-  if (map == nullptr && count > 0) return misuse("cuMemPoolSetAccess: null map");
-  std::vector<core::AccessGrant> grants;
-  for (size_t i = 0; i < count; ++i) {
-    grants.push_back({map[i].location.type == CU_MEM_LOCATION_TYPE_DEVICE, map[i].location.id,
-                      static_cast<int>(map[i].flags)});
-  }
-  return cu(core::set_pool_access(pool, grants.data(), grants.size(), "cuMemPoolSetAccess"));
+  return cu(
+      core::set_pool_access(pool, map, count, CU_MEM_LOCATION_TYPE_DEVICE, "cuMemPoolSetAccess"));
 }
 
 CUresult cuMemPoolGetAccess(CUmemAccess_flags* flags, CUmemoryPool handle,

@@ -5,12 +5,7 @@
 
 namespace anydev_emu {
 
-namespace core {
-const Identity& identity() {
-  static constexpr Identity kCuda{"ANYDEV_CUDA_EMULATOR_", "anydev-cuda-emulator"};
-  return kCuda;
-}
-}  // namespace core
+extern const core::Identity core::kIdentity{"ANYDEV_CUDA_EMULATOR_", "anydev-cuda-emulator"};
 
 const CudaConfig& cuda_config() {
   static const CudaConfig config = [] {

@@ -34,36 +34,7 @@ CUresult check_stream_context(const Context* owner) {
 
 }  // namespace
 
-CUresult cu(core::Status status) {
-  using core::Status;
-  switch (status) {
-    case Status::success:
-      return CUDA_SUCCESS;
-    case Status::invalid_value:
-      return CUDA_ERROR_INVALID_VALUE;
-    case Status::invalid_handle:
-      return CUDA_ERROR_INVALID_HANDLE;
-    case Status::invalid_device:
-      return CUDA_ERROR_INVALID_DEVICE;
-    case Status::invalid_context:
-      return CUDA_ERROR_INVALID_CONTEXT;
-    case Status::out_of_memory:
-      return CUDA_ERROR_OUT_OF_MEMORY;
-    case Status::not_initialized:
-      return CUDA_ERROR_NOT_INITIALIZED;
-    case Status::no_device:
-      return CUDA_ERROR_NO_DEVICE;
-    case Status::not_ready:
-      return CUDA_ERROR_NOT_READY;
-    case Status::illegal_address:
-      return CUDA_ERROR_ILLEGAL_ADDRESS;
-    case Status::not_supported:
-      return CUDA_ERROR_NOT_SUPPORTED;
-    case Status::peer_already_enabled:
-      return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
-  }
-  return CUDA_ERROR_UNKNOWN;
-}
+CUresult cu(core::Status status) { return core::shared_code<CUresult>(status); }
 
 CUresult check_initialized() { return cu(core::check_initialized()); }
 
