@@ -179,7 +179,9 @@ TEST_F(HipEmulatorTest, WorkIsAsynchronousUntilSynchronize) {
   // The delay (set in main) keeps the memset queued: stale data until synchronized.
   EXPECT_EQ(hipEventQuery(done), hipErrorNotReady);
   EXPECT_EQ(hipStreamQuery(stream_), hipErrorNotReady);
+#if !defined(__SANITIZE_THREAD__)  // a stale read races with the worker by design
   EXPECT_EQ(static_cast<unsigned char*>(host)[0], 0);
+#endif
   HIP_ASSERT_OK(hipEventSynchronize(done));
   HIP_EXPECT_OK(hipEventQuery(done));
   EXPECT_EQ(static_cast<unsigned char*>(host)[15], 0xab);
