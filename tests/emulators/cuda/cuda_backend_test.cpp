@@ -24,19 +24,55 @@
 
 #include "../../process/fork_child.h"
 #include "anydev/anydev.h"
-#include "scoped_anydev.h"
 
 namespace {
 
 constexpr std::size_t kEmulatorMemoryMiB = 256;
 
-using anydev_emu::testing::last_error;
-using Buffer = anydev_emu::testing::ScopedBuffer;
+std::string last_error() { return anydev_last_error_message(); }
 
 // A cuda context on `device`, released at the end of the scope.
-class Context : public anydev_emu::testing::ScopedContext {
+class Context {
  public:
-  explicit Context(int device) : ScopedContext("cuda", device) {}
+  explicit Context(int device) {
+    status_ = anydev_context_create("cuda", device, &ctx_);
+    if (status_ != ANYDEV_SUCCESS) error_ = last_error();
+  }
+  ~Context() {
+    if (ctx_ != nullptr) anydev_context_release(ctx_);
+  }
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  anydev_context_t get() const { return ctx_; }
+  anydev_status_t status() const { return status_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  anydev_context_t ctx_ = nullptr;
+  anydev_status_t status_;
+  std::string error_;
+};
+
+// A buffer released at the end of the scope.
+class Buffer {
+ public:
+  Buffer(anydev_context_t ctx, anydev_memory_kind_t kind, anydev_dtype_t dtype, std::size_t count) {
+    status_ = anydev_buffer_create(ctx, kind, dtype, count, &buf_);
+    if (status_ != ANYDEV_SUCCESS) error_ = last_error();
+  }
+  ~Buffer() {
+    if (buf_ != nullptr) anydev_buffer_release(buf_);
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  anydev_buffer_t get() const { return buf_; }
+  anydev_status_t status() const { return status_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  anydev_buffer_t buf_ = nullptr;
+  anydev_status_t status_;
+  std::string error_;
 };
 
 #define ASSERT_OK(expr) ASSERT_EQ((expr), ANYDEV_SUCCESS) << last_error()
