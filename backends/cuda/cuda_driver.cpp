@@ -2,7 +2,6 @@
 #include "cuda_driver.h"
 
 #include <dlfcn.h>
-#include <link.h>
 
 #include <string>
 #include <type_traits>
@@ -111,29 +110,18 @@ class SymbolResolver {
   GetProcAddressV1 v1_ = nullptr;
 };
 
-std::string opened_path(void* library, const std::string& fallback) {
-  link_map* map = nullptr;
-  if (dlinfo(library, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
-      map->l_name[0] != '\0') {
-    return map->l_name;
-  }
-  return fallback;
-}
-
 }  // namespace
 
 std::string driver_version_text(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
-bool load_cuda_driver(const std::string& path, CudaDriver* driver, std::string* reason) {
+bool load_cuda_driver(void* library, const std::string& path, const std::string& opened_file,
+                      CudaDriver* driver, std::string* reason) {
   const char* what = "CUDA driver library";
-  void* library = kit::open_library(
-      path, what, "is the NVIDIA driver installed? ANYDEV_CUDA_LIBRARY overrides the path", reason);
-  if (library == nullptr) return false;
   CudaDriver loaded;
   loaded.requested_path = path;
-  loaded.opened_path = opened_path(library, path);
+  loaded.opened_path = opened_file;
 
   const SymbolResolver resolver(library);
   loaded.resolver = resolver.mechanism();
@@ -143,7 +131,6 @@ bool load_cuda_driver(const std::string& path, CudaDriver* driver, std::string* 
     *reason = kit::symbol_failure(
         what, path, kit::cat(missing.key.base, " (version ", missing.key.version, ")"), missing.why,
         opened);
-    dlclose(library);
     return false;
   }
 
@@ -151,7 +138,6 @@ bool load_cuda_driver(const std::string& path, CudaDriver* driver, std::string* 
   const CUresult r = loaded.DriverGetVersion(&loaded.version);
   if (r != CUDA_SUCCESS) {
     *reason = "cuDriverGetVersion failed with CUresult " + std::to_string(r) + " in " + file;
-    dlclose(library);
     return false;
   }
   *driver = std::move(loaded);

@@ -15,12 +15,17 @@
 #include <string>
 
 #include "cuda_symbols.h"
+#include "gpu_api.h"
 #include "kit_symbols.h"
 
 namespace anydev::cuda {
 
+// The name messages give an entry point ("cuMemAlloc").
+constexpr const char* symbol_name(const CudaSymbolKey& key) { return key.base; }
+
 struct CudaDriver {
   ANYDEV_KIT_SYMBOL_FIELDS(ANYDEV_CUDA_SYMBOLS)
+  ANYDEV_GPU_SYMBOL_NAMES(ANYDEV_CUDA_SYMBOLS)
 
   std::string requested_path;  // what dlopen was given ("libcuda.so.1")
   std::string opened_path;     // the file the dynamic loader opened
@@ -28,10 +33,13 @@ struct CudaDriver {
   const char* resolver = "";   // "cuGetProcAddress_v2", "cuGetProcAddress" or "dlsym"
 };
 
-// Opens `path` with dlopen (RTLD_NOW | RTLD_LOCAL) and resolves every symbol.
-// Does not call cuInit. On failure returns false and sets *reason to the file,
-// the symbol and the loader's or driver's own words; the library is closed.
-bool load_cuda_driver(const std::string& path, CudaDriver* driver, std::string* reason);
+// Resolves every symbol of `library`, opened (by the GPU core) from `path`,
+// which the loader found at `opened`, and reads the driver's version. Does
+// not call cuInit. On failure returns false and sets *reason to the file, the
+// symbol and the loader's or driver's own words; the caller closes the
+// library.
+bool load_cuda_driver(void* library, const std::string& path, const std::string& opened,
+                      CudaDriver* driver, std::string* reason);
 
 // "12.8" for 12080.
 std::string driver_version_text(int version);

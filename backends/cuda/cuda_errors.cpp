@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cuda_errors.h"
-
-#include <unistd.h>
-
-#include "cuda_state.h"
+// CUresult -> anydev status and message. Stateless apart from reading the
+// driver table; thread-safe.
+#include "cuda_api.h"
 
 namespace anydev::cuda {
 
-anydev_status_t status_for(CUresult result) {
+anydev_status_t CudaApi::status_for(CUresult result) {
   switch (result) {
     case CUDA_SUCCESS:
       return ANYDEV_SUCCESS;
@@ -32,7 +30,10 @@ anydev_status_t status_for(CUresult result) {
   }
 }
 
-bool is_sticky_fault(CUresult result) {
+// The errors cuda.h documents as sticky ("leaves the process in an
+// inconsistent state"): an asynchronous fault that leaves the context
+// unusable, so that every later call on it returns the same error.
+bool CudaApi::is_sticky_fault(CUresult result) {
   switch (result) {
     case CUDA_ERROR_CONTAINED:
     case CUDA_ERROR_ILLEGAL_ADDRESS:
@@ -50,8 +51,10 @@ bool is_sticky_fault(CUresult result) {
   }
 }
 
-std::string describe_result(CUresult result) {
-  const CudaDriver& driver = backend_state().driver;
+// "CUDA_ERROR_INVALID_VALUE (invalid argument)", from cuGetErrorName and
+// cuGetErrorString; "CUresult 999" when the driver does not know the code.
+std::string CudaApi::describe(CUresult result) {
+  const CudaDriver& driver = cuda::driver();
   const char* name = nullptr;
   const char* text = nullptr;
   if (driver.GetErrorName == nullptr || driver.GetErrorName(result, &name) != CUDA_SUCCESS ||
@@ -63,28 +66,6 @@ std::string describe_result(CUresult result) {
     return name;
   }
   return std::string(name) + " (" + text + ")";
-}
-
-anydev_status_t report_failure(anydev_status_t status, CUresult result, const char* call,
-                               const std::string& operation) {
-  std::string message =
-      std::string(call) + " failed: " + describe_result(result) + " in " + operation;
-  const pid_t initialized_by = backend_state().initialized_pid;
-  if (initialized_by != 0 && getpid() != initialized_by) {
-    status = ANYDEV_ERROR_BACKEND_UNAVAILABLE;
-    message += cat(": this process is a child of fork(); the CUDA driver, initialized by process ",
-                   initialized_by, " before the fork, cannot be used in it");
-  } else if (is_sticky_fault(result)) {
-    status = ANYDEV_ERROR_DEVICE;
-    message +=
-        ": the CUDA context is broken by an earlier asynchronous fault on the device; every "
-        "later call on it fails the same way, so cuda cannot be used again in this process";
-  }
-  return report_error(status, message);
-}
-
-anydev_status_t report_error(anydev_status_t status, const std::string& message) {
-  return set_error(status, message);
 }
 
 }  // namespace anydev::cuda
