@@ -21,6 +21,7 @@
 
 #include "anydev/backend.h"
 #include "cuda_driver.h"
+#include "gpu_objects.h"
 #include "gpu_state.h"
 
 namespace anydev::cuda {
@@ -43,21 +44,14 @@ struct CudaDevice {
 // for the scope's life and popped at its end, so that whatever the thread had
 // current before (another context, an embedding runtime's, or none) is
 // current again afterwards: the CUDA runtime takes its current device from
-// the current context, so anydev leaves it as it found it.
-// Used on one thread; not copyable.
-class ScopedContext {
- public:
-  ScopedContext() = default;
-  ScopedContext(const ScopedContext&) = delete;
-  ScopedContext& operator=(const ScopedContext&) = delete;
-  ~ScopedContext();
-
-  // SUCCESS, or an error already reported that names `operation`.
-  anydev_status_t enter(int device, const char* operation);
-
- private:
-  bool pushed_ = false;
+// the current context, so anydev leaves it as it found it. Stateless.
+struct ContextRule {
+  using saved_t = bool;  // whether enter pushed a context
+  static constexpr bool kNothingSaved = false;
+  static anydev_status_t enter(int device, const char* operation, bool* pushed);
+  static void leave(bool pushed) noexcept;
 };
+using ScopedContext = gpu::CurrentScope<ContextRule>;
 
 struct CudaApi {
   using status_t = CUresult;
@@ -93,21 +87,17 @@ struct CudaApi {
   static constexpr CUmemPool_attribute kPoolReleaseThresholdAttr =
       CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
 
-  // cuda_errors.cpp
-  static anydev_status_t status_for(CUresult result);
-  static bool is_sticky_fault(CUresult result);
-  static std::string describe(CUresult result);
+  static constexpr CUmemAllocationType kPoolPinned = CU_MEM_ALLOCATION_TYPE_PINNED;
+  static constexpr CUmemAllocationHandleType kPoolNoHandle = CU_MEM_HANDLE_TYPE_NONE;
+  static constexpr CUmemLocationType kLocationDevice = CU_MEM_LOCATION_TYPE_DEVICE;
+  static constexpr CUmemAccess_flags kAccessReadWrite = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  using pool_props = CUmemPoolProps;
+  using access_desc = CUmemAccessDesc;
 
-  // cuda_devices.cpp
-  static bool load(void* library, const std::string& path, const std::string& opened,
-                   CudaDriver* driver, std::string* reason) {
-    return load_cuda_driver(library, path, opened, driver, reason);
-  }
-  static anydev_status_t start(const CudaDriver& driver, int* count);
-  static anydev_status_t query_device(int index, gpu::DeviceState<CudaApi>* d, bool* pools);
-  static std::string library_text(const CudaDriver& driver);
-  static CUresult pool_create(const CudaDriver& driver, CUdevice device, CUmemoryPool* pool);
-  static CUresult pool_grant(const CudaDriver& driver, CUmemoryPool pool, CUdevice device);
+  // status_for, is_sticky_fault, describe (cuda_errors.cpp); load, start,
+  // query_device, library_text (cuda_devices.cpp); enable_peer,
+  // native_context (cuda_context.cpp).
+  ANYDEV_GPU_API_FUNCTIONS(CudaApi, CUresult, CudaDriver)
 
   // cuda_context.cpp
   // Whether `stream` names its context itself (a CUstream from
@@ -125,9 +115,7 @@ struct CudaApi {
                          std::size_t bytes, CUstream stream) {
     return driver.MemcpyAsync(dst, src, bytes, stream);
   }
-  static anydev_status_t enable_peer(int device, int peer, const std::string& what);
   static anydev_status_t check_wrapped_stream(int device, CUstream native);
-  static anydev_status_t native_context(int device, void** out);
 };
 
 // The device's primary context, retained at the first call. Reports and

@@ -39,14 +39,14 @@ anydev_status_t primary_context(int device, CUcontext* out) {
   return ANYDEV_SUCCESS;
 }
 
-ScopedContext::~ScopedContext() {
-  if (pushed_) {
+void ContextRule::leave(bool pushed) noexcept {
+  if (pushed) {
     CUcontext popped = nullptr;
     driver().CtxPopCurrent(&popped);
   }
 }
 
-anydev_status_t ScopedContext::enter(int device, const char* operation) {
+anydev_status_t ContextRule::enter(int device, const char* operation, bool* pushed) {
   CUcontext wanted = nullptr;
   if (const anydev_status_t s = primary_context(device, &wanted); s != ANYDEV_SUCCESS) return s;
   CUcontext current = nullptr;
@@ -61,7 +61,7 @@ anydev_status_t ScopedContext::enter(int device, const char* operation) {
     return report_failure(
         r, call, cat(operation, " on cuda device ", device, " (making its context current)"));
   }
-  pushed_ = true;
+  *pushed = true;
   return ANYDEV_SUCCESS;
 }
 

@@ -81,21 +81,4 @@ anydev_status_t CudaApi::query_device(int index, gpu::DeviceState<CudaApi>* d, b
   return ANYDEV_SUCCESS;
 }
 
-CUresult CudaApi::pool_create(const CudaDriver& drv, CUdevice device, CUmemoryPool* pool) {
-  CUmemPoolProps props = {};
-  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-  props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
-  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  props.location.id = device;
-  return drv.MemPoolCreate(pool, &props);
-}
-
-CUresult CudaApi::pool_grant(const CudaDriver& drv, CUmemoryPool pool, CUdevice device) {
-  CUmemAccessDesc access = {};
-  access.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  access.location.id = device;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  return drv.MemPoolSetAccess(pool, &access, 1);
-}
-
 }  // namespace anydev::cuda

@@ -6,49 +6,29 @@
 namespace anydev::cuda {
 
 anydev_status_t CudaApi::status_for(CUresult result) {
-  switch (result) {
-    case CUDA_SUCCESS:
-      return ANYDEV_SUCCESS;
-    case CUDA_ERROR_OUT_OF_MEMORY:
-      return ANYDEV_ERROR_OUT_OF_MEMORY;
-    case CUDA_ERROR_INVALID_VALUE:
-    case CUDA_ERROR_INVALID_HANDLE:
-    case CUDA_ERROR_INVALID_DEVICE:
-      return ANYDEV_ERROR_INVALID_ARGUMENT;
-    case CUDA_ERROR_NOT_SUPPORTED:
-    case CUDA_ERROR_PEER_ACCESS_UNSUPPORTED:
-      return ANYDEV_ERROR_UNSUPPORTED;
-    case CUDA_ERROR_NO_DEVICE:
-    case CUDA_ERROR_NOT_INITIALIZED:
-    case CUDA_ERROR_DEINITIALIZED:
-    case CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER:
-    case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
-    case CUDA_ERROR_STUB_LIBRARY:
-      return ANYDEV_ERROR_BACKEND_UNAVAILABLE;
-    default:
-      return ANYDEV_ERROR_DEVICE;
-  }
+  return gpu::map_result(
+      result,
+      {{ANYDEV_SUCCESS, {CUDA_SUCCESS}},
+       {ANYDEV_ERROR_OUT_OF_MEMORY, {CUDA_ERROR_OUT_OF_MEMORY}},
+       {ANYDEV_ERROR_INVALID_ARGUMENT,
+        {CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_DEVICE}},
+       {ANYDEV_ERROR_UNSUPPORTED, {CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_PEER_ACCESS_UNSUPPORTED}},
+       {ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+        {CUDA_ERROR_NO_DEVICE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_DEINITIALIZED,
+         CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER, CUDA_ERROR_SYSTEM_DRIVER_MISMATCH,
+         CUDA_ERROR_STUB_LIBRARY}}},
+      ANYDEV_ERROR_DEVICE);
 }
 
 // The errors cuda.h documents as sticky ("leaves the process in an
 // inconsistent state"): an asynchronous fault that leaves the context
 // unusable, so that every later call on it returns the same error.
 bool CudaApi::is_sticky_fault(CUresult result) {
-  switch (result) {
-    case CUDA_ERROR_CONTAINED:
-    case CUDA_ERROR_ILLEGAL_ADDRESS:
-    case CUDA_ERROR_LAUNCH_TIMEOUT:
-    case CUDA_ERROR_HARDWARE_STACK_ERROR:
-    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-    case CUDA_ERROR_MISALIGNED_ADDRESS:
-    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-    case CUDA_ERROR_INVALID_PC:
-    case CUDA_ERROR_LAUNCH_FAILED:
-    case CUDA_ERROR_EXTERNAL_DEVICE:
-      return true;
-    default:
-      return false;
-  }
+  return gpu::is_one_of(
+      result, {CUDA_ERROR_CONTAINED, CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_TIMEOUT,
+               CUDA_ERROR_HARDWARE_STACK_ERROR, CUDA_ERROR_ILLEGAL_INSTRUCTION,
+               CUDA_ERROR_MISALIGNED_ADDRESS, CUDA_ERROR_INVALID_ADDRESS_SPACE,
+               CUDA_ERROR_INVALID_PC, CUDA_ERROR_LAUNCH_FAILED, CUDA_ERROR_EXTERNAL_DEVICE});
 }
 
 // "CUDA_ERROR_INVALID_VALUE (invalid argument)", from cuGetErrorName and

@@ -70,6 +70,29 @@ void* to_handle(typename Api::device_ptr p) {
   }
 }
 
+// A device made current for the life of a scope, by an API's `Rule`:
+//   saved_t                      what enter remembers to undo (kNothingSaved:
+//                                nothing to undo);
+//   enter(device, operation, &saved) -> anydev_status_t (reports errors);
+//   leave(saved) noexcept        restores what the caller had.
+// Used on one thread; not copyable.
+template <class Rule>
+class CurrentScope {
+ public:
+  CurrentScope() = default;
+  CurrentScope(const CurrentScope&) = delete;
+  CurrentScope& operator=(const CurrentScope&) = delete;
+  ~CurrentScope() { Rule::leave(saved_); }
+
+  // SUCCESS, or an error already reported that names `operation`.
+  anydev_status_t enter(int device, const char* operation) {
+    return Rule::enter(device, operation, &saved_);
+  }
+
+ private:
+  typename Rule::saved_t saved_ = Rule::kNothingSaved;
+};
+
 // Makes `call`, a driver call whose stream or event names its device (the
 // steady-state operations: copies, memsets, records, waits, synchronizes),
 // with no switch of the current device: one driver call when the driver

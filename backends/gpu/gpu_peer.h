@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "gpu_pool.h"
 #include "gpu_state.h"
 
 namespace anydev::gpu {
@@ -60,7 +61,7 @@ anydev_status_t enable_peer_access(int device, int peer) {
   const DeviceState<Api>& peer_state = device_state<Api>(peer);
   if (peer_state.memory_pools) {
     const auto r =
-        Api::pool_grant(driver<Api>(), peer_state.pool, device_state<Api>(device).device);
+        pool_grant<Api>(driver<Api>(), peer_state.pool, device_state<Api>(device).device);
     if (r != Api::kSuccess) {
       return report_failure<Api>(r, Api::driver_t::names::MemPoolSetAccess, what);
     }

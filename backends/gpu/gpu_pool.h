@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // anydev's own stream-ordered memory pool on each device of a GPU backend.
 //
-// Device memory comes from a pool the backend creates (Api::pool_create), not
+// Device memory comes from a pool the backend creates (pool_create), not
 // from the device's current pool: the application (or another library) may
 // replace that one or tune it, and peer access granted on it would leak to
 // everyone's memory. The pool keeps up to kPoolReleaseThreshold bytes of
@@ -29,6 +29,29 @@ bool pool_entry_points_present(const Driver& driver) {
          driver.MemFreeAsync != nullptr && driver.MemPoolSetAccess != nullptr;
 }
 
+// anydev's pool on `device` (pinned device memory, no export handle).
+template <class Api>
+typename Api::status_t pool_create(const typename Api::driver_t& drv, typename Api::device_t device,
+                                   typename Api::pool_t* pool) {
+  typename Api::pool_props props = {};
+  props.allocType = Api::kPoolPinned;
+  props.handleTypes = Api::kPoolNoHandle;
+  props.location.type = Api::kLocationDevice;
+  props.location.id = device;
+  return drv.MemPoolCreate(pool, &props);
+}
+
+// Read-write access to `pool` for `device` (a peer of the pool's device).
+template <class Api>
+typename Api::status_t pool_grant(const typename Api::driver_t& drv, typename Api::pool_t pool,
+                                  typename Api::device_t device) {
+  typename Api::access_desc access = {};
+  access.location.type = Api::kLocationDevice;
+  access.location.id = device;
+  access.flags = Api::kAccessReadWrite;
+  return drv.MemPoolSetAccess(pool, &access, 1);
+}
+
 // When d->memory_pools: creates d->pool on the device and sets its release
 // threshold. When that fails, logs why and turns memory_pools off for the
 // device (its memory then comes from the plain allocation), destroying a pool
@@ -39,7 +62,7 @@ void create_device_pool(DeviceState<Api>* d) {
   if (d->memory_pools) {
     const auto& drv = driver<Api>();
     typename Api::pool_t pool{};
-    auto r = Api::pool_create(drv, d->device, &pool);
+    auto r = pool_create<Api>(drv, d->device, &pool);
     const char* call = names::MemPoolCreate;
     if (r == Api::kSuccess) {
       std::uint64_t threshold = kPoolReleaseThreshold;

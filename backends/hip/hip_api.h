@@ -19,6 +19,7 @@
 #include <string>
 
 #include "anydev/backend.h"
+#include "gpu_objects.h"
 #include "gpu_state.h"
 #include "hip_runtime.h"
 
@@ -29,20 +30,14 @@ namespace anydev::hip {
 // peer access, memory info): one hipGetDevice when it already is; otherwise
 // hipSetDevice to it, and at the scope's end hipSetDevice back to the device
 // the caller had, so that an embedding runtime finds its own device current
-// after every anydev call. Used on one thread; not copyable.
-class ScopedDevice {
- public:
-  ScopedDevice() = default;
-  ScopedDevice(const ScopedDevice&) = delete;
-  ScopedDevice& operator=(const ScopedDevice&) = delete;
-  ~ScopedDevice();
-
-  // SUCCESS, or an error already reported that names `operation`.
-  anydev_status_t enter(int device, const char* operation);
-
- private:
-  int previous_ = -1;  // the caller's device, restored at the end; -1: nothing to restore
+// after every anydev call. Stateless.
+struct DeviceRule {
+  using saved_t = int;  // the caller's device, to set again; -1: none
+  static constexpr int kNothingSaved = -1;
+  static anydev_status_t enter(int device, const char* operation, int* previous);
+  static void leave(int previous) noexcept;
 };
+using ScopedDevice = gpu::CurrentScope<DeviceRule>;
 
 // A HIP device holds nothing beyond the core's DeviceState.
 struct HipDevice {};
@@ -66,38 +61,32 @@ struct HipApi {
   static constexpr const char* kLibraryHint =
       "is ROCm's HIP runtime installed? ANYDEV_HIP_LIBRARY overrides the path";
   using device_t = int;
+  static constexpr hipMemAllocationType kPoolPinned = hipMemAllocationTypePinned;
   static constexpr unsigned kStreamFlags = hipStreamNonBlocking;
   static constexpr const char* kLibraryVariable = "ANYDEV_HIP_LIBRARY";
   using device_ptr = void*;
+  static constexpr hipMemAllocationHandleType kPoolNoHandle = hipMemHandleTypeNone;
   static constexpr unsigned kEventFlags = hipEventDisableTiming;
   static constexpr const char* kPoolsVariable = "ANYDEV_HIP_MEMORY_POOLS";
   using peer_t = int;  // hipMemcpyPeerAsync names each side by its ordinal
+  static constexpr hipMemLocationType kLocationDevice = hipMemLocationTypeDevice;
+  using pool_props = hipMemPoolProps;
   static constexpr unsigned kHostAllocFlags = hipHostMallocPortable;
   // The newest first: ROCm 7, 6, 5, then the unversioned development link.
   static constexpr const char* kDefaultLibraries[] = {
       "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", nullptr};
   using device_extra = HipDevice;
+  using access_desc = hipMemAccessDesc;
+  static constexpr hipMemAccessFlags kAccessReadWrite = hipMemAccessFlagsProtReadWrite;
   static constexpr hipMemPoolAttr kPoolReleaseThresholdAttr = hipMemPoolAttrReleaseThreshold;
   static constexpr const char* kContextWhat = "HIP device";
   static constexpr int kDLDevice = kDLROCM;
   static constexpr int kDLHost = kDLROCMHost;
 
-  // hip_errors.cpp
-  static anydev_status_t status_for(hipError_t result);
-  static bool is_sticky_fault(hipError_t result);
-  static std::string describe(hipError_t result);
-
-  // hip_devices.cpp
-  static bool load(void* library, const std::string& path, const std::string& opened,
-                   HipRuntime* runtime, std::string* reason) {
-    return load_hip_runtime(library, path, opened, runtime, reason);
-  }
-  static anydev_status_t start(const HipRuntime& runtime, int* count);
-  static anydev_status_t query_device(int index, gpu::DeviceState<HipApi>* d, bool* pools);
-  static std::string library_text(const HipRuntime& runtime);
-  static hipError_t pool_create(const HipRuntime& runtime, int device, hipMemPool_t* pool);
-  static hipError_t pool_grant(const HipRuntime& runtime, hipMemPool_t pool, int device);
-  static anydev_status_t enable_peer(int device, int peer, const std::string& what);
+  // status_for, is_sticky_fault, describe (hip_errors.cpp); load
+  // (hip_runtime.cpp); start, query_device, library_text, enable_peer,
+  // native_context (hip_devices.cpp).
+  ANYDEV_GPU_API_FUNCTIONS(HipApi, hipError_t, HipRuntime)
 
   // A stream from hipStreamCreateWithFlags carries its device: work on it
   // needs no current device. The null stream and hipStreamPerThread are the
@@ -119,7 +108,6 @@ struct HipApi {
   // a newer entry point (hipStreamGetDevice): a wrapped stream is taken as
   // the caller says (docs/backends.md).
   static anydev_status_t check_wrapped_stream(int, hipStream_t) { return ANYDEV_SUCCESS; }
-  static anydev_status_t native_context(int device, void** out);
 };
 
 }  // namespace anydev::hip

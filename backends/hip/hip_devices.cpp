@@ -89,23 +89,6 @@ anydev_status_t HipApi::query_device(int index, gpu::DeviceState<HipApi>* d, boo
   return ANYDEV_SUCCESS;
 }
 
-hipError_t HipApi::pool_create(const HipRuntime& runtime, int device, hipMemPool_t* pool) {
-  hipMemPoolProps props = {};
-  props.allocType = hipMemAllocationTypePinned;
-  props.handleTypes = hipMemHandleTypeNone;
-  props.location.type = hipMemLocationTypeDevice;
-  props.location.id = device;
-  return runtime.MemPoolCreate(pool, &props);
-}
-
-hipError_t HipApi::pool_grant(const HipRuntime& runtime, hipMemPool_t pool, int device) {
-  hipMemAccessDesc access = {};
-  access.location.type = hipMemLocationTypeDevice;
-  access.location.id = device;
-  access.flags = hipMemAccessFlagsProtReadWrite;
-  return runtime.MemPoolSetAccess(pool, &access, 1);
-}
-
 // Peer access is the current device's: hipDeviceEnablePeerAccess under a
 // ScopedDevice of `device`.
 anydev_status_t HipApi::enable_peer(int device, int peer, const std::string& what) {

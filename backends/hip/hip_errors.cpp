@@ -8,42 +8,26 @@
 namespace anydev::hip {
 
 anydev_status_t HipApi::status_for(hipError_t result) {
-  switch (result) {
-    case hipSuccess:
-      return ANYDEV_SUCCESS;
-    case hipErrorOutOfMemory:
-      return ANYDEV_ERROR_OUT_OF_MEMORY;
-    case hipErrorInvalidValue:
-    case hipErrorInvalidHandle:
-    case hipErrorInvalidDevice:
-    case hipErrorInvalidDevicePointer:
-      return ANYDEV_ERROR_INVALID_ARGUMENT;
-    case hipErrorNotSupported:
-    case hipErrorPeerAccessUnsupported:
-      return ANYDEV_ERROR_UNSUPPORTED;
-    case hipErrorNoDevice:
-    case hipErrorNotInitialized:
-    case hipErrorDeinitialized:
-    case hipErrorInsufficientDriver:
-      return ANYDEV_ERROR_BACKEND_UNAVAILABLE;
-    default:
-      return ANYDEV_ERROR_DEVICE;
-  }
+  return gpu::map_result(
+      result,
+      {{ANYDEV_SUCCESS, {hipSuccess}},
+       {ANYDEV_ERROR_INVALID_ARGUMENT,
+        {hipErrorInvalidValue, hipErrorInvalidHandle, hipErrorInvalidDevice,
+         hipErrorInvalidDevicePointer}},
+       {ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+        {hipErrorNoDevice, hipErrorNotInitialized, hipErrorDeinitialized,
+         hipErrorInsufficientDriver}},
+       {ANYDEV_ERROR_OUT_OF_MEMORY, {hipErrorOutOfMemory}},
+       {ANYDEV_ERROR_UNSUPPORTED, {hipErrorNotSupported, hipErrorPeerAccessUnsupported}}},
+      ANYDEV_ERROR_DEVICE);
 }
 
 // The asynchronous faults after which HIP, like CUDA, fails every later call
 // on the device the same way until the process exits.
 bool HipApi::is_sticky_fault(hipError_t result) {
-  switch (result) {
-    case hipErrorIllegalAddress:
-    case hipErrorLaunchFailure:
-    case hipErrorLaunchTimeOut:
-    case hipErrorAssert:
-    case hipErrorContextIsDestroyed:
-      return true;
-    default:
-      return false;
-  }
+  return gpu::is_one_of(
+      result, {hipErrorIllegalAddress, hipErrorLaunchFailure, hipErrorLaunchTimeOut, hipErrorAssert,
+               hipErrorContextIsDestroyed});
 }
 
 // "hipErrorInvalidValue (invalid argument)", from hipGetErrorName and

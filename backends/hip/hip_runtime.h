@@ -2,7 +2,7 @@
 // The HIP runtime library (libamdhip64), opened with dlopen by the GPU core,
 // and the entry points that hip_symbols.h lists, resolved with dlsym.
 //
-// A HipRuntime is filled once by load_hip_runtime (during the backend's
+// A HipRuntime is filled once by HipApi::load (hip_runtime.cpp) (during the backend's
 // initialize, under the core's registry lock) and only read afterwards, so it
 // may be read from any thread. The library stays open for the life of the
 // process: the runtime's own threads may outlive any point where closing it

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// ScopedDevice: the HIP current-device rule (hip_api.h).
+// DeviceRule: the HIP current-device rule (hip_api.h).
 #include "hip_api.h"
 
 namespace anydev::hip {
 
-ScopedDevice::~ScopedDevice() {
+void DeviceRule::leave(int previous) noexcept {
   // Never throws: a failure here leaves the thread on anydev's device, which
   // the next ScopedDevice of any library corrects; nothing to report to.
-  if (previous_ >= 0) static_cast<void>(gpu::driver<HipApi>().SetDevice(previous_));
+  if (previous >= 0) static_cast<void>(gpu::driver<HipApi>().SetDevice(previous));
 }
 
-anydev_status_t ScopedDevice::enter(int device, const char* operation) {
+anydev_status_t DeviceRule::enter(int device, const char* operation, int* previous) {
   if (const anydev_status_t s = gpu::check_device<HipApi>(device, operation); s != ANYDEV_SUCCESS) {
     return s;
   }
@@ -27,7 +27,7 @@ anydev_status_t ScopedDevice::enter(int device, const char* operation) {
     return gpu::report_failure<HipApi>(
         r, call, kit::cat(operation, " on hip device ", device, " (making it current)"));
   }
-  previous_ = current;
+  *previous = current;
   return ANYDEV_SUCCESS;
 }
 
