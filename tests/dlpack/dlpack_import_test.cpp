@@ -250,8 +250,8 @@ TEST(DlpackImport, NullArgumentsAreInvalid) {
 // backend) follows one rule on every backend (docs/embedding.md): fills and
 // copies work and are ordered on the context's stream; native_handle() is
 // unsupported (the producer holds the native object); take_ptr() is
-// unsupported (the producer owns the memory). cuda runs on the emulator
-// (ctest entry dlpack.foreign_host_memory_cuda_emulator); a backend that is
+// unsupported (the producer owns the memory). cuda and hip run on their
+// emulators (ctest entries dlpack.foreign_host_memory_{cuda,hip}_emulator); a backend that is
 // not available here is skipped with its reason.
 class ForeignHostMemory : public ::testing::TestWithParam<const char*> {};
 
@@ -313,7 +313,7 @@ TEST_P(ForeignHostMemory, FillCopyNativeHandleAndTakePtrFollowOneRule) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBackend, ForeignHostMemory,
-                         ::testing::Values("cpu", "opencl", "cuda"),
+                         ::testing::Values("cpu", "opencl", "cuda", "hip"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });
