@@ -24,7 +24,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "anydev/anydev.h"
@@ -106,48 +108,26 @@ TEST(GpuFillPlan, StridedAndReplicatedPlansWriteExactBitsAtEverySize) {
 
 // ---- the backend on the emulator ---------------------------------------------
 
-// A context on `device`, released at the end of the scope.
-class Context {
- public:
-  explicit Context(int device) {
-    status_ = anydev_context_create("hip", device, &ctx_);
-    if (status_ != ANYDEV_SUCCESS) error_ = last_error();
-  }
-  ~Context() {
-    if (ctx_ != nullptr) anydev_context_release(ctx_);
-  }
-  Context(const Context&) = delete;
-  Context& operator=(const Context&) = delete;
-  anydev_context_t get() const { return ctx_; }
-  anydev_status_t status() const { return status_; }
-  const std::string& error() const { return error_; }
-
- private:
-  anydev_context_t ctx_ = nullptr;
-  anydev_status_t status_;
-  std::string error_;
+// Contexts and buffers of the C ABI, released at the end of their scope;
+// null when creation failed (last_error() says why).
+struct Release {
+  void operator()(anydev_context_t c) const { anydev_context_release(c); }
+  void operator()(anydev_buffer_t b) const { anydev_buffer_release(b); }
 };
+using Context = std::unique_ptr<std::remove_pointer_t<anydev_context_t>, Release>;
+using Buffer = std::unique_ptr<std::remove_pointer_t<anydev_buffer_t>, Release>;
 
-// A buffer released at the end of the scope.
-class Buffer {
- public:
-  Buffer(anydev_context_t ctx, anydev_memory_kind_t kind, anydev_dtype_t dtype, std::size_t count) {
-    status_ = anydev_buffer_create(ctx, kind, dtype, count, &buf_);
-    if (status_ != ANYDEV_SUCCESS) error_ = last_error();
-  }
-  ~Buffer() {
-    if (buf_ != nullptr) anydev_buffer_release(buf_);
-  }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  anydev_buffer_t get() const { return buf_; }
-  anydev_status_t status() const { return status_; }
+Context hip_context(int device) {
+  anydev_context_t c = nullptr;
+  return Context(anydev_context_create("hip", device, &c) == ANYDEV_SUCCESS ? c : nullptr);
+}
 
- private:
-  anydev_buffer_t buf_ = nullptr;
-  anydev_status_t status_;
-  std::string error_;
-};
+Buffer buffer(const Context& ctx, anydev_memory_kind_t kind, anydev_dtype_t dtype,
+              std::size_t count) {
+  anydev_buffer_t b = nullptr;
+  return Buffer(
+      anydev_buffer_create(ctx.get(), kind, dtype, count, &b) == ANYDEV_SUCCESS ? b : nullptr);
+}
 
 // The emulator the backend opened (dlopen of the same path finds it): the
 // thread's current device as an application sees it, and the emulator's call
@@ -205,11 +185,14 @@ class HipBackend : public ::testing::Test {
   }
 };
 
-std::vector<unsigned char> read_back(anydev_context_t ctx, anydev_buffer_t buf, std::size_t bytes) {
+// The buffer's first `bytes` bytes once the context's work is done (0xee
+// where the copy failed, which the test reports).
+std::vector<unsigned char> read_back(const Context& ctx, const Buffer& buf, std::size_t bytes) {
   std::vector<unsigned char> out(bytes, 0xee);
-  EXPECT_EQ(anydev_enqueue_copy_to_host(ctx, out.data(), out.size(), buf), ANYDEV_SUCCESS)
-      << last_error();
-  EXPECT_EQ(anydev_context_synchronize(ctx), ANYDEV_SUCCESS) << last_error();
+  const anydev_status_t copied =
+      anydev_enqueue_copy_to_host(ctx.get(), out.data(), bytes, buf.get());
+  const anydev_status_t synchronized = anydev_context_synchronize(ctx.get());
+  EXPECT_TRUE(copied == ANYDEV_SUCCESS && synchronized == ANYDEV_SUCCESS) << last_error();
   return out;
 }
 
@@ -248,8 +231,8 @@ struct Plugin {
 // zero sizes and null frees itself, naming the operation, before any
 // runtime call, so every GPU backend has the one rule.
 TEST_F(HipBackend, ZeroSizesAndNullFreesAreRefusedBeforeTheRuntime) {
-  Context c0(0);  // the core initializes the plugin
-  ASSERT_OK(c0.status());
+  const Context c0 = hip_context(0);  // the core initializes the plugin
+  ASSERT_NE(c0, nullptr) << last_error();
   const Plugin plugin;
   ASSERT_NE(plugin.table, nullptr) << ANYDEV_TEST_HIP_PLUGIN;
   const anydev_backend_table_t& t = *plugin.table;
@@ -294,13 +277,13 @@ TEST_F(HipBackend, ZeroSizesAndNullFreesAreRefusedBeforeTheRuntime) {
 // hipMemsetD32Async per word writes a period and copies double it; with it,
 // one strided memset per word. The counts prove which path ran.
 TEST_F(HipBackend, FillsWriteExactBitsAtEverySizeAndOffset) {
-  Context c0(0);
-  ASSERT_OK(c0.status());
+  const Context c0 = hip_context(0);
+  ASSERT_NE(c0, nullptr) << last_error();
   const std::array<unsigned char, 16> pattern = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
                                                  0xf0, 0xe1, 0xd2, 0xc3, 0xb4, 0xa5, 0x96, 0x87};
   constexpr std::size_t kBytes = 16 * 1024 + 64;
-  Buffer b(c0.get(), ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kBytes);
-  ASSERT_OK(b.status());
+  const Buffer b = buffer(c0, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kBytes);
+  ASSERT_NE(b, nullptr) << last_error();
   std::vector<std::size_t> lengths;
   for (std::size_t n = 1; n <= 40; ++n) lengths.push_back(n);
   lengths.push_back(1000);
@@ -327,7 +310,7 @@ TEST_F(HipBackend, FillsWriteExactBitsAtEverySizeAndOffset) {
         const unsigned long long d2d32 = emulator().count("hipMemsetD2D32Async");
         const unsigned long long copies = emulator().count("hipMemcpyAsync");
         anydev_buffer_release(view);
-        const std::vector<unsigned char> out = read_back(c0.get(), b.get(), kBytes);
+        const std::vector<unsigned char> out = read_back(c0, b, kBytes);
         for (std::size_t i = 0; i < kBytes; ++i) {
           const bool inside = i >= offset && i < offset + bytes;
           ASSERT_EQ(out[i], inside ? pattern[(i - offset) % size] : 0) << "byte " << i;
@@ -401,15 +384,16 @@ TEST_F(HipBackend, CallersCurrentDeviceIsRestoredAfterEveryCall) {
 // pools and events), counted by the emulator: a copy or a 1-, 2- or 4-byte
 // fill is one call, with no current-device switch.
 TEST_F(HipBackend, SteadyStateOperationsAreOneRuntimeCall) {
-  Context c0(0), c1(1);
-  ASSERT_OK(c0.status());
-  ASSERT_OK(c1.status());
+  const Context c0 = hip_context(0);
+  const Context c1 = hip_context(1);
+  ASSERT_NE(c0, nullptr) << last_error();
+  ASSERT_NE(c1, nullptr) << last_error();
   constexpr std::size_t kBytes = 1 << 16;
-  Buffer host(c0.get(), ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT8, kBytes);
-  Buffer dev(c0.get(), ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kBytes);
-  Buffer dev2(c0.get(), ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kBytes);
-  Buffer dev_1(c1.get(), ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kBytes);
-  for (const Buffer* b : {&host, &dev, &dev2, &dev_1}) ASSERT_OK(b->status());
+  const Buffer host = buffer(c0, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT8, kBytes);
+  const Buffer dev = buffer(c0, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kBytes);
+  const Buffer dev2 = buffer(c0, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kBytes);
+  const Buffer dev_1 = buffer(c1, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kBytes);
+  for (const Buffer* b : {&host, &dev, &dev2, &dev_1}) ASSERT_NE(*b, nullptr) << last_error();
   std::vector<unsigned char> user(kBytes, 7);
   const unsigned char pattern[4] = {1, 2, 3, 4};
   struct Row {
@@ -440,16 +424,23 @@ TEST_F(HipBackend, SteadyStateOperationsAreOneRuntimeCall) {
       {"synchronize", [&] { return anydev_context_synchronize(c0.get()); },
        "hipStreamSynchronize=1"},
   };
+  // The emulator counts every caller's calls, and the core's reclaimer may
+  // free earlier tests' memory on its own thread meanwhile: a row is measured
+  // up to 5 times and the first exact count passes. A call the operation
+  // itself makes shows in every measurement.
   for (const Row& row : rows) {
     SCOPED_TRACE(row.operation);
-    ASSERT_OK(row.run());
-    ASSERT_OK(anydev_context_synchronize(c0.get()));
-    ASSERT_OK(anydev_context_synchronize(c1.get()));
-    emulator().reset();
-    ASSERT_OK(row.run());
-    const std::string calls = emulator().text();
-    ASSERT_OK(anydev_context_synchronize(c0.get()));
-    ASSERT_OK(anydev_context_synchronize(c1.get()));
+    std::string calls;
+    for (int attempt = 0; attempt < 5 && calls != row.calls; ++attempt) {
+      ASSERT_OK(row.run());
+      ASSERT_OK(anydev_context_synchronize(c0.get()));
+      ASSERT_OK(anydev_context_synchronize(c1.get()));
+      emulator().reset();
+      ASSERT_OK(row.run());
+      calls = emulator().text();
+      ASSERT_OK(anydev_context_synchronize(c0.get()));
+      ASSERT_OK(anydev_context_synchronize(c1.get()));
+    }
     EXPECT_EQ(calls, row.calls);
   }
 }
@@ -457,12 +448,12 @@ TEST_F(HipBackend, SteadyStateOperationsAreOneRuntimeCall) {
 // Device memory exports as kDLROCM with the device's ordinal, pinned host
 // memory as kDLROCMHost (ABI 2's device properties, not the backend's name).
 TEST_F(HipBackend, DlpackDeviceTypesAreRocm) {
-  Context c1(1);
-  ASSERT_OK(c1.status());
-  Buffer dev(c1.get(), ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_FLOAT32, 16);
-  Buffer host(c1.get(), ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_FLOAT32, 16);
-  ASSERT_OK(dev.status());
-  ASSERT_OK(host.status());
+  const Context c1 = hip_context(1);
+  ASSERT_NE(c1, nullptr) << last_error();
+  const Buffer dev = buffer(c1, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_FLOAT32, 16);
+  const Buffer host = buffer(c1, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_FLOAT32, 16);
+  ASSERT_NE(dev, nullptr) << last_error();
+  ASSERT_NE(host, nullptr) << last_error();
   int type = -1;
   int id = -1;
   ASSERT_OK(anydev_buffer_dlpack_device(dev.get(), &type, &id));
