@@ -25,6 +25,16 @@ if(GTest_FOUND)
     "${ANYDEV_HIP_EMULATOR_INCLUDE_DIR}" ${PROJECT_SOURCE_DIR}/backends/gpu)
   target_compile_definitions(anydev-hip-backend-tests PRIVATE __HIP_PLATFORM_AMD__
     ANYDEV_TEST_HIP_PLUGIN="$<TARGET_FILE:anydev-backend-hip>")
+  # The GPU core's rules hold for cuda too: one case runs on the cuda plugin
+  # and the CUDA emulator when both are built.
+  if(TARGET anydev-backend-cuda AND TARGET anydev-cuda-emulator)
+    target_compile_definitions(anydev-hip-backend-tests PRIVATE
+      ANYDEV_TEST_CUDA_PLUGIN="$<TARGET_FILE:anydev-backend-cuda>")
+    add_dependencies(anydev-hip-backend-tests anydev-backend-cuda anydev-cuda-emulator)
+    set(cuda_environment "ANYDEV_CUDA_LIBRARY=$<TARGET_FILE:anydev-cuda-emulator>")
+  else()
+    set(cuda_environment "")
+  endif()
   target_link_libraries(anydev-hip-backend-tests PRIVATE
     anydev::anydev GTest::gtest GTest::gtest_main anydev_warnings Threads::Threads
     ${CMAKE_DL_LIBS})
@@ -42,7 +52,7 @@ if(GTest_FOUND)
     string(REPLACE "@" ";" extra "${extra}")
     add_test(NAME ${name} COMMAND anydev-hip-backend-tests)
     set_tests_properties(${name} PROPERTIES
-      ENVIRONMENT "ANYDEV_HIP_LIBRARY=${library};ANYDEV_HIP_EMULATOR_DEVICES=2;ANYDEV_BACKEND=cpu;${extra}"
+      ENVIRONMENT "ANYDEV_HIP_LIBRARY=${library};ANYDEV_HIP_EMULATOR_DEVICES=2;ANYDEV_BACKEND=cpu;${cuda_environment};${extra}"
       FAIL_REGULAR_EXPRESSION "anydev-hip-emulator:|\\[  SKIPPED \\]" TIMEOUT 300)
   endforeach()
 endif()

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -196,49 +197,51 @@ std::vector<unsigned char> read_back(const Context& ctx, const Buffer& buf, std:
   return out;
 }
 
-// The plugin's table, opened directly (the same library the core loads),
-// with services that keep the last error.
+// A plugin's table, opened directly: the same library (and state) the core
+// loaded, so the core's services stay in place and errors reach
+// anydev_last_error_message(). Read-only after construction.
 struct Plugin {
-  Plugin() {
-    library = dlopen(ANYDEV_TEST_HIP_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) return;
-    auto entry = reinterpret_cast<anydev_status_t (*)(uint32_t, const anydev_core_services_t*,
-                                                      const anydev_backend_table_t**)>(
-        dlsym(library, "anydev_backend_entry"));
-    if (entry == nullptr ||
-        entry(ANYDEV_BACKEND_ABI_VERSION, &services, &table) != ANYDEV_SUCCESS) {
+  explicit Plugin(const char* path) {
+    void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    auto entry = library == nullptr
+                     ? nullptr
+                     : reinterpret_cast<anydev_status_t (*)(uint32_t, const anydev_core_services_t*,
+                                                            const anydev_backend_table_t**)>(
+                           dlsym(library, "anydev_backend_entry"));
+    if (entry == nullptr || entry(ANYDEV_BACKEND_ABI_VERSION, nullptr, &table) != ANYDEV_SUCCESS) {
       table = nullptr;
     }
   }
-  static anydev_status_t keep_error(anydev_status_t status, const char* message) {
-    error() = message;
-    return status;
-  }
-  static const char* read_env(const char* name) { return std::getenv(name); }
-  static std::string& error() {
-    static std::string text;
-    return text;
-  }
-
-  void* library = nullptr;
   const anydev_backend_table_t* table = nullptr;
-  anydev_core_services_t services{sizeof(anydev_core_services_t), &Plugin::keep_error, nullptr,
-                                  &Plugin::read_env};
 };
 
-// hipMalloc(0) and hipMallocAsync(0) succeed with a null pointer and
-// hipFreeAsync(nullptr) succeeds in HIP, unlike CUDA: the backend refuses
-// zero sizes and null frees itself, naming the operation, before any
-// runtime call, so every GPU backend has the one rule.
-TEST_F(HipBackend, ZeroSizesAndNullFreesAreRefusedBeforeTheRuntime) {
-  const Context c0 = hip_context(0);  // the core initializes the plugin
-  ASSERT_NE(c0, nullptr) << last_error();
-  const Plugin plugin;
-  ASSERT_NE(plugin.table, nullptr) << ANYDEV_TEST_HIP_PLUGIN;
+// The vendor library's call counters, by the emulator's export prefix.
+struct Counters {
+  explicit Counters(const char* library_variable, const std::string& prefix) {
+    const char* path = std::getenv(library_variable);
+    void* library = path == nullptr ? nullptr : dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (library == nullptr) return;
+    reset = reinterpret_cast<void (*)()>(dlsym(library, (prefix + "_reset_call_counts").c_str()));
+    count = reinterpret_cast<unsigned long long (*)(const char*)>(
+        dlsym(library, (prefix + "_call_count").c_str()));
+  }
+  void (*reset)() = nullptr;
+  unsigned long long (*count)(const char*) = nullptr;
+};
+
+// The GPU core's one rule for zero sizes and null frees, on the plugin at
+// `plugin_path` (its backend initialized by the core): INVALID_ARGUMENT
+// naming the operation, nothing written, and none of `allocator_calls`
+// made.
+void expect_zero_sizes_and_null_frees_refused(const char* plugin_path, const Counters& counters,
+                                              std::initializer_list<const char*> allocator_calls) {
+  const Plugin plugin(plugin_path);
+  ASSERT_NE(plugin.table, nullptr) << plugin_path;
+  ASSERT_TRUE(counters.reset != nullptr && counters.count != nullptr) << "no call counters";
   const anydev_backend_table_t& t = *plugin.table;
   anydev_bk_stream_t stream = nullptr;
-  ASSERT_EQ(t.stream_create(t.instance, 0, &stream), ANYDEV_SUCCESS) << Plugin::error();
-  emulator().reset();
+  ASSERT_EQ(t.stream_create(t.instance, 0, &stream), ANYDEV_SUCCESS) << last_error();
+  counters.reset();
   void* handle = reinterpret_cast<void*>(0x1);
   void* address = reinterpret_cast<void*>(0x1);
   struct Case {
@@ -255,21 +258,47 @@ TEST_F(HipBackend, ZeroSizesAndNullFreesAreRefusedBeforeTheRuntime) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
-    Plugin::error().clear();
     EXPECT_EQ(c.call(), ANYDEV_ERROR_INVALID_ARGUMENT);
-    EXPECT_NE(Plugin::error().find(c.what), std::string::npos) << Plugin::error();
+    EXPECT_NE(last_error().find(c.what), std::string::npos) << last_error();
   }
   EXPECT_EQ(handle, reinterpret_cast<void*>(0x1)) << "a refused allocation writes nothing";
   EXPECT_EQ(address, reinterpret_cast<void*>(0x1));
   // No allocation or free reached the runtime (other calls may: the core's
-  // reclaimer runs on its own thread; this test runs first, so it has
+  // reclaimer runs on its own thread; these tests run first, so there is
   // nothing of earlier tests to free).
-  for (const char* call : {"hipMalloc", "hipMallocAsync", "hipMallocFromPoolAsync", "hipHostMalloc",
-                           "hipHostAlloc", "hipFree", "hipFreeAsync", "hipHostFree"}) {
-    EXPECT_EQ(emulator().count(call), 0u) << call << " called for a refused request";
+  for (const char* call : allocator_calls) {
+    EXPECT_EQ(counters.count(call), 0u) << call << " called for a refused request";
   }
-  EXPECT_EQ(t.stream_destroy(t.instance, stream), ANYDEV_SUCCESS) << Plugin::error();
+  EXPECT_EQ(t.stream_destroy(t.instance, stream), ANYDEV_SUCCESS) << last_error();
 }
+
+// hipMalloc(0) and hipMallocAsync(0) succeed with a null pointer and
+// hipFreeAsync(nullptr) succeeds in HIP, unlike CUDA: the GPU core refuses
+// zero sizes and null frees itself, naming the operation, before any
+// runtime call, so every GPU backend has the one rule.
+TEST_F(HipBackend, ZeroSizesAndNullFreesAreRefusedBeforeTheRuntime) {
+  const Context c0 = hip_context(0);  // the core initializes the plugin
+  ASSERT_NE(c0, nullptr) << last_error();
+  expect_zero_sizes_and_null_frees_refused(
+      ANYDEV_TEST_HIP_PLUGIN, Counters("ANYDEV_HIP_LIBRARY", "anydev_hip_emulator"),
+      {"hipMalloc", "hipMallocAsync", "hipMallocFromPoolAsync", "hipHostMalloc", "hipHostAlloc",
+       "hipFree", "hipFreeAsync", "hipHostFree"});
+}
+
+#ifdef ANYDEV_TEST_CUDA_PLUGIN
+// The same rule holds for cuda: it is the GPU core's, not hip's (ctest sets
+// ANYDEV_CUDA_LIBRARY to the CUDA emulator beside the HIP one).
+TEST_F(HipBackend, CudaOnTheSameCoreRefusesZeroSizesAndNullFreesToo) {
+  anydev_context_t raw = nullptr;
+  ASSERT_EQ(anydev_context_create("cuda", 0, &raw), ANYDEV_SUCCESS)
+      << last_error() << " (ctest sets ANYDEV_CUDA_LIBRARY to the CUDA emulator)";
+  const Context c0(raw);
+  expect_zero_sizes_and_null_frees_refused(
+      ANYDEV_TEST_CUDA_PLUGIN, Counters("ANYDEV_CUDA_LIBRARY", "anydev_cuda_emulator"),
+      {"cuMemAlloc", "cuMemAllocAsync", "cuMemAllocFromPoolAsync", "cuMemHostAlloc", "cuMemFree",
+       "cuMemFreeAsync", "cuMemFreeHost"});
+}
+#endif  // ANYDEV_TEST_CUDA_PLUGIN
 
 // 8- and 16-byte fills of every length from 1 to 40 periods (and one long
 // one) at byte offsets 0, 4, 8 and 12 of a zeroed buffer: exactly the
