@@ -221,21 +221,29 @@ TEST(DlpackImport, UnsupportedTensorsAreRejectedAndNotDeleted) {
   }
 }
 
-// The backend whose devices declare kDLCUDA (cuda, found by its
-// capabilities, not its name) must be the context's. Run with the CUDA
-// emulator by dlpack.import_cuda_emulator.
-TEST(DlpackImport, CudaTensorNeedsACudaContext) {
-  if (anydev_device_count("cuda") == 0) GTEST_SKIP() << "no cuda device (nor the emulator)";
+// A tensor of `device_type` (one a GPU backend's devices declare; found by
+// the capabilities, not the backend's name) needs a context of `backend`:
+// a cpu context is refused, naming both, and the producer keeps its tensor.
+void ExpectTensorNeedsContextOf(DLDeviceType device_type, const std::string& backend) {
+  if (anydev_device_count(backend.c_str()) == 0) {
+    GTEST_SKIP() << "no " << backend << " device (nor the emulator)";
+  }
   Producer producer(8);
-  producer.managed.dl_tensor.device = DLDevice{kDLCUDA, 0};
+  producer.managed.dl_tensor.device = DLDevice{device_type, 0};
   const DeviceContext ctx(0, "cpu");
   anydev_buffer_t out = nullptr;
   const anydev_status_t s = anydev_buffer_from_dlpack(ctx.handle(), &producer.managed, &out);
   EXPECT_EQ(s, ANYDEV_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(error_of(s).find("needs a context on cuda:0, not cpu:0"), std::string::npos)
+  EXPECT_NE(error_of(s).find("needs a context on " + backend + ":0, not cpu:0"), std::string::npos)
       << error_of(s);
   EXPECT_EQ(producer.deletions(), 0);
 }
+
+// kDLCUDA is cuda's. Run with the CUDA emulator by dlpack.import_cuda_emulator.
+TEST(DlpackImport, CudaTensorNeedsACudaContext) { ExpectTensorNeedsContextOf(kDLCUDA, "cuda"); }
+
+// kDLROCM is hip's. Run with the HIP emulator by dlpack.import_hip_emulator.
+TEST(DlpackImport, RocmTensorNeedsAHipContext) { ExpectTensorNeedsContextOf(kDLROCM, "hip"); }
 
 TEST(DlpackImport, NullArgumentsAreInvalid) {
   Producer producer(2);

@@ -82,6 +82,15 @@ function(anydev_hip_backend_add_tests emulator5 emulator7)
     endforeach()
   endif()
 
+  # Imports found by the backends' DLPack capabilities (kDLROCM: hip).
+  if(TARGET anydev-dlpack-tests)
+    add_test(NAME dlpack.import_hip_emulator
+             COMMAND anydev-dlpack-tests --gtest_filter=DlpackImport.Rocm*)
+    set_tests_properties(dlpack.import_hip_emulator PROPERTIES
+      ENVIRONMENT "ANYDEV_BACKEND=cpu;ANYDEV_HIP_LIBRARY=${emulator5}"
+      FAIL_REGULAR_EXPRESSION "anydev-hip-emulator:|\\[  SKIPPED \\]" TIMEOUT 60)
+  endif()
+
   # Imported (DLPack) host memory follows the one rule on hip too.
   if(TARGET anydev-dlpack-tests)
     add_test(NAME dlpack.foreign_host_memory_hip_emulator
