@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: Apache-2.0
+// anydev-scale-bench: whether anydev's costs stay flat as the work grows, on
+// the cpu backend, each figure beside its baseline. Prints one JSON object
+// (scripts/bench-report turns it into the Scale section of
+// docs/performance.md and docs/performance-scale.svg).
+//
+//   enqueue   4-byte host->device copies back to back from 1, 2, 4 and 8
+//             threads, each on its own stream ("own") and all on the
+//             context's one stream ("shared"), a synchronize() every 1024
+//             per thread: aggregate ops/s (baseline: one thread's rate)
+//   buffers   with 10^3 .. 10^6 buffers live: per-operation time of create
+//             (64-byte device buffers), create_sub_buffer (one view of each)
+//             and release (views, then buffers); host memory per live
+//             handle (mallinfo2 heap growth, and resident-set growth less
+//             the buffers' own bytes); baseline: malloc + free of 64 bytes
+//             at the same live counts
+//   streams   1,000 streams on one context: per-operation time to create
+//             (stream + context on it), use (one 4-byte copy + synchronize
+//             each) and destroy, beside the same with one stream live
+//   pool      the caching pool under a random size mix (sizes 1 B - 64 MiB,
+//             log-uniform; a live set of up to 32 buffers, allocate or
+//             release with equal odds): bytes reserved (in use + cached) /
+//             bytes live, sampled over the run, and the pool's cached bytes
+//             after anydev_context_release_cached_memory (must be 0)
+//
+// Usage: anydev-scale-bench [--quick]   (--quick: fewer operations, the
+// largest live count and the pool mix scaled down; well under a minute)
+// Every time is wall-clock; one run, the best of a few passes where said.
+#include <malloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "anydev/anydev.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Exits with the operation's message: a benchmark has no way to go on.
+void check(anydev_status_t status, const char* what) {
+  if (status == ANYDEV_SUCCESS) return;
+  std::fprintf(stderr, "anydev-scale-bench: %s failed: %s (%s)\n", what, anydev_status_name(status),
+               anydev_last_error_message());
+  std::exit(1);
+}
+
+std::size_t heap_bytes() {
+  const struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+}
+
+std::size_t resident_bytes() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<std::size_t>(resident) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// ---- enqueue rate ----------------------------------------------------------
+
+constexpr int kBatch = 1024;
+
+// Aggregate 4-byte copies per second from `threads` threads.
+double enqueue_rate(anydev_context_t ctx, unsigned threads, bool shared, int batches) {
+  struct Worker {
+    anydev_context_t ctx = nullptr;
+    anydev_stream_t stream = nullptr;
+    anydev_buffer_t host = nullptr, device = nullptr;
+  };
+  std::vector<Worker> workers(threads);
+  for (Worker& w : workers) {
+    if (shared) {
+      check(anydev_context_retain(ctx), "context_retain");
+      w.ctx = ctx;
+    } else {
+      check(anydev_context_create_stream(ctx, &w.stream), "create_stream");
+      check(anydev_context_with_stream(ctx, w.stream, &w.ctx), "with_stream");
+    }
+    check(anydev_buffer_create(w.ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT8, 4, &w.host),
+          "buffer_create");
+    check(anydev_buffer_create(w.ctx, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 4, &w.device),
+          "buffer_create");
+    check(anydev_context_synchronize(w.ctx), "synchronize");
+  }
+  auto run = [&](Worker& w) {
+    for (int b = 0; b < batches; ++b) {
+      for (int i = 0; i < kBatch; ++i) check(anydev_enqueue_copy(w.ctx, w.device, w.host), "copy");
+      check(anydev_context_synchronize(w.ctx), "synchronize");
+    }
+  };
+  const auto start = Clock::now();
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back([&, t] { run(workers[t]); });
+  run(workers[0]);
+  for (std::thread& t : pool) t.join();
+  const double seconds = since(start);
+  for (Worker& w : workers) {
+    check(anydev_buffer_release(w.host), "buffer_release");
+    check(anydev_buffer_release(w.device), "buffer_release");
+    check(anydev_context_release(w.ctx), "context_release");
+    if (w.stream != nullptr) check(anydev_stream_release(w.stream), "stream_release");
+  }
+  return static_cast<double>(threads) * batches * kBatch / seconds;
+}
+
+void suite_enqueue(anydev_context_t ctx, bool quick, std::string& json) {
+  const int batches = quick ? 100 : 400;
+  json += "\"enqueue\": [";
+  bool first = true;
+  for (const bool shared : {false, true}) {
+    for (const unsigned threads : {1u, 2u, 4u, 8u}) {
+      double best = 0;
+      for (int pass = 0; pass < 3; ++pass) {
+        best = std::max(best, enqueue_rate(ctx, threads, shared, batches / threads + 1));
+      }
+      char row[160];
+      std::snprintf(row, sizeof row,
+                    "%s{\"threads\": %u, \"stream\": \"%s\", \"ops_per_second\": %.0f}",
+                    first ? "" : ", ", threads, shared ? "shared" : "own", best);
+      json += row;
+      first = false;
+    }
+  }
+  json += "]";
+}
+
+// ---- live buffers --------------------------------------------------------------
+
+void suite_buffers(anydev_context_t ctx, bool quick, std::string& json) {
+  constexpr std::size_t kBytes = 64;
+  std::vector<std::size_t> counts = {1000, 10000, 100000, 1000000};
+  if (quick) counts.pop_back();
+  json += "\"buffers\": [";
+  bool first = true;
+  for (const std::size_t n : counts) {
+    std::vector<anydev_buffer_t> buffers(n), views(n);
+    check(anydev_context_synchronize(ctx), "synchronize");
+    const std::size_t heap_before = heap_bytes();
+    const std::size_t rss_before = resident_bytes();
+    auto start = Clock::now();
+    for (std::size_t i = 0; i < n; ++i) {
+      check(
+          anydev_buffer_create(ctx, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kBytes, &buffers[i]),
+          "buffer_create");
+    }
+    const double create = since(start) / static_cast<double>(n);
+    check(anydev_context_synchronize(ctx), "synchronize");
+    const std::size_t heap_live = heap_bytes();
+    const std::size_t rss_live = resident_bytes();
+    start = Clock::now();
+    for (std::size_t i = 0; i < n; ++i) {
+      check(anydev_buffer_create_sub_buffer(buffers[i], ANYDEV_DTYPE_UINT8, 16, 32, &views[i]),
+            "create_sub_buffer");
+    }
+    const double sub = since(start) / static_cast<double>(n);
+    start = Clock::now();
+    for (std::size_t i = 0; i < n; ++i) check(anydev_buffer_release(views[i]), "release");
+    for (std::size_t i = 0; i < n; ++i) check(anydev_buffer_release(buffers[i]), "release");
+    check(anydev_context_synchronize(ctx), "synchronize");
+    const double release = since(start) / (2.0 * static_cast<double>(n));
+    // Baseline: malloc and free of the same size at the same live count.
+    std::vector<void*> blocks(n);
+    start = Clock::now();
+    for (std::size_t i = 0; i < n; ++i) blocks[i] = std::malloc(kBytes);
+    for (std::size_t i = 0; i < n; ++i) std::free(blocks[i]);
+    const double malloc_free = since(start) / static_cast<double>(n);
+    const double heap_per = (static_cast<double>(heap_live) - static_cast<double>(heap_before)) /
+                            static_cast<double>(n);
+    const double rss_per =
+        (static_cast<double>(rss_live) - static_cast<double>(rss_before)) / static_cast<double>(n) -
+        static_cast<double>(kBytes);
+    char row[400];
+    std::snprintf(row, sizeof row,
+                  "%s{\"live\": %zu, \"create_ns\": %.1f, \"sub_buffer_ns\": %.1f, "
+                  "\"release_ns\": %.1f, \"malloc_free_ns\": %.1f, "
+                  "\"heap_bytes_per_handle\": %.1f, \"rss_bytes_per_handle\": %.1f}",
+                  first ? "" : ", ", n, create * 1e9, sub * 1e9, release * 1e9, malloc_free * 1e9,
+                  heap_per, rss_per);
+    json += row;
+    first = false;
+  }
+  json += "]";
+}
+
+// ---- streams ----------------------------------------------------------------------
+
+struct StreamTimes {
+  double create = 0, use = 0, destroy = 0;
+};
+
+StreamTimes stream_times(anydev_context_t ctx, std::size_t n) {
+  std::vector<anydev_stream_t> streams(n);
+  std::vector<anydev_context_t> ctxs(n);
+  std::vector<anydev_buffer_t> host(n), device(n);
+  StreamTimes t;
+  auto start = Clock::now();
+  for (std::size_t i = 0; i < n; ++i) {
+    check(anydev_context_create_stream(ctx, &streams[i]), "create_stream");
+    check(anydev_context_with_stream(ctx, streams[i], &ctxs[i]), "with_stream");
+  }
+  t.create = since(start) / static_cast<double>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    check(anydev_buffer_create(ctxs[i], ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT8, 4, &host[i]),
+          "buffer_create");
+    check(anydev_buffer_create(ctxs[i], ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 4, &device[i]),
+          "buffer_create");
+  }
+  for (std::size_t i = 0; i < n; ++i) check(anydev_context_synchronize(ctxs[i]), "synchronize");
+  start = Clock::now();
+  for (std::size_t i = 0; i < n; ++i) {
+    check(anydev_enqueue_copy(ctxs[i], device[i], host[i]), "copy");
+    check(anydev_context_synchronize(ctxs[i]), "synchronize");
+  }
+  t.use = since(start) / static_cast<double>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    check(anydev_buffer_release(host[i]), "release");
+    check(anydev_buffer_release(device[i]), "release");
+    check(anydev_context_synchronize(ctxs[i]), "synchronize");
+  }
+  start = Clock::now();
+  for (std::size_t i = 0; i < n; ++i) {
+    check(anydev_context_release(ctxs[i]), "context_release");
+    check(anydev_stream_release(streams[i]), "stream_release");
+  }
+  t.destroy = since(start) / static_cast<double>(n);
+  return t;
+}
+
+void suite_streams(anydev_context_t ctx, std::string& json) {
+  constexpr std::size_t kStreams = 1000;
+  StreamTimes many, one;
+  for (int pass = 0; pass < 3; ++pass) {
+    const StreamTimes m = stream_times(ctx, kStreams);
+    StreamTimes o;
+    for (std::size_t k = 0; k < kStreams; ++k) {  // one live at a time, as often
+      const StreamTimes s = stream_times(ctx, 1);
+      o.create += s.create / kStreams;
+      o.use += s.use / kStreams;
+      o.destroy += s.destroy / kStreams;
+    }
+    if (pass == 0 || m.create + m.use + m.destroy < many.create + many.use + many.destroy) many = m;
+    if (pass == 0 || o.create + o.use + o.destroy < one.create + one.use + one.destroy) one = o;
+  }
+  char row[400];
+  std::snprintf(row, sizeof row,
+                "\"streams\": {\"live\": %zu, \"create_ns\": %.1f, \"use_ns\": %.1f, "
+                "\"destroy_ns\": %.1f, \"one_live_create_ns\": %.1f, \"one_live_use_ns\": %.1f, "
+                "\"one_live_destroy_ns\": %.1f}",
+                kStreams, many.create * 1e9, many.use * 1e9, many.destroy * 1e9, one.create * 1e9,
+                one.use * 1e9, one.destroy * 1e9);
+  json += row;
+}
+
+// ---- caching pool under a random size mix ---------------------------------------
+
+void suite_pool(anydev_context_t ctx, bool quick, std::string& json) {
+  const std::size_t ops = quick ? 20000 : 1000000;
+  constexpr std::size_t kLiveMost = 32;
+  constexpr double kLargest = 64.0 * 1024 * 1024;
+  std::mt19937_64 random(19);
+  std::uniform_real_distribution<double> log_size(0.0, std::log(kLargest));
+  struct Live {
+    anydev_buffer_t buffer;
+    std::size_t bytes;
+  };
+  std::vector<Live> live;
+  std::size_t live_bytes = 0;
+  check(anydev_context_release_cached_memory(ctx), "release_cached_memory");
+  const std::size_t samples = 200;
+  std::vector<double> ratios;
+  std::string series;
+  double worst = 0;
+  const auto start = Clock::now();
+  for (std::size_t op = 0; op < ops; ++op) {
+    const bool allocate = live.empty() || (live.size() < kLiveMost && (random() & 1) != 0);
+    if (allocate) {
+      const auto bytes = static_cast<std::size_t>(std::exp(log_size(random)));
+      anydev_buffer_t b = nullptr;
+      check(anydev_buffer_create(ctx, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, bytes ? bytes : 1,
+                                 &b),
+            "buffer_create");
+      live.push_back({b, bytes ? bytes : 1});
+      live_bytes += live.back().bytes;
+    } else {
+      const std::size_t k = random() % live.size();
+      check(anydev_buffer_release(live[k].buffer), "release");
+      live_bytes -= live[k].bytes;
+      live[k] = live.back();
+      live.pop_back();
+    }
+    if ((op + 1) % (ops / samples) == 0 && live_bytes > 0) {
+      anydev_pool_stats_t stats{};
+      stats.struct_size = sizeof stats;
+      check(anydev_context_pool_stats(ctx, ANYDEV_MEMORY_DEVICE, &stats), "pool_stats");
+      const double ratio = static_cast<double>(stats.bytes_in_use + stats.bytes_cached) /
+                           static_cast<double>(live_bytes);
+      ratios.push_back(ratio);
+      worst = std::max(worst, ratio);
+      char point[64];
+      std::snprintf(point, sizeof point, "%s[%zu, %.4f]", series.empty() ? "" : ", ", op + 1,
+                    ratio);
+      series += point;
+    }
+  }
+  const double seconds = since(start);
+  for (const Live& l : live) check(anydev_buffer_release(l.buffer), "release");
+  check(anydev_context_synchronize(ctx), "synchronize");
+  anydev_pool_stats_t before{}, after{};
+  before.struct_size = after.struct_size = sizeof before;
+  check(anydev_context_pool_stats(ctx, ANYDEV_MEMORY_DEVICE, &before), "pool_stats");
+  check(anydev_context_release_cached_memory(ctx), "release_cached_memory");
+  check(anydev_context_pool_stats(ctx, ANYDEV_MEMORY_DEVICE, &after), "pool_stats");
+  std::sort(ratios.begin(), ratios.end());
+  const double median = ratios.empty() ? 0 : ratios[ratios.size() / 2];
+  char row[512];
+  std::snprintf(row, sizeof row,
+                "\"pool\": {\"ops\": %zu, \"live_most\": %zu, \"seconds\": %.3f, "
+                "\"median_ratio\": %.4f, \"max_ratio\": %.4f, \"hits\": %llu, \"misses\": %llu, "
+                "\"cached_before_release\": %zu, \"cached_after_release\": %zu, "
+                "\"in_use_after_release\": %zu, \"series\": [",
+                ops, kLiveMost, seconds, median, worst,
+                static_cast<unsigned long long>(after.cache_hits),
+                static_cast<unsigned long long>(after.cache_misses), before.bytes_cached,
+                after.bytes_cached, after.bytes_in_use);
+  json += row;
+  json += series;
+  json += "]}";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strncmp(argv[i], "--only=", 7) == 0) {
+      only = argv[i] + 7;
+    } else {
+      std::fprintf(stderr,
+                   "usage: anydev-scale-bench [--quick] [--only=enqueue|buffers|streams|pool]\n");
+      return 2;
+    }
+  }
+  anydev_context_t ctx = nullptr;
+  check(anydev_context_create("cpu", 0, &ctx), "context_create");
+  std::string json = "{\"quick\": ";
+  json += quick ? "true" : "false";
+  auto want = [&](const char* name) { return only.empty() || only == name; };
+  if (want("enqueue")) {
+    json += ", ";
+    suite_enqueue(ctx, quick, json);
+  }
+  if (want("buffers")) {
+    json += ", ";
+    suite_buffers(ctx, quick, json);
+  }
+  if (want("streams")) {
+    json += ", ";
+    suite_streams(ctx, json);
+  }
+  if (want("pool")) {
+    json += ", ";
+    suite_pool(ctx, quick, json);
+  }
+  json += "}\n";
+  std::fputs(json.c_str(), stdout);
+  check(anydev_context_release(ctx), "context_release");
+  return 0;
+}
