@@ -307,7 +307,7 @@ def scale_section(scale, svg_path):
     if enq:
         one = {r["stream"]: r["ops_per_second"] for r in enq if r["threads"] == 1}
         L += ["**Enqueue rate** (4-byte copies back to back, a `synchronize()` every 1024 per "
-              "thread; aggregate over the threads; best of three passes). Baseline: one thread's "
+              "thread; aggregate over the threads; best of five passes). Baseline: one thread's "
               "rate.", "",
               "| threads | own stream each (M ops/s) | ÷ 1 thread | one shared stream (M ops/s) "
               "| ÷ 1 thread |", "|---:|---:|---:|---:|---:|"]
