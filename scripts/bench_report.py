@@ -42,12 +42,26 @@ NOTES = """
   core runs slowly, as one half per thread did in some runs. The stream workers run under `SCHED_BATCH`, so waking one
   never preempts the enqueuing thread. Fills use `rep stos` for byte, 2, 4
   and 8-byte patterns (the fast-string stores of `memset`); 16-byte patterns
-  use 32-byte AVX2 stores, and streaming stores beyond the last-level cache
-  (its size as sysfs reports it; glibc's `sysconf` says 320 MiB for this
-  VM's 32 MiB), which skip reading each line before writing it: one 64-byte
-  AVX-512 store per cache line where the CPU has AVX-512 (see the 64 MiB
-  note below for the alternatives measured). Every pattern's exact bits are
-  checked by `tests/unit/cpu_fill_test.cpp` at every alignment.
+  use 32-byte AVX2 stores. Every pattern's exact bits are checked by
+  `tests/unit/cpu_fill_test.cpp` at every alignment.
+- **Store kind: decided per operation, by what the machine's cache holds.**
+  A copy or fill whose footprint (bytes written, plus bytes read for a copy)
+  exceeds half the last-level cache (as sysfs reports it; glibc's `sysconf`
+  says 320 MiB for this VM's 32 MiB; `ANYDEV_CPU_STREAMING_BYTES` overrides)
+  uses streaming stores, which skip reading each line before writing it and
+  leave no dirty lines to write back: 16-byte fills one 64-byte AVX-512
+  store per line where the CPU has AVX-512, copies their own kernel
+  (`backends/cpu/cpu_copy.cpp`: unaligned vector loads, aligned streaming
+  stores). The choice is made once for the whole operation, so every 512 KiB
+  chunk of a split copy streams: `memcpy` decides per call, by glibc's own
+  threshold, so the chunks never streamed. On an Intel Xeon VM (2 cores,
+  sysfs L3 260 MiB) that left 256 MiB copies at 0.61x and 16-byte fills at
+  0.81x the best baseline (issue 19); there the old fill threshold was the
+  whole 260 MiB. On this machine, one thread, best of 30 (shared, so noisy):
+  `memcpy` 28 / 22 / 18 / 12 GB/s at 4 / 8 / 16 / 256 MiB against 28 / 28 /
+  25 / 19 GB/s for the streaming kernel, hence half the cache (an 8 MiB
+  copy's 16 MiB footprint). Fills of 1, 2, 4 and 8-byte patterns are
+  `memset`/`rep stos` whatever the size, as `memset` itself is on glibc 2.36.
 - **1 MiB: the cost of a call with cold caches.** A copy or fill of 1 MiB
   runs inline on the enqueuing thread, in 11-15 µs. Alternated with the
   baselines, which evict anydev's code and data from the core's caches, each
@@ -93,6 +107,17 @@ NOTES = """
     stores over the same chunk (6 repetitions each): 0.90-0.97, the fill no
     faster than with streaming stores;
   - one thread instead of two: no faster (the write is DRAM-bound).
+- **Scale.** The enqueue rates are the best of five passes: single passes
+  on this shared machine vary by 2-3x (one burst of another process's load
+  halves a pass), in both directions and for one thread as much as for
+  eight. Destroying 1,000 streams in a row cost 4-15 µs per stream until the
+  reclaimer stopped being woken while it worked and moved to `SCHED_BATCH`
+  (each release had handed the core to it and back); now 0.1-0.2 µs
+  ([reliability.md](reliability.md#store-kinds-and-costs-at-scale-issue-19)).
+  The live-buffer step between 10^4 and 10^5 is the handles leaving the
+  last-level cache, and host memory per handle is the core's handle and
+  allocation record (same page); the pool's reserved/live ratio is its
+  release allowance, shown beside a run with the threshold at 0.
 - **Noise.** The machine is shared with other builds; the load average is
   printed above. A burst of load during one side of a separate measurement
   moves its ratio by tens of percent, hence the paired ratios. Figures at 64
@@ -469,7 +494,12 @@ def main():
     w("  `memset` on one thread and split over every core by persistent threads, round trip,")
     w("  enqueue rate, allocation), `bench/opencl_bench.cpp` (`anydev-opencl-bench`: the")
     w("  opencl backend beside raw OpenCL calls on the same PoCL device, and the round trips),")
-    w("  `tools/anydev-bench` for the plots.")
+    w("  `bench/scale_bench.cpp` (`anydev-scale-bench`: costs as threads, streams, live buffers")
+    w("  and the pool's traffic grow; the Scale section), `tools/anydev-bench` for the plots.")
+    w("- The cpu figures' baselines run on page-aligned mappings and on plain `malloc`ed memory;")
+    w("  sizes go up to 1 GiB; fills cover 1, 2, 4, 8 and 16-byte patterns. The machine's CPU,")
+    w("  caches and transparent huge page mode are recorded with every run (Machine, and one row")
+    w("  per machine under Machines).")
     w(f"- Every benchmark runs {machine.get('reps')} repetitions of at least "
       f"{machine.get('min_time')} s, randomly interleaved; figures are medians over the "
       "repetitions (the paired cpu benchmarks run at least 0.6 s per repetition). Time is "
