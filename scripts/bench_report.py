@@ -110,7 +110,13 @@ NOTES = """
 - **Scale.** The enqueue rates are the best of five passes: single passes
   on this shared machine vary by 2-3x (one burst of another process's load
   halves a pass), in both directions and for one thread as much as for
-  eight. Destroying 1,000 streams in a row cost 4-15 µs per stream until the
+  eight. Threads sharing one stream lose the inline path (only an idle
+  stream runs a small copy on the caller), so their copies become hand-offs
+  to the stream's worker: 0.3-0.6x one thread's rate in separate runs, CPU
+  per copy 300-550 ns against 76-98 ns; blocked enqueuers on a full queue
+  are now woken once it has drained to half instead of on every task, which
+  halves the context switches but not the hand-offs
+  ([reliability.md](reliability.md#store-kinds-and-costs-at-scale-issue-19)). Destroying 1,000 streams in a row cost 4-15 µs per stream until the
   reclaimer stopped being woken while it worked and moved to `SCHED_BATCH`
   (each release had handed the core to it and back); now 0.1-0.2 µs
   ([reliability.md](reliability.md#store-kinds-and-costs-at-scale-issue-19)).
