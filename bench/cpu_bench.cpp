@@ -5,8 +5,12 @@
 //   baseline/memcpy/{1thread,all}/<bytes>   memcpy on one thread / split over
 //                                           every core (persistent threads)
 //   baseline/memset/{1thread,all}/<bytes>   the same for memset
+//   baseline/{memcpy,memset}_malloc/{1thread,all}/<bytes>
+//                                           the same on plain malloc'ed
+//                                           memory (touched first) instead
+//                                           of page-aligned mappings
 //   cpu/copy_{h2h,h2d,d2h,d2d}/<bytes>      one enqueue_copy + synchronize()
-//   cpu/fill_{1,4,8,16}/<bytes>             one N-byte pattern fill + synchronize()
+//   cpu/fill_{1,2,4,8,16}/<bytes>           one N-byte pattern fill + synchronize()
 //   cpu/roundtrip                           a 4-byte host->device copy + synchronize()
 //   baseline/roundtrip_memcpy               a 4-byte memcpy (the floor)
 //   cpu/enqueue                             4-byte copies back to back, a
@@ -30,8 +34,8 @@
 //                                           maps fresh memory
 //
 // Sizes run from 4 KiB to ANYDEV_BENCH_MAX_BYTES (default 256 MiB; 1 GiB at
-// most). Buffers are created and touched before timing. Every figure is real
-// (wall-clock) time. scripts/bench-report turns a run into docs/performance.md.
+// most; scripts/bench-report asks for 1 GiB). Buffers are created and touched before timing. Every
+// figure is real (wall-clock) time. scripts/bench-report turns a run into docs/performance.md.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 
@@ -43,6 +47,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -111,6 +116,45 @@ void bm_memset(benchmark::State& state, std::size_t bytes, bool all) {
       anydev_bench::parallel_memset(*g_threads, dst.data(), 0x5A, bytes);
     } else {
       std::memset(dst.data(), 0x5A, bytes);
+    }
+    benchmark::ClobberMemory();
+  }
+  finish(state, bytes);
+}
+
+// The same on malloc'ed memory, as a program of the user's own would have it
+// (glibc maps large requests itself; the bytes are touched before timing).
+struct MallocBytes {
+  explicit MallocBytes(std::size_t bytes) : data(static_cast<unsigned char*>(std::malloc(bytes))) {
+    if (data == nullptr) throw std::bad_alloc();
+    std::memset(data, 1, bytes);
+  }
+  ~MallocBytes() { std::free(data); }
+  MallocBytes(const MallocBytes&) = delete;
+  MallocBytes& operator=(const MallocBytes&) = delete;
+  unsigned char* data;
+};
+
+void bm_memcpy_malloc(benchmark::State& state, std::size_t bytes, bool all) {
+  MallocBytes src(bytes), dst(bytes);
+  for (auto _ : state) {
+    if (all) {
+      anydev_bench::parallel_memcpy(*g_threads, dst.data, src.data, bytes);
+    } else {
+      std::memcpy(dst.data, src.data, bytes);
+    }
+    benchmark::ClobberMemory();
+  }
+  finish(state, bytes);
+}
+
+void bm_memset_malloc(benchmark::State& state, std::size_t bytes, bool all) {
+  MallocBytes dst(bytes);
+  for (auto _ : state) {
+    if (all) {
+      anydev_bench::parallel_memset(*g_threads, dst.data, 0x5A, bytes);
+    } else {
+      std::memset(dst.data, 0x5A, bytes);
     }
     benchmark::ClobberMemory();
   }
@@ -458,7 +502,16 @@ void register_all() {
     add("baseline/memset/1thread/" + s,
         [bytes](benchmark::State& st) { bm_memset(st, bytes, false); });
     add("baseline/memset/all/" + s, [bytes](benchmark::State& st) { bm_memset(st, bytes, true); });
+    add("baseline/memcpy_malloc/1thread/" + s,
+        [bytes](benchmark::State& st) { bm_memcpy_malloc(st, bytes, false); });
+    add("baseline/memcpy_malloc/all/" + s,
+        [bytes](benchmark::State& st) { bm_memcpy_malloc(st, bytes, true); });
+    add("baseline/memset_malloc/1thread/" + s,
+        [bytes](benchmark::State& st) { bm_memset_malloc(st, bytes, false); });
+    add("baseline/memset_malloc/all/" + s,
+        [bytes](benchmark::State& st) { bm_memset_malloc(st, bytes, true); });
     add("cpu/fill_1/" + s, [bytes](benchmark::State& st) { bm_fill<std::uint8_t>(st, bytes); });
+    add("cpu/fill_2/" + s, [bytes](benchmark::State& st) { bm_fill<std::uint16_t>(st, bytes); });
     add("cpu/fill_4/" + s, [bytes](benchmark::State& st) { bm_fill<std::uint32_t>(st, bytes); });
     add("cpu/fill_8/" + s, [bytes](benchmark::State& st) { bm_fill<std::uint64_t>(st, bytes); });
     add("cpu/fill_16/" + s,
@@ -475,6 +528,8 @@ void register_all() {
     }
     add_paired("paired/fill_1/" + s,
                [bytes](benchmark::State& st) { bm_paired_fill<std::uint8_t>(st, bytes); });
+    add_paired("paired/fill_2/" + s,
+               [bytes](benchmark::State& st) { bm_paired_fill<std::uint16_t>(st, bytes); });
     add_paired("paired/fill_4/" + s,
                [bytes](benchmark::State& st) { bm_paired_fill<std::uint32_t>(st, bytes); });
     add_paired("paired/fill_8/" + s,
@@ -500,6 +555,50 @@ void register_all() {
   }
 }
 
+// The first line of `path` ("" when unreadable).
+std::string first_line(const std::string& path) {
+  std::string line;
+  if (FILE* f = std::fopen(path.c_str(), "r")) {
+    char buffer[512];
+    if (std::fgets(buffer, sizeof buffer, f) != nullptr) line = buffer;
+    std::fclose(f);
+  }
+  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
+// What every figure depends on besides the code: the processor, its caches
+// (CPU 0's, from sysfs: "L1d 32K, L2 1024K, L3 32768K") and the transparent
+// huge page mode ("always [madvise] never").
+void add_machine_context() {
+  std::string model;
+  if (FILE* f = std::fopen("/proc/cpuinfo", "r")) {
+    char line[512];
+    while (model.empty() && std::fgets(line, sizeof line, f) != nullptr) {
+      if (std::strncmp(line, "model name", 10) == 0) {
+        const char* colon = std::strchr(line, ':');
+        if (colon != nullptr) model = colon + 2;
+      }
+    }
+    std::fclose(f);
+  }
+  while (!model.empty() && (model.back() == '\n' || model.back() == ' ')) model.pop_back();
+  std::string caches;
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    const std::string level = first_line(dir + "/level");
+    if (level.empty()) break;
+    const std::string type = first_line(dir + "/type");
+    if (type == "Instruction") continue;
+    const std::string name = "L" + level + (type == "Data" ? "d" : "");
+    caches += (caches.empty() ? "" : ", ") + name + " " + first_line(dir + "/size");
+  }
+  benchmark::AddCustomContext("cpu_model", model.empty() ? "unknown" : model);
+  benchmark::AddCustomContext("cpu_caches", caches.empty() ? "unknown" : caches);
+  const std::string thp = first_line("/sys/kernel/mm/transparent_hugepage/enabled");
+  benchmark::AddCustomContext("transparent_hugepages", thp.empty() ? "unknown" : thp);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -515,6 +614,7 @@ int main(int argc, char** argv) {
   g_threads = &threads;
   benchmark::AddCustomContext("anydev_device", "cpu:0 " + g_ctx->name());
   benchmark::AddCustomContext("baseline_threads", std::to_string(threads.threads()));
+  add_machine_context();
   const auto enabled = reinterpret_cast<PoolEnabled>(dlsym(RTLD_DEFAULT, "anydev_pool_enabled"));
   benchmark::AddCustomContext("anydev_pool",
                               enabled == nullptr ? "absent" : (enabled() ? "enabled" : "disabled"));

@@ -4,7 +4,9 @@
 
 Usage: bench_report.py RESULTS_DIR OUTPUT_MD
 RESULTS_DIR holds cpu.json, cpu-nopool.json, opencl.json (Google Benchmark
-JSON), tool-cpu.json, tool-opencl.json (anydev-bench --json) and machine.txt.
+JSON), tool-cpu.json, tool-opencl.json (anydev-bench --json), scale.json
+(anydev-scale-bench) and machine.txt. docs/performance-scale.svg is written
+beside OUTPUT_MD.
 Every figure is a median over the repetitions of one run.
 """
 import json
@@ -40,12 +42,26 @@ NOTES = """
   core runs slowly, as one half per thread did in some runs. The stream workers run under `SCHED_BATCH`, so waking one
   never preempts the enqueuing thread. Fills use `rep stos` for byte, 2, 4
   and 8-byte patterns (the fast-string stores of `memset`); 16-byte patterns
-  use 32-byte AVX2 stores, and streaming stores beyond the last-level cache
-  (its size as sysfs reports it; glibc's `sysconf` says 320 MiB for this
-  VM's 32 MiB), which skip reading each line before writing it: one 64-byte
-  AVX-512 store per cache line where the CPU has AVX-512 (see the 64 MiB
-  note below for the alternatives measured). Every pattern's exact bits are
-  checked by `tests/unit/cpu_fill_test.cpp` at every alignment.
+  use 32-byte AVX2 stores. Every pattern's exact bits are checked by
+  `tests/unit/cpu_fill_test.cpp` at every alignment.
+- **Store kind: decided per operation, by what the machine's cache holds.**
+  A copy or fill whose footprint (bytes written, plus bytes read for a copy)
+  exceeds half the last-level cache (as sysfs reports it; glibc's `sysconf`
+  says 320 MiB for this VM's 32 MiB; `ANYDEV_CPU_STREAMING_BYTES` overrides)
+  uses streaming stores, which skip reading each line before writing it and
+  leave no dirty lines to write back: 16-byte fills one 64-byte AVX-512
+  store per line where the CPU has AVX-512, copies their own kernel
+  (`backends/cpu/cpu_copy.cpp`: unaligned vector loads, aligned streaming
+  stores). The choice is made once for the whole operation, so every 512 KiB
+  chunk of a split copy streams: `memcpy` decides per call, by glibc's own
+  threshold, so the chunks never streamed. On an Intel Xeon VM (2 cores,
+  sysfs L3 260 MiB) that left 256 MiB copies at 0.61x and 16-byte fills at
+  0.81x the best baseline (issue 19); there the old fill threshold was the
+  whole 260 MiB. On this machine, one thread, best of 30 (shared, so noisy):
+  `memcpy` 28 / 22 / 18 / 12 GB/s at 4 / 8 / 16 / 256 MiB against 28 / 28 /
+  25 / 19 GB/s for the streaming kernel, hence half the cache (an 8 MiB
+  copy's 16 MiB footprint). Fills of 1, 2, 4 and 8-byte patterns are
+  `memset`/`rep stos` whatever the size, as `memset` itself is on glibc 2.36.
 - **1 MiB: the cost of a call with cold caches.** A copy or fill of 1 MiB
   runs inline on the enqueuing thread, in 11-15 µs. Alternated with the
   baselines, which evict anydev's code and data from the core's caches, each
@@ -91,6 +107,23 @@ NOTES = """
     stores over the same chunk (6 repetitions each): 0.90-0.97, the fill no
     faster than with streaming stores;
   - one thread instead of two: no faster (the write is DRAM-bound).
+- **Scale.** The enqueue rates are the best of five passes: single passes
+  on this shared machine vary by 2-3x (one burst of another process's load
+  halves a pass), in both directions and for one thread as much as for
+  eight. Threads sharing one stream lose the inline path (only an idle
+  stream runs a small copy on the caller), so their copies become hand-offs
+  to the stream's worker: 0.3-0.6x one thread's rate in separate runs, CPU
+  per copy 300-550 ns against 76-98 ns; blocked enqueuers on a full queue
+  are now woken once it has drained to half instead of on every task, which
+  halves the context switches but not the hand-offs
+  ([reliability.md](reliability.md#store-kinds-and-costs-at-scale-issue-19)). Destroying 1,000 streams in a row cost 4-15 µs per stream until the
+  reclaimer stopped being woken while it worked and moved to `SCHED_BATCH`
+  (each release had handed the core to it and back); now 0.1-0.2 µs
+  ([reliability.md](reliability.md#store-kinds-and-costs-at-scale-issue-19)).
+  The live-buffer step between 10^4 and 10^5 is the handles leaving the
+  last-level cache, and host memory per handle is the core's handle and
+  allocation record (same page); the pool's reserved/live ratio is its
+  release allowance, shown beside a run with the threshold at 0.
 - **Noise.** The machine is shared with other builds; the load average is
   printed above. A burst of load during one side of a separate measurement
   moves its ratio by tens of percent, hence the paired ratios. Figures at 64
@@ -179,8 +212,227 @@ def verdict(value, target, higher_is_better=True):
 GENERATED_SECTIONS = {
     "Method", "Machine", "Targets", "cpu backend: copies (GB/s, 10^9 bytes/s)",
     "cpu backend: fills (GB/s)", "Latency, enqueue rate, allocation",
-    "opencl backend on PoCL beside raw OpenCL (GB/s)", "Notes",
+    "opencl backend on PoCL beside raw OpenCL (GB/s)", "Notes", "Machines", "Scale",
 }
+
+MACHINES_HEADER = ("| CPU | cores | caches (CPU 0) | transparent huge pages | glibc | run | "
+                   "worst copy ratio | worst fill ratio |")
+
+
+def machine_rows(path):
+    """The data rows of the `## Machines` table of the page at `path` (one
+    per machine the report was generated on), in their order."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return []
+    rows, inside = [], False
+    for line in text.split("\n"):
+        if line.startswith("## "):
+            inside = line[3:].strip() == "Machines"
+            continue
+        if inside and line.startswith("|") and not line.startswith("|---") \
+                and not line.startswith("| CPU |"):
+            rows.append(line)
+    return rows
+
+
+def merge_machine_rows(old_rows, new_row):
+    """`old_rows` with the row of the same CPU (first cell) replaced by
+    `new_row`, or `new_row` appended: one row per machine."""
+    def cpu(row):
+        return row.strip("|").split("|")[0].strip()
+    out, placed = [], False
+    for row in old_rows:
+        if cpu(row) == cpu(new_row):
+            if not placed:
+                out.append(new_row)
+                placed = True
+        else:
+            out.append(row)
+    if not placed:
+        out.append(new_row)
+    return out
+
+
+def svg_lines(path, title, x_label, y_label, series, log_x=True, log_y=False):
+    """A line plot: `series` is a list of (name, [(x, y), ...]). Written to
+    `path` through write_replacing."""
+    import math
+    width, height, left, right, top, bottom = 860, 480, 80, 200, 40, 60
+    points = [p for _, pts in series for p in pts if p[1] is not None and p[1] > 0]
+    if not points:
+        return False
+    fx = (lambda v: math.log10(v)) if log_x else (lambda v: v)
+    fy = (lambda v: math.log10(v)) if log_y else (lambda v: v)
+    xs = [fx(p[0]) for p in points]
+    ys = [fy(p[1]) for p in points]
+    x0, x1 = min(xs), max(xs)
+    y0, y1 = (min(ys), max(ys)) if log_y else (0.0, max(ys) * 1.1)
+    if x1 == x0:
+        x1 = x0 + 1
+    if y1 == y0:
+        y1 = y0 + 1
+
+    def px(v):
+        return left + (fx(v) - x0) / (x1 - x0) * (width - left - right)
+
+    def py(v):
+        return height - bottom - (fy(v) - y0) / (y1 - y0) * (height - top - bottom)
+
+    colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"]
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+           '<rect width="100%" height="100%" fill="white"/>',
+           f'<text x="{left}" y="24" font-size="15">{title}</text>']
+    for k in range(5):
+        yv = y0 + (y1 - y0) * k / 4
+        label = 10 ** yv if log_y else yv
+        y = height - bottom - k / 4 * (height - top - bottom)
+        out.append(f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" '
+                   'stroke="#ddd"/>')
+        out.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{label:.3g}</text>')
+    for xv in sorted({p[0] for p in points}):
+        x = px(xv)
+        out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{height - bottom}" '
+                   'stroke="#eee"/>')
+        out.append(f'<text x="{x:.1f}" y="{height - bottom + 18}" '
+                   f'text-anchor="middle">{xv:g}</text>')
+    out.append(f'<text x="{(left + width - right) / 2}" y="{height - 12}" '
+               f'text-anchor="middle">{x_label}</text>')
+    out.append(f'<text x="16" y="{(top + height - bottom) / 2}" text-anchor="middle" '
+               f'transform="rotate(-90 16 {(top + height - bottom) / 2})">{y_label}</text>')
+    for i, (name, pts) in enumerate(series):
+        pts = [p for p in pts if p[1] is not None and p[1] > 0]
+        if not pts:
+            continue
+        colour = colours[i % len(colours)]
+        dash = ' stroke-dasharray="5,4"' if name.startswith("baseline") else ""
+        path_d = " ".join(f"{'M' if j == 0 else 'L'}{px(x):.1f},{py(y):.1f}"
+                          for j, (x, y) in enumerate(pts))
+        out.append(f'<path d="{path_d}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>')
+        for x, y in pts:
+            out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{colour}"/>')
+        ly = top + 10 + 18 * i
+        out.append(f'<line x1="{width - right + 12}" x2="{width - right + 36}" y1="{ly}" '
+                   f'y2="{ly}" stroke="{colour}" stroke-width="2"{dash}/>')
+        out.append(f'<text x="{width - right + 42}" y="{ly + 4}">{name}</text>')
+    out.append("</svg>")
+    write_replacing(path, "\n".join(out) + "\n")
+    return True
+
+
+def scale_section(scale, svg_path):
+    """The lines of the `## Scale` section for anydev-scale-bench's JSON
+    (None: not measured), and the plot at `svg_path`."""
+    L = ["## Scale", ""]
+    if not scale:
+        L += ["Not measured in this run (no scale.json from `anydev-scale-bench`).", ""]
+        return L
+    mode = "quick mode (`--quick`)" if scale.get("quick") else "full mode"
+    L += [f"`bench/scale_bench.cpp` (`anydev-scale-bench`, {mode}) on the cpu backend, one run "
+          "on this shared machine (best of three passes where it says so). Every target here "
+          "is a ratio of figures from the same run.", ""]
+    enq = scale.get("enqueue") or []
+    if enq:
+        one = {r["stream"]: r["ops_per_second"] for r in enq if r["threads"] == 1}
+        L += ["**Enqueue rate** (4-byte copies back to back, a `synchronize()` every 1024 per "
+              "thread; aggregate over the threads; best of five passes). Baseline: one thread's "
+              "rate.", "",
+              "| threads | own stream each (M ops/s) | ÷ 1 thread | one shared stream (M ops/s) "
+              "| ÷ 1 thread | CPU ns per copy, own / shared |", "|---:|---:|---:|---:|---:|---|"]
+        by = {(r["threads"], r["stream"]): r["ops_per_second"] for r in enq}
+        worst = None
+        for t in sorted({r["threads"] for r in enq}):
+            cells = []
+            for kind in ("own", "shared"):
+                v = by.get((t, kind))
+                base = one.get(kind)
+                ratio = v / base if v and base else None
+                if ratio is not None:
+                    worst = ratio if worst is None else min(worst, ratio)
+                cells += [fmt(v, 2, 1e6), fmt(ratio, 2)]
+            cpu = [next((r.get("cpu_ns_per_op") for r in enq
+                         if r["threads"] == t and r["stream"] == kind), None)
+                   for kind in ("own", "shared")]
+            cells.append(" / ".join(fmt(c, 0) for c in cpu))
+            L.append(f"| {t} | " + " | ".join(cells) + " |")
+        L += ["", f"Target: the aggregate never below one thread's rate: lowest ratio "
+              f"{fmt(worst, 2)}, {verdict(worst, 1.0)}. With more threads than the machine has "
+              "idle cores the wall rate measures the machine's other load as much as anydev; the "
+              "CPU time per copy (the least of the passes, every thread of the process) rises "
+              "only with contention inside anydev.", ""]
+    buf = scale.get("buffers") or []
+    if buf:
+        L += ["**Live buffers** (64-byte device buffers; per operation, ns). Baseline: `malloc` + "
+              "`free` of 64 bytes at the same live count. Host memory per live handle: the heap's "
+              "growth (`mallinfo2`) and the resident set's growth less the 64 bytes of data, "
+              "divided by the live count.", "",
+              "| live | create | sub-buffer | release | malloc+free | heap bytes / handle | "
+              "RSS bytes / handle |", "|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in buf:
+            L.append(f"| {r['live']:,} | {r['create_ns']:.0f} | {r['sub_buffer_ns']:.0f} | "
+                     f"{r['release_ns']:.0f} | {r['malloc_free_ns']:.0f} | "
+                     f"{r['heap_bytes_per_handle']:.0f} | {r['rss_bytes_per_handle']:.0f} |")
+        spreads = []
+        for key in ("create_ns", "sub_buffer_ns", "release_ns"):
+            values = [r[key] for r in buf if r[key] > 0]
+            if values:
+                spreads.append(max(values) / min(values))
+        spread = max(spreads) if spreads else None
+        per_handle = max(r["heap_bytes_per_handle"] for r in buf)
+        L += ["", f"Targets: per-operation time within 2× across the range: largest spread "
+              f"{fmt(spread, 2)}×, {verdict(spread, 2.0, higher_is_better=False)}; host memory per "
+              f"live handle ≤ 256 bytes: {per_handle:.0f} bytes (heap), "
+              f"{verdict(per_handle, 256, higher_is_better=False)}.", ""]
+    st = scale.get("streams")
+    if st:
+        L += [f"**{st['live']:,} streams on one context** (per operation, ns; best of three "
+              "passes). Baseline: the same operations with one stream live at a time.", "",
+              "| | create (stream + context) | use (4-byte copy + synchronize) | destroy |",
+              "|---|---:|---:|---:|",
+              f"| {st['live']:,} live | {st['create_ns']:.0f} | {st['use_ns']:.0f} | "
+              f"{st['destroy_ns']:.0f} |",
+              f"| one live | {st['one_live_create_ns']:.0f} | {st['one_live_use_ns']:.0f} | "
+              f"{st['one_live_destroy_ns']:.0f} |", ""]
+    pools = [(scale.get("pool"), "default"), (scale.get("pool_threshold_0"), "0")]
+    pools = [(p, label) for p, label in pools if p]
+    if pools:
+        first = pools[0][0]
+        L += [f"**Caching pool under a random size mix** ({first['ops']:,} operations per run, "
+              f"device buffers of 1 B-64 MiB log-uniform, up to {first['live_most']} live, "
+              "allocate or release with equal odds). Bytes reserved (in use + cached) / bytes "
+              "live, sampled 200 times per run (goal ≤ 1.5); the pool's fixed allowance (its "
+              "release threshold, and the block released last, always kept) dominates the ratio "
+              "while few bytes are live, hence the column for samples with at least 128 MiB live. "
+              "Then every buffer is released and `release_cached_memory` called.", "",
+              "| release threshold | hits / misses | median ratio | highest | median, ≥ 128 MiB "
+              "live | highest, ≥ 128 MiB live | cached after release_cached_memory | in use |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for p, label in pools:
+            L.append(f"| {label} ({p['release_threshold']:,} bytes) | {p['hits']:,} / "
+                     f"{p['misses']:,} | {p['median_ratio']:.2f} | {p['max_ratio']:.1f} | "
+                     f"{p['large_live_median_ratio']:.2f} ({p['large_live_samples']} samples) | "
+                     f"{p['large_live_max_ratio']:.2f} | {p['cached_after_release']:,} | "
+                     f"{p['in_use_after_release']:,} |")
+        returned = all(p["cached_after_release"] == 0 and p["in_use_after_release"] == 0
+                       for p, _ in pools)
+        default = pools[0][0]
+        L += ["", f"Targets: reserved / live ≤ 1.5 with the default threshold: median "
+              f"{default['median_ratio']:.2f}, {verdict(default['median_ratio'], 1.5, False)}; "
+              f"`release_cached_memory` returns every byte: "
+              f"{'**met**' if returned else '**missed**'} (asserted without timing, on every "
+              "backend, by `tests/conformance/pool_random_mix_test.cpp`).", ""]
+    series = []
+    for key, name in (("create_ns", "create"), ("sub_buffer_ns", "sub-buffer"),
+                      ("release_ns", "release"), ("malloc_free_ns", "baseline malloc+free")):
+        series.append((name, [(r["live"], r[key]) for r in buf]))
+    if svg_lines(svg_path, "anydev cpu: time per buffer operation against live buffers",
+                 "live buffers", "ns per operation", series, log_x=True, log_y=True):
+        L += ["![time per buffer operation against the number of live buffers, beside malloc]"
+              f"({os.path.basename(svg_path)})", ""]
+    return L
 
 
 def write_replacing(path, text):
@@ -222,6 +474,8 @@ def measured_elsewhere(path, generated):
 def main():
     results, output = sys.argv[1], sys.argv[2]
     kept_sections = measured_elsewhere(output, GENERATED_SECTIONS)
+    old_machine_rows = machine_rows(output)
+    scale = load(os.path.join(results, "scale.json"))
     machine = {}
     with open(os.path.join(results, "machine.txt")) as f:
         for line in f:
@@ -253,7 +507,12 @@ def main():
     w("  `memset` on one thread and split over every core by persistent threads, round trip,")
     w("  enqueue rate, allocation), `bench/opencl_bench.cpp` (`anydev-opencl-bench`: the")
     w("  opencl backend beside raw OpenCL calls on the same PoCL device, and the round trips),")
-    w("  `tools/anydev-bench` for the plots.")
+    w("  `bench/scale_bench.cpp` (`anydev-scale-bench`: costs as threads, streams, live buffers")
+    w("  and the pool's traffic grow; the Scale section), `tools/anydev-bench` for the plots.")
+    w("- The cpu figures' baselines run on page-aligned mappings and on plain `malloc`ed memory;")
+    w("  sizes go up to 1 GiB; fills cover 1, 2, 4, 8 and 16-byte patterns. The machine's CPU,")
+    w("  caches and transparent huge page mode are recorded with every run (Machine, and one row")
+    w("  per machine under Machines).")
     w(f"- Every benchmark runs {machine.get('reps')} repetitions of at least "
       f"{machine.get('min_time')} s, randomly interleaved; figures are medians over the "
       "repetitions (the paired cpu benchmarks run at least 0.6 s per repetition). Time is "
@@ -295,6 +554,8 @@ def main():
     w("")
     w(f"- CPU: {machine.get('cpu')}, {machine.get('cores')} cores; memory {machine.get('memory')}")
     w(f"- Linux {machine.get('kernel')}, glibc {machine.get('glibc')}, {machine.get('compiler')}")
+    w(f"- Caches (CPU 0, sysfs): {machine.get('caches', 'unknown')}; transparent huge pages: "
+      f"`{machine.get('thp', 'unknown')}`")
     w(f"- PoCL {machine.get('pocl')}; anydev {machine.get('commit')}")
     w(f"- Run {machine.get('date')}; load average before {machine.get('load_before')}, "
       f"after {machine.get('load_after')}")
@@ -317,12 +578,12 @@ def main():
             r = paired_ratio(f"paired/copy_{d}/{s}")
             if r is not None:
                 copy_ratios.append((r, f"copy_{d} {s}"))
-        for n in [1, 4, 8, 16]:
+        for n in [1, 2, 4, 8, 16]:
             r = paired_ratio(f"paired/fill_{n}/{s}")
             if r is not None:
                 fill_ratios.setdefault(n, []).append((r, f"fill_{n} {s}"))
     worst_copy = min(copy_ratios) if copy_ratios else None
-    worst_fill = min((x for n in (4, 8, 16) for x in fill_ratios.get(n, [])), default=None)
+    worst_fill = min((x for n in (1, 2, 4, 8, 16) for x in fill_ratios.get(n, [])), default=None)
     rt = med_seconds(cpu.get("cpu/roundtrip", []))
     rt_ratio = med(ocl.get("roundtrip/cpu_vs_raw_opencl/paired", []), "ratio")
     raw_rt = med_seconds(ocl.get("roundtrip/raw_opencl", []))
@@ -346,7 +607,7 @@ def main():
       f"{fmt(worst_copy[0] if worst_copy else None, 3)}"
       f"{' (' + worst_copy[1] + ')' if worst_copy else ''} | "
       f"{verdict(worst_copy[0] if worst_copy else None, TARGET)} |")
-    w(f"| cpu fills of 4, 8, 16-byte patterns ≥ 0.95× the best memset | lowest paired ratio "
+    w(f"| cpu fills of 1, 2, 4, 8, 16-byte patterns ≥ 0.95× the best memset | lowest paired ratio "
       f"{fmt(worst_fill[0] if worst_fill else None, 3)}"
       f"{' (' + worst_fill[1] + ')' if worst_fill else ''} | "
       f"{verdict(worst_fill[0] if worst_fill else None, TARGET)} |")
@@ -383,31 +644,42 @@ def main():
 
     w("## cpu backend: copies (GB/s, 10^9 bytes/s)")
     w("")
-    w("| size | memcpy 1 thread | memcpy all cores | h2h | h2d | d2h | d2d | "
-      "separate ratio (worst dir) | paired ratio (worst dir) | control |")
+    w("Baselines on page-aligned mappings (*mapped*) and on plain `malloc`ed memory "
+      "(*malloc*), one thread and every core; the separate ratio is against the best of the "
+      "four, the paired ratio against the mapped ones on anydev's own buffers.")
+    w("")
+    w("| size | memcpy 1 thread (mapped / malloc) | memcpy all cores (mapped / malloc) | h2h | "
+      "h2d | d2h | d2d | separate ratio (worst dir) | paired ratio (worst dir) | control |")
     w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for s in sizes:
         one, allc = bw(f"baseline/memcpy/1thread/{s}"), bw(f"baseline/memcpy/all/{s}")
+        onem = bw(f"baseline/memcpy_malloc/1thread/{s}")
+        allm = bw(f"baseline/memcpy_malloc/all/{s}")
         dirs = [bw(f"cpu/copy_{d}/{s}") for d in ["h2h", "h2d", "d2h", "d2d"]]
-        best = max(x for x in (one, allc) if x is not None) if (one or allc) else None
+        bases = [x for x in (one, allc, onem, allm) if x is not None]
+        best = max(bases) if bases else None
         sep = min(d for d in dirs if d is not None) / best if best and any(dirs) else None
         pr = [paired_ratio(f"paired/copy_{d}/{s}") for d in ["h2h", "h2d", "d2h", "d2d"]]
         pr = [p for p in pr if p is not None]
-        w(f"| {s} | {fmt(one, 1, GB)} | {fmt(allc, 1, GB)} | "
+        w(f"| {s} | {fmt(one, 1, GB)} / {fmt(onem, 1, GB)} | {fmt(allc, 1, GB)} / "
+          f"{fmt(allm, 1, GB)} | "
           + " | ".join(fmt(d, 1, GB) for d in dirs)
           + f" | {fmt(sep, 3)} | {fmt(min(pr) if pr else None, 3)} | "
           f"{fmt(control(f'paired/control_memcpy/{s}'), 3)} |")
     w("")
     w("## cpu backend: fills (GB/s)")
     w("")
-    w("| size | memset 1 thread | memset all cores | 1-byte | 4-byte | 8-byte | 16-byte | "
-      "paired ratio 1 / 4 / 8 / 16 | control |")
-    w("|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    w("| size | memset 1 thread (mapped / malloc) | memset all cores (mapped / malloc) | "
+      "1-byte | 2-byte | 4-byte | 8-byte | 16-byte | paired ratio 1 / 2 / 4 / 8 / 16 | control |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
     for s in sizes:
         one, allc = bw(f"baseline/memset/1thread/{s}"), bw(f"baseline/memset/all/{s}")
-        fills = [bw(f"cpu/fill_{n}/{s}") for n in [1, 4, 8, 16]]
-        pr = [paired_ratio(f"paired/fill_{n}/{s}") for n in [1, 4, 8, 16]]
-        w(f"| {s} | {fmt(one, 1, GB)} | {fmt(allc, 1, GB)} | "
+        onem = bw(f"baseline/memset_malloc/1thread/{s}")
+        allm = bw(f"baseline/memset_malloc/all/{s}")
+        fills = [bw(f"cpu/fill_{n}/{s}") for n in [1, 2, 4, 8, 16]]
+        pr = [paired_ratio(f"paired/fill_{n}/{s}") for n in [1, 2, 4, 8, 16]]
+        w(f"| {s} | {fmt(one, 1, GB)} / {fmt(onem, 1, GB)} | {fmt(allc, 1, GB)} / "
+          f"{fmt(allm, 1, GB)} | "
           + " | ".join(fmt(f, 1, GB) for f in fills)
           + " | " + " / ".join(fmt(p, 3) for p in pr)
           + f" | {fmt(control(f'paired/control_memset/{s}'), 3)} |")
@@ -469,6 +741,27 @@ def main():
         for k, v in sorted(errors.items()):
             w(f"- `{k}`: {v}")
         w("")
+    for line in scale_section(scale, os.path.join(os.path.dirname(os.path.abspath(output)),
+                                                  "performance-scale.svg")):
+        w(line)
+    row = (f"| {machine.get('cpu')} | {machine.get('cores')} | {machine.get('caches', 'unknown')} "
+           f"| `{machine.get('thp', 'unknown')}` | {machine.get('glibc')} | "
+           f"{machine.get('date')}, {machine.get('commit')} | "
+           f"{fmt(worst_copy[0] if worst_copy else None, 3)}"
+           f"{' (' + worst_copy[1] + ')' if worst_copy else ''} | "
+           f"{fmt(worst_fill[0] if worst_fill else None, 3)}"
+           f"{' (' + worst_fill[1] + ')' if worst_fill else ''} |")
+    w("## Machines")
+    w("")
+    w("The cpu targets on every machine this page has been generated on, one row per machine "
+      "(the row of this machine is replaced by each run, the others are kept): the tuning must "
+      "hold on each of them, not only on the last one.")
+    w("")
+    w(MACHINES_HEADER)
+    w("|---|---:|---|---|---|---|---:|---:|")
+    for r in merge_machine_rows(old_machine_rows, row):
+        w(r)
+    w("")
     for section in kept_sections:
         w(section)
         w("")

@@ -27,6 +27,7 @@
 #ifndef ANYDEV_SRC_STREAM_ORDERED_RELEASE_H_
 #define ANYDEV_SRC_STREAM_ORDERED_RELEASE_H_
 
+#include <cstdint>
 #include <functional>
 
 #include "anydev/backend.h"
@@ -60,6 +61,11 @@ void release_stream(const Backend* backend, anydev_bk_stream_t stream, int devic
 
 // Waits until everything queued so far has been done (tests, exit).
 void drain_releases();
+
+// How many times a request woke the reclaimer's thread so far (tests): a
+// request wakes it only when it sleeps; while it works, requests queue
+// behind its batch without a wake-up.
+std::uint64_t reclaimer_wakeups();
 
 }  // namespace anydev::core
 

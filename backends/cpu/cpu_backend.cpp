@@ -29,6 +29,7 @@
 #include "cpu_parallel.h"
 #include "cpu_services.h"
 #include "cpu_stream.h"
+#include "cpu_streaming.h"
 #include "kit_capabilities.h"
 #include "kit_entry.h"
 #include "kit_structs.h"
@@ -183,6 +184,7 @@ anydev_status_t initialize(const anydev_core_services_t* core, const char** libr
     if (!config.error.empty()) return set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE, config.error);
     set_lock_pinned_memory(config.lock_pinned_memory);
     set_split_threads(config.split_threads);
+    set_streaming_footprint(config.streaming_bytes);
     install_fork_handlers();
     device_info();
     return ANYDEV_SUCCESS;

@@ -28,6 +28,20 @@ std::optional<unsigned> parse_thread_count(const char* value) {
   return n;
 }
 
+std::optional<std::size_t> parse_streaming_bytes(const char* value) {
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  constexpr std::size_t kMost = std::size_t{1} << 62;
+  std::size_t n = 0;
+  for (const char* c = value; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9') return std::nullopt;
+    const auto digit = static_cast<std::size_t>(*c - '0');
+    if (n > (kMost - digit) / 10) return std::nullopt;  // past 2^62: refused, never wrapped
+    n = n * 10 + digit;
+  }
+  if (n == 0) return std::nullopt;
+  return n;
+}
+
 CpuConfig read_config() {
   // A malformed value (empty included) is refused, never replaced by the
   // default: the cpu backend is unavailable with the reason
@@ -52,6 +66,13 @@ CpuConfig read_config() {
       config.split_threads = *threads;
     } else {
       refuse(kThreadsVariable, value, "a whole number from 1 to 1024");
+    }
+  }
+  if (const char* value = get_env(kStreamingVariable)) {
+    if (const std::optional<std::size_t> bytes = parse_streaming_bytes(value)) {
+      config.streaming_bytes = *bytes;
+    } else {
+      refuse(kStreamingVariable, value, "a whole number of bytes from 1 to 4611686018427387904");
     }
   }
   return config;

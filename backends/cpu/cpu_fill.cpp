@@ -5,8 +5,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "cpu_device_info.h"
-
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define ANYDEV_CPU_FILL_X86 1
@@ -146,19 +144,7 @@ Writers writers() {
   return chosen;
 }
 
-// 0 until first read; read without a guard, like the writers.
-std::atomic<std::size_t> g_streaming_fill_bytes{0};
-
 }  // namespace
-
-std::size_t streaming_fill_bytes() {
-  std::size_t bytes = g_streaming_fill_bytes.load(std::memory_order_relaxed);
-  if (bytes != 0) return bytes;
-  const std::size_t llc = read_last_level_cache_bytes();
-  bytes = llc > 0 ? llc : std::size_t{32} << 20;
-  g_streaming_fill_bytes.store(bytes, std::memory_order_relaxed);
-  return bytes;
-}
 
 void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std::size_t bytes,
                   bool streaming) {

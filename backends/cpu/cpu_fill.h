@@ -6,9 +6,10 @@
 // 16-byte patterns of two equal words) to rep stos, memset's own fast-string
 // stores. Other 16-byte patterns: aligned 32-byte (AVX2, chosen at run time)
 // or 16-byte vector stores of a 64-byte block holding the pattern at the
-// right phase, and streaming (non-temporal) stores for fills larger than the
-// last-level cache, where reading the lines first would only waste bandwidth
-// (64-byte AVX-512 stores where the CPU has them, one per cache line).
+// right phase, and streaming (non-temporal) stores when the caller asks for
+// them (a fill past the last-level cache, cpu_streaming.h), where reading the
+// lines first would only waste bandwidth (64-byte AVX-512 stores where the
+// CPU has them, one per cache line).
 //
 // Pure functions of their arguments: thread-safe; the caller owns the memory.
 #ifndef ANYDEV_BACKENDS_CPU_CPU_FILL_H_
@@ -53,12 +54,6 @@ inline void copy_pattern(unsigned char* out, const void* pattern, std::size_t pa
 // `streaming`, the vector body uses non-temporal stores.
 void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std::size_t bytes,
                   bool streaming = false);
-
-// The fill size from which streaming stores pay: the last-level cache's size
-// (read_last_level_cache_bytes: sysfs, else sysconf), 32 MiB when unknown.
-// Read on first use, without a lock (threads racing there each read it), so
-// that a fork() at that moment cannot leave the child blocked.
-std::size_t streaming_fill_bytes();
 
 }  // namespace anydev::cpu
 

@@ -104,7 +104,9 @@ std::uint64_t StreamState::queue_locked(std::unique_lock<std::mutex>& lock, Task
         continue;
       }
       ++full_waiters_;
-      room_cv_.wait(lock);
+      ++unwoken_waiters_;
+      const std::uint64_t generation = room_generation_;
+      room_cv_.wait(lock, [&] { return room_generation_ != generation; });
       --full_waiters_;
     }
   const bool defer = idle_locked() && defer_wakes_ && may_run_on_caller(task);
@@ -135,7 +137,11 @@ bool StreamState::take_onto_pool_locked() {
 Task StreamState::pop_front_locked() {
   Task task = std::move(queue_.front());
   queue_.pop_front();
-  if (full_waiters_ > 0) room_cv_.notify_all();
+  if (unwoken_waiters_ > 0 && queue_.size() <= kRoomWakeDepth) [[unlikely]] {
+    unwoken_waiters_ = 0;
+    ++room_generation_;
+    room_cv_.notify_all();
+  }
   return task;
 }
 
@@ -178,6 +184,11 @@ std::size_t StreamState::queued() const {
 int StreamState::blocked_enqueuers() const {
   std::lock_guard<std::mutex> hold(mutex_);
   return full_waiters_;
+}
+
+std::uint64_t StreamState::room_wakeups() const {
+  std::lock_guard<std::mutex> hold(mutex_);
+  return room_generation_;
 }
 
 void StreamState::wait_until_complete(std::uint64_t seq) {

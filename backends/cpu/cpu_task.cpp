@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cpu_copy.h"
 #include "cpu_fill.h"
 #include "cpu_parallel.h"
 #include "cpu_stream.h"
+#include "cpu_streaming.h"
 
 namespace anydev::cpu {
 namespace {
@@ -17,18 +19,32 @@ bool overlap(const void* a, const void* b, std::size_t bytes) {
   return x < y + bytes && y < x + bytes;
 }
 
-void copy_chunk(std::size_t offset, std::size_t length, void* context) {
-  const auto& task = *static_cast<const CopyTask*>(context);
-  std::memcpy(static_cast<unsigned char*>(task.dst) + offset,
-              static_cast<const unsigned char*>(task.src) + offset, length);
-}
+// A copy or fill split across threads, with the store kind chosen once for
+// the whole operation (cpu_streaming.h); every chunk starts at a multiple of
+// 4096 bytes, hence at a fill pattern's first byte.
+struct SplitCopy {
+  const CopyTask* task;
+  bool streaming;
+};
 
-// A fill split across threads; every chunk starts at a multiple of 4096
-// bytes, hence at the pattern's first byte.
 struct SplitFill {
   const FillTask* task;
   bool streaming;
 };
+
+void copy_range(void* dst, const void* src, std::size_t bytes, bool streaming) {
+  if (streaming) {
+    copy_streaming(dst, src, bytes);
+  } else {
+    std::memcpy(dst, src, bytes);
+  }
+}
+
+void copy_chunk(std::size_t offset, std::size_t length, void* context) {
+  const auto& split = *static_cast<const SplitCopy*>(context);
+  copy_range(static_cast<unsigned char*>(split.task->dst) + offset,
+             static_cast<const unsigned char*>(split.task->src) + offset, length, split.streaming);
+}
 
 void fill_chunk(std::size_t offset, std::size_t length, void* context) {
   const auto& split = *static_cast<const SplitFill*>(context);
@@ -36,13 +52,13 @@ void fill_chunk(std::size_t offset, std::size_t length, void* context) {
                split.task->pattern_size, length, split.streaming);
 }
 
-void copy_unsplit(const CopyTask& task) {
+void copy_unsplit(const CopyTask& task, bool streaming) {
   if (overlap(task.dst, task.src, task.bytes)) {
     // Never from the core (it rejects overlapping copies); memmove keeps it
     // defined should a caller of the backend table break the rule.
     std::memmove(task.dst, task.src, task.bytes);
   } else {
-    std::memcpy(task.dst, task.src, task.bytes);
+    copy_range(task.dst, task.src, task.bytes, streaming);
   }
 }
 
@@ -52,15 +68,17 @@ void fill_unsplit(const FillTask& task, bool streaming) {
 
 struct TaskRunner {
   std::optional<TaskFailure> operator()(CopyTask& task) const {
+    const bool streaming = copy_streams(task.bytes, streaming_footprint());
     if (task.bytes >= kSplitCopyBytes && !overlap(task.dst, task.src, task.bytes)) {
-      split_work(task.bytes, copy_chunk, &task);
+      SplitCopy split{&task, streaming};
+      split_work(task.bytes, copy_chunk, &split);
     } else {
-      copy_unsplit(task);
+      copy_unsplit(task, streaming);
     }
     return std::nullopt;
   }
   std::optional<TaskFailure> operator()(FillTask& task) const {
-    const bool streaming = task.bytes >= streaming_fill_bytes();
+    const bool streaming = fill_streams(task.bytes, streaming_footprint());
     if (task.bytes >= kSplitFillBytes) {
       SplitFill split{&task, streaming};
       split_work(task.bytes, fill_chunk, &split);
@@ -85,11 +103,12 @@ bool may_run_inline(const Task& task) {
   return false;  // waits and host functions may block: always on the worker
 }
 
-[[gnu::hot]] void run_inline(const CopyTask& task) noexcept { copy_unsplit(task); }
+// Inline work (at most kInlineBytes) uses cached stores: its footprint is
+// below the threshold of any last-level cache of 2 MiB or more, and the
+// enqueue path stays as short as it was (scripts/hot-path-footprint).
+[[gnu::hot]] void run_inline(const CopyTask& task) noexcept { copy_unsplit(task, false); }
 
-[[gnu::hot]] void run_inline(const FillTask& task) noexcept {
-  fill_unsplit(task, task.bytes >= streaming_fill_bytes());
-}
+[[gnu::hot]] void run_inline(const FillTask& task) noexcept { fill_unsplit(task, false); }
 
 bool may_run_on_caller(const Task& task) {
   return std::holds_alternative<CopyTask>(task) || std::holds_alternative<FillTask>(task);

@@ -28,6 +28,8 @@ constexpr EnvVarSpec kEnvironment[] = {
     {"ANYDEV_CPU_MLOCK", "cpu backend pins host buffers with mlock: 0|1 (unset: 1)"},
     {"ANYDEV_CPU_THREADS",
      "cpu backend splits large copies/fills over this many threads (unset: the online CPUs)"},
+    {"ANYDEV_CPU_STREAMING_BYTES",
+     "cpu backend streams copies/fills whose footprint exceeds this (unset: half the LLC)"},
     {"ANYDEV_CUDA_LIBRARY", "CUDA driver library to open (unset: libcuda.so.1)"},
     {"ANYDEV_CUDA_MEMORY_POOLS", "cuda backend uses stream-ordered memory pools: 0|1 (unset: 1)"},
     {"ANYDEV_OPENCL_LIBRARY", "OpenCL ICD loader to open (unset: libOpenCL.so.1)"},
