@@ -67,10 +67,20 @@ anydev_status_t native_handle(int device, int kind, void* object, void** out) {
     case ANYDEV_NATIVE_STREAM:
       *out = as_stream(static_cast<anydev_bk_stream_t>(object))->list;
       return ANYDEV_SUCCESS;
-    case ANYDEV_NATIVE_EVENT:
-      return report_error(ANYDEV_ERROR_UNSUPPORTED,
-                          "native_handle: a level_zero event has no lasting native event (each "
-                          "record signals a fresh, recycled ze_event_handle_t)");
+    case ANYDEV_NATIVE_EVENT: {
+      // The ze_event_handle_t of the latest record: each record signals a
+      // fresh recycled event, so it is valid until the anydev event is
+      // recorded again or destroyed.
+      LzEvent* event = as_event(static_cast<anydev_bk_event_t>(object));
+      const std::lock_guard<std::mutex> lock(event->mutex);
+      if (event->latest == nullptr) {
+        return report_error(ANYDEV_ERROR_UNSUPPORTED,
+                            "native_handle: a level_zero event has no native event before its "
+                            "first record (each record signals a fresh ze_event_handle_t)");
+      }
+      *out = event->latest->event;
+      return ANYDEV_SUCCESS;
+    }
     case ANYDEV_NATIVE_MEMORY:  // USM pointers
       *out = object;
       return ANYDEV_SUCCESS;
