@@ -251,7 +251,8 @@ TEST(DlpackImport, NullArgumentsAreInvalid) {
 // copies work and are ordered on the context's stream; native_handle() is
 // unsupported (the producer holds the native object); take_ptr() is
 // unsupported (the producer owns the memory). cuda runs on the emulator
-// (ctest entry dlpack.foreign_host_memory_cuda_emulator); a backend that is
+// (ctest entry dlpack.foreign_host_memory_cuda_emulator), level_zero on the
+// emulated driver (dlpack.foreign_host_memory_level_zero_emulator); a backend that is
 // not available here is skipped with its reason.
 class ForeignHostMemory : public ::testing::TestWithParam<const char*> {};
 
@@ -313,7 +314,7 @@ TEST_P(ForeignHostMemory, FillCopyNativeHandleAndTakePtrFollowOneRule) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBackend, ForeignHostMemory,
-                         ::testing::Values("cpu", "opencl", "cuda"),
+                         ::testing::Values("cpu", "opencl", "cuda", "level_zero"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });
