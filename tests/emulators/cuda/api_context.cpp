@@ -5,7 +5,7 @@
 #include <mutex>
 #include <string>
 
-#include "emu_config.h"
+#include "core_config.h"
 #include "emu_state.h"
 
 using anydev_emu::as_context;
@@ -17,7 +17,7 @@ CUresult context_of(CUcontext handle, const char* api, Context** out) {
   if (const CUresult r = anydev_emu::check_initialized(); r != CUDA_SUCCESS) return r;
   Context* c = as_context(handle);
   if (c == nullptr) {
-    anydev_emu::report_misuse(std::string(api) + ": not a context of this driver");
+    anydev_emu::core::report_misuse(std::string(api) + ": not a context of this driver");
     return CUDA_ERROR_INVALID_CONTEXT;
   }
   if (const CUresult r = anydev_emu::check_retained(c, api); r != CUDA_SUCCESS) return r;
@@ -44,12 +44,12 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice device) {
   if (const CUresult r = anydev_emu::get_device(device, &d); r != CUDA_SUCCESS) return r;
   std::lock_guard<std::mutex> lock(d->primary.mutex);
   if (d->primary.retained == 0) {
-    anydev_emu::report_misuse("cuDevicePrimaryCtxRelease: device " + std::to_string(device) +
-                              " has no retained primary context");
+    anydev_emu::core::report_misuse("cuDevicePrimaryCtxRelease: device " + std::to_string(device) +
+                                    " has no retained primary context");
     return CUDA_ERROR_INVALID_CONTEXT;
   }
   // The last release resets the context, which clears a sticky fault.
-  if (--d->primary.retained == 0) d->primary.sticky = CUDA_SUCCESS;
+  if (--d->primary.retained == 0) d->primary.sticky = anydev_emu::core::Status::success;
   return CUDA_SUCCESS;
 }
 
@@ -80,7 +80,7 @@ CUresult cuCtxPopCurrent(CUcontext* context) {
   if (const CUresult r = anydev_emu::check_initialized(); r != CUDA_SUCCESS) return r;
   Context* top = anydev_emu::pop_current();
   if (top == nullptr) {
-    anydev_emu::report_misuse("cuCtxPopCurrent: no context is current on this thread");
+    anydev_emu::core::report_misuse("cuCtxPopCurrent: no context is current on this thread");
     return CUDA_ERROR_INVALID_CONTEXT;
   }
   if (context != nullptr) *context = anydev_emu::to_handle(top);
@@ -98,11 +98,7 @@ CUresult cuCtxEnablePeerAccess(CUcontext peer_context, unsigned int flags) {
       r != CUDA_SUCCESS) {
     return r;
   }
-  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
-  if (peer == current) return CUDA_ERROR_INVALID_DEVICE;
-  std::lock_guard<std::mutex> lock(current->mutex);
-  if (!current->peers.insert(peer->device).second) return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
-  return CUDA_SUCCESS;
+  return anydev_emu::cu(anydev_emu::core::enable_peer(current, peer, flags));
 }
 
 }  // extern "C"

@@ -5,24 +5,23 @@
 #include <cstdio>
 #include <cstring>
 
-#include "emu_config.h"
+#include "core_config.h"
 #include "emu_state.h"
 
 using anydev_emu::Device;
-using anydev_emu::get_device;
 
 extern "C" {
 
 CUresult cuDeviceGetCount(int* count) {
   if (const CUresult r = anydev_emu::check_initialized(); r != CUDA_SUCCESS) return r;
   if (count == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *count = anydev_emu::device_count();
+  *count = anydev_emu::core::device_count();
   return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGet(CUdevice* device, int ordinal) {
   Device* d = nullptr;
-  if (const CUresult r = get_device(ordinal, &d); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::get_device(ordinal, &d); r != CUDA_SUCCESS) return r;
   if (device == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *device = d->index;
   return CUDA_SUCCESS;
@@ -30,7 +29,7 @@ CUresult cuDeviceGet(CUdevice* device, int ordinal) {
 
 CUresult cuDeviceGetName(char* name, int length, CUdevice device) {
   Device* d = nullptr;
-  if (const CUresult r = get_device(device, &d); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::get_device(device, &d); r != CUDA_SUCCESS) return r;
   if (name == nullptr || length <= 0) return CUDA_ERROR_INVALID_VALUE;
   std::snprintf(name, static_cast<std::size_t>(length), "%s", "anydev CUDA emulator");
   return CUDA_SUCCESS;
@@ -38,15 +37,15 @@ CUresult cuDeviceGetName(char* name, int length, CUdevice device) {
 
 CUresult cuDeviceTotalMem(size_t* bytes, CUdevice device) {
   Device* d = nullptr;
-  if (const CUresult r = get_device(device, &d); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::get_device(device, &d); r != CUDA_SUCCESS) return r;
   if (bytes == nullptr) return CUDA_ERROR_INVALID_VALUE;
-  *bytes = anydev_emu::get_config().memory_bytes;
+  *bytes = anydev_emu::core::get_config().memory_bytes;
   return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice device) {
   Device* d = nullptr;
-  if (const CUresult r = get_device(device, &d); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::get_device(device, &d); r != CUDA_SUCCESS) return r;
   if (value == nullptr) return CUDA_ERROR_INVALID_VALUE;
   switch (attribute) {
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
@@ -59,7 +58,7 @@ CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice
       *value = 1;
       return CUDA_SUCCESS;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
-      *value = anydev_emu::get_config().memory_pools ? 1 : 0;
+      *value = anydev_emu::core::get_config().memory_pools ? 1 : 0;
       return CUDA_SUCCESS;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
       *value = 1;
@@ -74,15 +73,16 @@ CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice
       *value = 0;
       return CUDA_SUCCESS;
     default:
-      anydev_emu::report_misuse("cuDeviceGetAttribute: attribute " +
-                                std::to_string(static_cast<int>(attribute)) + " is not emulated");
+      anydev_emu::core::report_misuse("cuDeviceGetAttribute: attribute " +
+                                      std::to_string(static_cast<int>(attribute)) +
+                                      " is not emulated");
       return CUDA_ERROR_INVALID_VALUE;
   }
 }
 
 CUresult cuDeviceGetPCIBusId(char* bus_id, int length, CUdevice device) {
   Device* d = nullptr;
-  if (const CUresult r = get_device(device, &d); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::get_device(device, &d); r != CUDA_SUCCESS) return r;
   if (bus_id == nullptr || length <= 0) return CUDA_ERROR_INVALID_VALUE;
   std::snprintf(bus_id, static_cast<std::size_t>(length), "0000:%02x:00.0", d->index + 1);
   return CUDA_SUCCESS;
@@ -91,8 +91,8 @@ CUresult cuDeviceGetPCIBusId(char* bus_id, int length, CUdevice device) {
 CUresult cuDeviceCanAccessPeer(int* can_access, CUdevice device, CUdevice peer) {
   Device* d = nullptr;
   Device* p = nullptr;
-  if (const CUresult r = get_device(device, &d); r != CUDA_SUCCESS) return r;
-  if (const CUresult r = get_device(peer, &p); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::get_device(device, &d); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = anydev_emu::get_device(peer, &p); r != CUDA_SUCCESS) return r;
   if (can_access == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *can_access = d != p ? 1 : 0;
   return CUDA_SUCCESS;

@@ -51,7 +51,7 @@ const ErrorText* find_error(CUresult code) {
 
 extern "C" {
 
-CUresult cuInit(unsigned int flags) { return anydev_emu::initialize(flags); }
+CUresult cuInit(unsigned int flags) { return anydev_emu::cu(anydev_emu::core::initialize(flags)); }
 
 CUresult cuDriverGetVersion(int* version) {
   if (version == nullptr) return CUDA_ERROR_INVALID_VALUE;
@@ -79,13 +79,13 @@ CUresult cuGetProcAddress(const char* symbol, void** pfn, int cuda_version, cuui
   (void)flags;
   if (symbol == nullptr || pfn == nullptr) return CUDA_ERROR_INVALID_VALUE;
   *pfn = nullptr;
-  for (const std::string& hidden : anydev_emu::get_config().hidden_symbols) {
+  for (const std::string& hidden : anydev_emu::cuda_config().hidden_symbols) {
     if (hidden == symbol) {
       if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
       return CUDA_ERROR_NOT_FOUND;
     }
   }
-  for (const std::string& null : anydev_emu::get_config().null_symbols) {
+  for (const std::string& null : anydev_emu::cuda_config().null_symbols) {
     if (null == symbol) {  // "found", but nothing there: callers must check the pointer
       if (status != nullptr) *status = CU_GET_PROC_ADDRESS_SUCCESS;
       return CUDA_SUCCESS;

@@ -15,23 +15,16 @@
 #ifndef ANYDEV_TESTS_EMULATORS_CUDA_EMU_CALL_COUNTS_H_
 #define ANYDEV_TESTS_EMULATORS_CUDA_EMU_CALL_COUNTS_H_
 
-#include <cstddef>
+#include "core_calls.h"
 
-extern "C" {
-
-// Sets every count to 0.
-void anydev_cuda_emulator_reset_call_counts();
-
-// The calls made to `name` ("cuMemcpyAsync", the unversioned name) since the
-// last reset; 0 for a name the emulator does not implement.
-unsigned long long anydev_cuda_emulator_call_count(const char* name);
-
-// Writes "cuMemcpyAsync=1 cuStreamSynchronize=2" (every non-zero count, in
-// the order of the entry point table, space-separated) into `text` (at most
-// `capacity` bytes with the terminating NUL, truncated beyond) and returns
-// the total number of calls counted.
-unsigned long long anydev_cuda_emulator_call_counts(char* text, std::size_t capacity);
-
-}  // extern "C"
+// void anydev_cuda_emulator_reset_call_counts(): sets every count to 0.
+// unsigned long long anydev_cuda_emulator_call_count(const char* name): the
+//   calls made to `name` ("cuMemcpyAsync", the unversioned name) since the
+//   last reset; 0 for a name the emulator does not implement.
+// unsigned long long anydev_cuda_emulator_call_counts(char* text,
+//   std::size_t capacity): writes "cuMemcpyAsync=1 cuStreamSynchronize=2"
+//   (every non-zero count, in the order of the entry point table) into `text`
+//   (truncated to `capacity` with the NUL) and returns the total.
+ANYDEV_EMU_DECLARE_CALL_COUNT_EXPORTS(anydev_cuda_emulator)
 
 #endif  // ANYDEV_TESTS_EMULATORS_CUDA_EMU_CALL_COUNTS_H_

@@ -3,13 +3,13 @@
 
 #include <cudaTypedefs.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <type_traits>
+#include <vector>
 
+#include "core_calls.h"
 #include "emu_call_counts.h"
 
 namespace anydev_emu {
@@ -132,49 +132,22 @@ void* find_proc(const char* name, int cuda_version, bool* known) {
 
 }  // namespace anydev_emu
 
-extern "C" {
+namespace {
 
-void anydev_cuda_emulator_reset_call_counts() {
-  std::size_t size = 0;
-  const anydev_emu::Proc* table = anydev_emu::proc_table(&size);
-  for (std::size_t i = 0; i < size; ++i) {
-    if (table[i].calls != nullptr) table[i].calls->store(0, std::memory_order_relaxed);
-  }
-}
-
-unsigned long long anydev_cuda_emulator_call_count(const char* name) {
-  if (name == nullptr) return 0;
-  std::size_t size = 0;
-  const anydev_emu::Proc* table = anydev_emu::proc_table(&size);
-  for (std::size_t i = 0; i < size; ++i) {
-    // One counter per function: a name listed twice (two versions) is the
-    // same implementation.
-    if (table[i].calls != nullptr && std::strcmp(table[i].name, name) == 0) {
-      return table[i].calls->load(std::memory_order_relaxed);
+// The counted entries of the table, for the core's call counts.
+std::span<const anydev_emu::core::CallCounter> call_table() {
+  static const std::vector<anydev_emu::core::CallCounter> counters = [] {
+    std::vector<anydev_emu::core::CallCounter> list;
+    std::size_t size = 0;
+    const anydev_emu::Proc* table = anydev_emu::proc_table(&size);
+    for (std::size_t i = 0; i < size; ++i) {
+      if (table[i].calls != nullptr) list.push_back({table[i].name, table[i].calls});
     }
-  }
-  return 0;
+    return list;
+  }();
+  return counters;
 }
 
-unsigned long long anydev_cuda_emulator_call_counts(char* text, std::size_t capacity) {
-  std::size_t size = 0;
-  const anydev_emu::Proc* table = anydev_emu::proc_table(&size);
-  std::string all;
-  unsigned long long total = 0;
-  for (std::size_t i = 0; i < size; ++i) {
-    if (table[i].calls == nullptr) continue;
-    const std::uint64_t n = table[i].calls->load(std::memory_order_relaxed);
-    if (n == 0) continue;
-    total += n;
-    if (!all.empty()) all += ' ';
-    all += std::string(table[i].name) + "=" + std::to_string(n);
-  }
-  if (text != nullptr && capacity > 0) {
-    const std::size_t n = std::min(all.size(), capacity - 1);
-    std::memcpy(text, all.data(), n);
-    text[n] = '\0';
-  }
-  return total;
-}
+}  // namespace
 
-}  // extern "C"
+ANYDEV_EMU_DEFINE_CALL_COUNT_EXPORTS(anydev_cuda_emulator, call_table)

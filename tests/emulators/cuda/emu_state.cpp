@@ -1,33 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "emu_state.h"
 
-#include <pthread.h>
-
-#include <atomic>
-#include <memory>
+#include <mutex>
 #include <string>
-#include <vector>
 
+#include "core_config.h"
 #include "emu_config.h"
-#include "emu_memory.h"
-#include "emu_pool.h"
 
 namespace anydev_emu {
 namespace {
-
-struct Devices {
-  std::mutex mutex;
-  std::atomic<bool> initialized{false};
-  std::vector<std::unique_ptr<Device>> list;
-};
-
-Devices& D() {
-  static Devices* devices = new Devices;  // never destroyed
-  return *devices;
-}
-
-// Set in a child of fork(): the driver's state belongs to the parent.
-std::atomic<bool> g_forked{false};
 
 // The calling thread's context stack. Trivially destructible on purpose: the
 // emulator is loaded with dlopen, and a thread_local with a destructor there
@@ -36,108 +17,60 @@ constexpr int kMaxContextDepth = 256;
 thread_local Context* t_stack[kMaxContextDepth];
 thread_local int t_depth = 0;
 
+bool is_default_stream(CUstream handle) {
+  return handle == nullptr || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD;
+}
+
+// CUDA_ERROR_INVALID_CONTEXT when ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT wants
+// more current on the calling thread than there is for a call on a handle of
+// `owner` (emu_config.h); a rule of the driver, so not reported as misuse.
+CUresult check_stream_context(const Context* owner) {
+  const int rule = cuda_config().stream_context;
+  if (rule == 0) return CUDA_SUCCESS;
+  const Context* current = current_context();
+  if (current == nullptr || (rule == 2 && current != owner)) return CUDA_ERROR_INVALID_CONTEXT;
+  return CUDA_SUCCESS;
+}
+
 }  // namespace
 
-CUresult check_initialized() {
-  return D().initialized.load(std::memory_order_acquire) &&
-                 !g_forked.load(std::memory_order_relaxed)
-             ? CUDA_SUCCESS
-             : CUDA_ERROR_NOT_INITIALIZED;
-}
+CUresult cu(core::Status status) { return core::shared_code<CUresult>(status); }
 
-bool is_sticky(CUresult result) {
-  switch (result) {
-    case CUDA_ERROR_CONTAINED:
-    case CUDA_ERROR_ILLEGAL_ADDRESS:
-    case CUDA_ERROR_LAUNCH_TIMEOUT:
-    case CUDA_ERROR_HARDWARE_STACK_ERROR:
-    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-    case CUDA_ERROR_MISALIGNED_ADDRESS:
-    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-    case CUDA_ERROR_INVALID_PC:
-    case CUDA_ERROR_LAUNCH_FAILED:
-    case CUDA_ERROR_EXTERNAL_DEVICE:
-      return true;
-    default:
-      return false;
-  }
-}
+CUresult check_initialized() { return cu(core::check_initialized()); }
 
-void break_context(Context* context, CUresult fault) {
-  CUresult healthy = CUDA_SUCCESS;
-  context->sticky.compare_exchange_strong(healthy, fault);
-}
+CUresult get_device(CUdevice ordinal, Device** out) { return cu(core::get_device(ordinal, out)); }
 
-CUresult sticky_error(const Context* context) { return context->sticky.load(); }
+Context* as_context(CUcontext handle) { return core::as_context(handle); }
 
-CUresult initialize(unsigned int flags) {
-  if (g_forked.load()) return CUDA_ERROR_NOT_INITIALIZED;  // cuInit in a forked child
-  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
-  Devices& d = D();
-  std::lock_guard<std::mutex> lock(d.mutex);
-  if (d.initialized.load()) return CUDA_SUCCESS;
-  const int count = get_config().devices;
-  if (count == 0) return CUDA_ERROR_NO_DEVICE;
-  if (const CUresult r = reserve_device_regions(count); r != CUDA_SUCCESS) return r;
-  for (int i = 0; i < count; ++i) {
-    auto device = std::make_unique<Device>();
-    device->index = i;
-    device->primary.device = i;
-    device->default_pool = create_pool(i, /*is_default=*/true);
-    d.list.push_back(std::move(device));
-  }
-  pthread_atfork(nullptr, nullptr, [] { g_forked.store(true, std::memory_order_relaxed); });
-  d.initialized.store(true, std::memory_order_release);
-  return CUDA_SUCCESS;
-}
-
-int device_count() { return static_cast<int>(D().list.size()); }
-
-Device* device_at(int index) { return D().list.at(static_cast<std::size_t>(index)).get(); }
-
-CUresult get_device(CUdevice ordinal, Device** out) {
-  if (const CUresult r = check_initialized(); r != CUDA_SUCCESS) return r;
-  if (ordinal < 0 || ordinal >= device_count()) return CUDA_ERROR_INVALID_DEVICE;
-  *out = device_at(ordinal);
-  return CUDA_SUCCESS;
-}
-
-Context* as_context(CUcontext handle) {
-  if (check_initialized() != CUDA_SUCCESS || handle == nullptr) return nullptr;
-  for (const auto& device : D().list) {
-    if (to_handle(&device->primary) == handle) return &device->primary;
-  }
-  return nullptr;
-}
-
-CUcontext to_handle(Context* context) { return reinterpret_cast<CUcontext>(context); }
+CUcontext to_handle(Context* context) { return static_cast<CUcontext>(core::to_handle(context)); }
 
 CUresult check_retained(Context* context, const char* api) {
   std::lock_guard<std::mutex> lock(context->mutex);
   if (context->retained > 0) return CUDA_SUCCESS;
-  report_misuse(std::string(api) + ": the primary context of device " +
-                std::to_string(context->device) + " is not retained");
+  core::report_misuse(std::string(api) + ": the primary context of device " +
+                      std::to_string(context->device) + " is not retained");
   return CUDA_ERROR_INVALID_CONTEXT;
 }
 
 Context* current_context() { return t_depth == 0 ? nullptr : t_stack[t_depth - 1]; }
 
 CUresult require_current(const char* api, Context** out) {
+  if (const CUresult r = check_initialized(); r != CUDA_SUCCESS) return r;
   Context* current = current_context();
   if (current == nullptr) {
-    report_misuse(std::string(api) + ": no context is current on this thread");
+    core::report_misuse(std::string(api) + ": no context is current on this thread");
     return CUDA_ERROR_INVALID_CONTEXT;
   }
   if (const CUresult r = check_retained(current, api); r != CUDA_SUCCESS) return r;
-  if (const CUresult r = sticky_error(current); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = cu(core::sticky_error(current)); r != CUDA_SUCCESS) return r;
   *out = current;
   return CUDA_SUCCESS;
 }
 
 CUresult push_current(Context* context) {
   if (t_depth == kMaxContextDepth) {
-    report_misuse("cuCtxPushCurrent: more than " + std::to_string(kMaxContextDepth) +
-                  " contexts pushed on one thread (a missing cuCtxPopCurrent?)");
+    core::report_misuse("cuCtxPushCurrent: more than " + std::to_string(kMaxContextDepth) +
+                        " contexts pushed on one thread (a missing cuCtxPopCurrent?)");
     return CUDA_ERROR_INVALID_VALUE;
   }
   t_stack[t_depth++] = context;
@@ -149,6 +82,36 @@ Context* pop_current() { return t_depth == 0 ? nullptr : t_stack[--t_depth]; }
 void set_current(Context* context) {
   if (t_depth > 0) --t_depth;
   if (context != nullptr) t_stack[t_depth++] = context;
+}
+
+CUresult lookup_stream(CUstream handle, const char* api, StreamRef* out) {
+  if (const CUresult r = check_initialized(); r != CUDA_SUCCESS) return r;
+  if (is_default_stream(handle)) {
+    Context* current = nullptr;
+    if (const CUresult r = require_current(api, &current); r != CUDA_SUCCESS) return r;
+    *out = core::default_stream(current);
+    return CUDA_SUCCESS;
+  }
+  StreamRef stream;
+  if (const CUresult r = cu(core::lookup_stream(handle, api, &stream)); r != CUDA_SUCCESS) return r;
+  // cuStreamGetCtx is how a caller learns the stream's context.
+  if (std::string(api) != "cuStreamGetCtx") {
+    if (const CUresult r = check_stream_context(stream->context()); r != CUDA_SUCCESS) return r;
+  }
+  *out = std::move(stream);
+  return CUDA_SUCCESS;
+}
+
+CUresult lookup_event(CUevent handle, const char* api, EventRef* out) {
+  if (const CUresult r = check_initialized(); r != CUDA_SUCCESS) return r;
+  EventRef event;
+  if (const CUresult r = cu(core::lookup_event(handle, api, &event)); r != CUDA_SUCCESS) return r;
+  // A stream may wait for an event of another context: its stream decides.
+  if (std::string(api) != "cuStreamWaitEvent") {
+    if (const CUresult r = check_stream_context(event->context); r != CUDA_SUCCESS) return r;
+  }
+  *out = std::move(event);
+  return CUDA_SUCCESS;
 }
 
 }  // namespace anydev_emu

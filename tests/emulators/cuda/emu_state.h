@@ -1,64 +1,40 @@
 // SPDX-License-Identifier: Apache-2.0
-// The emulator's devices, primary contexts and per-thread current context.
+// The CUDA face over the emulator core (tests/emulators/common): core status
+// to CUresult, primary contexts and the per-thread current context, and the
+// CUDA handles of the core's streams and events.
 //
-// Devices and their contexts are created by cuInit and live until the process
-// exits (never destroyed: stream workers may still run then). A Context's
-// fields are guarded by its own mutex, except `sticky`, which is atomic; the
-// current-context stack is thread-local, as in the real driver.
-//
-// Two behaviours of the real driver are emulated here:
-//  - sticky errors: an asynchronous fault (CUDA_ERROR_ILLEGAL_ADDRESS from an
-//    operation running on a stream) breaks its context; every later call on
-//    that context returns the same error, until the primary context's last
-//    retain is released (which resets it, as cuDevicePrimaryCtxRelease does);
-//  - fork: in a child of a process that called cuInit, every call that needs
-//    the driver (cuInit included) returns CUDA_ERROR_NOT_INITIALIZED.
+// Contexts are the core's (one primary context per device, never destroyed);
+// the current-context stack is thread-local, as in the real driver. On top of
+// the core's sticky errors: the primary context's last release resets it,
+// which clears its sticky fault (as cuDevicePrimaryCtxRelease does).
+// Thread-safe.
 #ifndef ANYDEV_TESTS_EMULATORS_CUDA_EMU_STATE_H_
 #define ANYDEV_TESTS_EMULATORS_CUDA_EMU_STATE_H_
 
 #include <cuda.h>
 
-#include <atomic>
-#include <mutex>
-#include <set>
+#include <cstddef>
+
+#include "core_device.h"
+#include "core_pool.h"
+#include "core_status.h"
+#include "core_stream.h"
 
 namespace anydev_emu {
 
-struct Context {
-  int device = 0;
-  std::mutex mutex;
-  int retained = 0;     // cuDevicePrimaryCtxRetain count
-  std::set<int> peers;  // devices whose memory this context may access
-  // The fault that broke this context (CUDA_SUCCESS while healthy).
-  std::atomic<CUresult> sticky{CUDA_SUCCESS};
-};
+using core::Context;
+using core::Device;
+using core::EventRef;
+using core::StreamRef;
 
-struct Pool;
-
-struct Device {
-  int index = 0;
-  Context primary;
-  Pool* default_pool = nullptr;  // created by cuInit, never destroyed
-};
+// The CUresult of a core status.
+CUresult cu(core::Status status);
 
 // CUDA_ERROR_NOT_INITIALIZED before a successful cuInit, and in a child
 // process forked after it.
 CUresult check_initialized();
-
-// Whether `result`, met by an operation running on a stream, breaks its
-// context for good (the errors cuda.h documents as leaving "the process in an
-// inconsistent state").
-bool is_sticky(CUresult result);
-// Records the first sticky fault of `context`.
-void break_context(Context* context, CUresult fault);
-// CUDA_SUCCESS, or the fault that broke `context`.
-CUresult sticky_error(const Context* context);
-CUresult initialize(unsigned int flags);
-
-int device_count();
 // CUDA_ERROR_INVALID_DEVICE for an ordinal that is not a device.
 CUresult get_device(CUdevice ordinal, Device** out);
-Device* device_at(int index);
 
 // The emulator context behind `handle`, or null when it is not one.
 Context* as_context(CUcontext handle);
@@ -68,12 +44,29 @@ CUresult check_retained(Context* context, const char* api);
 
 // The calling thread's current context (null when none).
 Context* current_context();
+// CUDA_ERROR_NOT_INITIALIZED as check_initialized(); then
 // CUDA_ERROR_INVALID_CONTEXT (reported with `api`) when no retained context
 // is current on the calling thread; the sticky error of a broken one.
 CUresult require_current(const char* api, Context** out);
 CUresult push_current(Context* context);  // INVALID_VALUE past 256 deep
 Context* pop_current();                   // null when the stack is empty
 void set_current(Context* context);
+
+// These two answer check_initialized() first.
+// The stream behind `handle`: a live created stream, or for 0,
+// CU_STREAM_LEGACY and CU_STREAM_PER_THREAD the default stream of the current
+// context. CUDA_ERROR_INVALID_HANDLE (reported with `api`) otherwise; the
+// sticky error when the stream's context is broken; the rule of
+// ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT (emu_config.h).
+CUresult lookup_stream(CUstream handle, const char* api, StreamRef* out);
+// A live event; INVALID_HANDLE when unknown, the sticky error when its
+// context is broken; the rule of ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT.
+CUresult lookup_event(CUevent handle, const char* api, EventRef* out);
+
+// Device memory of `device` from `pool` (null for cuMemAlloc): the core's
+// allocate_device with a CUdeviceptr (api_memory.cpp).
+CUresult allocate_device(int device, size_t bytes, CUdeviceptr* out, const char* api,
+                         core::Pool* pool);
 
 }  // namespace anydev_emu
 

@@ -8,14 +8,14 @@
 find_package(GTest QUIET)
 if(GTest_FOUND)
   add_executable(anydev-cuda-emulator-tests emulator_test.cpp)
-  target_include_directories(anydev-cuda-emulator-tests PRIVATE "${ANYDEV_CUDA_EMULATOR_INCLUDE_DIR}")
+  target_include_directories(anydev-cuda-emulator-tests PRIVATE "${ANYDEV_CUDA_EMULATOR_INCLUDE_DIR}" "${ANYDEV_EMULATOR_CORE_DIR}")
   target_link_libraries(anydev-cuda-emulator-tests PRIVATE
     anydev-cuda-emulator GTest::gtest anydev_warnings Threads::Threads)
   add_test(NAME cuda-emulator-selftest COMMAND anydev-cuda-emulator-tests)
 
   if(TARGET anydev-backend-cuda)
     add_executable(anydev-cuda-backend-tests cuda_backend_test.cpp)
-    target_include_directories(anydev-cuda-backend-tests PRIVATE "${ANYDEV_CUDA_EMULATOR_INCLUDE_DIR}")
+    target_include_directories(anydev-cuda-backend-tests PRIVATE "${ANYDEV_CUDA_EMULATOR_INCLUDE_DIR}" "${ANYDEV_EMULATOR_CORE_DIR}")
     target_link_libraries(anydev-cuda-backend-tests PRIVATE
       anydev::anydev GTest::gtest anydev_warnings Threads::Threads ${CMAKE_DL_LIBS})
     target_compile_definitions(anydev-cuda-backend-tests PRIVATE
@@ -37,7 +37,7 @@ if(GTest_FOUND)
     # rule the emulator can have about the current context (emu_config.h).
     add_executable(anydev-cuda-driver-calls-tests driver_calls_test.cpp)
     target_include_directories(anydev-cuda-driver-calls-tests PRIVATE
-      "${ANYDEV_CUDA_EMULATOR_INCLUDE_DIR}")
+      "${ANYDEV_CUDA_EMULATOR_INCLUDE_DIR}" "${ANYDEV_EMULATOR_CORE_DIR}")
     target_link_libraries(anydev-cuda-driver-calls-tests PRIVATE
       anydev::anydev GTest::gtest anydev_warnings ${CMAKE_DL_LIBS})
     target_compile_definitions(anydev-cuda-driver-calls-tests PRIVATE

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "emu_memory.h"
+#include "core_memory.h"
 
 #include <sys/mman.h>
 
@@ -10,9 +10,9 @@
 #include <sstream>
 #include <vector>
 
-#include "emu_config.h"
+#include "core_config.h"
 
-namespace anydev_emu {
+namespace anydev_emu::core {
 namespace {
 
 constexpr std::size_t kAlignment = 256;
@@ -59,9 +59,19 @@ BlockRef containing(const Memory& m, std::uintptr_t address) {
   return address < b->address + b->size ? b : nullptr;
 }
 
-CUresult invalid(const char* api, const std::string& why) {
+Status invalid(const char* api, const std::string& why) {
   report_misuse(std::string(api) + ": " + why);
-  return CUDA_ERROR_INVALID_VALUE;
+  return Status::invalid_value;
+}
+
+// The checks every allocation makes before it takes the lock.
+Status check_request(bool has_out, std::size_t bytes, const char* api) {
+  if (!has_out) return invalid(api, "null output pointer");
+  if (bytes == 0) return invalid(api, "zero bytes");
+  if (get_config().huge_is_invalid && bytes > get_config().memory_bytes) {
+    return Status::invalid_value;  // not misuse: what a real driver may answer
+  }
+  return Status::success;
 }
 
 }  // namespace
@@ -88,10 +98,10 @@ std::string Span::describe() const {
          hex_text(block->address + offset);
 }
 
-CUresult reserve_device_regions(int devices) {
+Status reserve_device_regions(int devices) {
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
-  if (!m.regions.empty()) return CUDA_SUCCESS;
+  if (!m.regions.empty()) return Status::success;
   for (int i = 0; i < devices; ++i) {
     // Address space only (PROT_NONE, no reserve): any host access faults.
     std::size_t size = std::size_t{1} << 40;  // 1 TiB, or less where that is refused
@@ -101,17 +111,17 @@ CUresult reserve_device_regions(int devices) {
       p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     }
     if (p == MAP_FAILED) {
-      report_misuse("cuInit: cannot reserve address space for device memory");
-      return CUDA_ERROR_OUT_OF_MEMORY;
+      report_misuse("initialize: cannot reserve address space for device memory");
+      return Status::out_of_memory;
     }
     const auto begin = reinterpret_cast<std::uintptr_t>(p);
     m.regions.push_back(Region{begin, begin + size, begin + kAlignment, 0});
   }
-  return CUDA_SUCCESS;
+  return Status::success;
 }
 
-CUresult resolve(std::uintptr_t address, std::size_t bytes, Access access, const char* api,
-                 Span* out) {
+Status resolve(std::uintptr_t address, std::size_t bytes, Access access, const char* api,
+               Span* out) {
   if (address == 0) return invalid(api, "null pointer");
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
@@ -126,7 +136,7 @@ CUresult resolve(std::uintptr_t address, std::size_t bytes, Access access, const
     }
     out->block = std::move(b);
     out->offset = address - out->block->address;
-    return CUDA_SUCCESS;
+    return Status::success;
   }
   if (region_of(m, address) >= 0) {
     return invalid(api, "device address " + hex_text(address) +
@@ -137,30 +147,26 @@ CUresult resolve(std::uintptr_t address, std::size_t bytes, Access access, const
                             " where device or pinned memory is required");
   }
   out->pageable = reinterpret_cast<std::byte*>(address);
-  return CUDA_SUCCESS;
+  return Status::success;
 }
 
-CUresult allocate_device(int device, std::size_t bytes, CUdeviceptr* out, const char* api,
-                         Pool* pool) {
-  if (out == nullptr) return invalid(api, "null output pointer");
-  if (bytes == 0) return invalid(api, "zero bytes");
-  if (get_config().huge_is_invalid && bytes > get_config().memory_bytes) {
-    return CUDA_ERROR_INVALID_VALUE;  // not misuse: what a real driver may answer
-  }
+Status allocate_device(int device, std::size_t bytes, std::uintptr_t* out, const char* api,
+                       Pool* pool) {
+  if (const Status s = check_request(out != nullptr, bytes, api); s != Status::success) return s;
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
   Region& r = m.regions.at(static_cast<std::size_t>(device));
   const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (bytes > get_config().memory_bytes - r.in_use || rounded < bytes) {
-    return CUDA_ERROR_OUT_OF_MEMORY;
+    return Status::out_of_memory;
   }
   if (rounded > r.end - r.next) {
     report_misuse(std::string(api) + ": the device's address space is used up");
-    return CUDA_ERROR_OUT_OF_MEMORY;
+    return Status::out_of_memory;
   }
   auto block = std::make_shared<Block>();
   block->host = new (std::nothrow) std::byte[bytes];
-  if (block->host == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (block->host == nullptr) return Status::out_of_memory;
   block->address = r.next;
   block->size = bytes;
   block->device = device;
@@ -168,11 +174,11 @@ CUresult allocate_device(int device, std::size_t bytes, CUdeviceptr* out, const 
   r.next += rounded;
   r.in_use += bytes;
   m.blocks.emplace(block->address, block);
-  *out = static_cast<CUdeviceptr>(block->address);
-  return CUDA_SUCCESS;
+  *out = block->address;
+  return Status::success;
 }
 
-CUresult find_device_block(std::uintptr_t address, const char* api, BlockRef* out) {
+Status find_device_block(std::uintptr_t address, const char* api, BlockRef* out) {
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
   auto it = m.blocks.find(address);
@@ -181,13 +187,13 @@ CUresult find_device_block(std::uintptr_t address, const char* api, BlockRef* ou
         api, hex_text(address) + " is not the start of a live device allocation (double free?)");
   }
   *out = it->second;
-  return CUDA_SUCCESS;
+  return Status::success;
 }
 
-CUresult take_device_block(std::uintptr_t address, const char* api, BlockRef* out) {
-  if (const CUresult r = find_device_block(address, api, out); r != CUDA_SUCCESS) return r;
+Status take_device_block(std::uintptr_t address, const char* api, BlockRef* out) {
+  if (const Status r = find_device_block(address, api, out); r != Status::success) return r;
   (*out)->free_queued = true;
-  return CUDA_SUCCESS;
+  return Status::success;
 }
 
 void release_device_block(const BlockRef& block) {
@@ -198,29 +204,32 @@ void release_device_block(const BlockRef& block) {
   m.regions.at(static_cast<std::size_t>(block->device)).in_use -= block->size;
 }
 
-CUresult allocate_pinned(std::size_t bytes, void** out, const char* api) {
-  if (out == nullptr) return invalid(api, "null output pointer");
-  if (bytes == 0) return invalid(api, "zero bytes");
-  if (get_config().huge_is_invalid && bytes > get_config().memory_bytes) {
-    return CUDA_ERROR_INVALID_VALUE;  // not misuse: what a real driver may answer
-  }
+Status free_device(std::uintptr_t address, const char* api) {
+  BlockRef block;
+  if (const Status s = take_device_block(address, api, &block); s != Status::success) return s;
+  release_device_block(block);
+  return Status::success;
+}
+
+Status allocate_pinned(std::size_t bytes, void** out, const char* api) {
+  if (const Status s = check_request(out != nullptr, bytes, api); s != Status::success) return s;
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
-  if (bytes > get_config().memory_bytes - m.pinned_in_use) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (bytes > get_config().memory_bytes - m.pinned_in_use) return Status::out_of_memory;
   const std::size_t rounded = (bytes + kPageSize - 1) / kPageSize * kPageSize;
   auto block = std::make_shared<Block>();
   block->host = static_cast<std::byte*>(std::aligned_alloc(kPageSize, rounded));
-  if (block->host == nullptr) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (block->host == nullptr) return Status::out_of_memory;
   block->address = reinterpret_cast<std::uintptr_t>(block->host);
   block->size = bytes;
   block->device = -1;
   m.pinned_in_use += bytes;
   m.blocks.emplace(block->address, block);
   *out = block->host;
-  return CUDA_SUCCESS;
+  return Status::success;
 }
 
-CUresult free_pinned(void* address, const char* api) {
+Status free_pinned(void* address, const char* api) {
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
   auto it = m.blocks.find(reinterpret_cast<std::uintptr_t>(address));
@@ -231,7 +240,7 @@ CUresult free_pinned(void* address, const char* api) {
   it->second->freed = true;  // queued operations still holding it will fail
   m.pinned_in_use -= it->second->size;
   m.blocks.erase(it);
-  return CUDA_SUCCESS;
+  return Status::success;
 }
 
 BlockRef find_containing(std::uintptr_t address) {
@@ -246,4 +255,9 @@ std::size_t device_bytes_in_use(int device) {
   return m.regions.at(static_cast<std::size_t>(device)).in_use;
 }
 
-}  // namespace anydev_emu
+void memory_info(int device, std::size_t* free_bytes, std::size_t* total_bytes) {
+  *total_bytes = get_config().memory_bytes;
+  *free_bytes = *total_bytes - device_bytes_in_use(device);
+}
+
+}  // namespace anydev_emu::core

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+// Streams and events. Each belongs to the device current on the calling
+// thread when it was created; a record on a stream of another device is
+// hipErrorInvalidHandle (stricter than HIP, which leaves it undefined).
+#include <hip/hip_runtime_api.h>
+
+#include <memory>
+
+#include "core_config.h"
+#include "core_stream.h"
+#include "hip_face.h"
+
+namespace hip = anydev_emu::hip;
+namespace core = anydev_emu::core;
+using hip::Call;
+
+extern "C" {
+
+hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int flags) {
+  hip::count(Call::hipStreamCreateWithFlags);
+  core::Context* c = nullptr;
+  if (const hipError_t e = hip::current(&c); e != hipSuccess) return e;
+  if (stream == nullptr || (flags & ~static_cast<unsigned>(hipStreamNonBlocking)) != 0) {
+    return hipErrorInvalidValue;
+  }
+  *stream = static_cast<hipStream_t>(core::register_object(core::Stream::create(c)));
+  return hipSuccess;
+}
+
+// Queued work still runs; the null stream is not destroyed (invalid handle).
+hipError_t hipStreamDestroy(hipStream_t stream) {
+  hip::count(Call::hipStreamDestroy);
+  if (const hipError_t e = hip::ready(); e != hipSuccess) return e;
+  return hip::to_hip(core::destroy_stream(stream, "hipStreamDestroy"));
+}
+
+hipError_t hipStreamSynchronize(hipStream_t stream) {
+  hip::count(Call::hipStreamSynchronize);
+  core::StreamRef s;
+  if (const hipError_t e = hip::stream_of(stream, "hipStreamSynchronize", &s); e != hipSuccess) {
+    return e;
+  }
+  return hip::to_hip(s->synchronize());
+}
+
+hipError_t hipStreamQuery(hipStream_t stream) {
+  hip::count(Call::hipStreamQuery);
+  core::StreamRef s;
+  if (const hipError_t e = hip::stream_of(stream, "hipStreamQuery", &s); e != hipSuccess) return e;
+  return hip::to_hip(s->query());
+}
+
+hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags) {
+  hip::count(Call::hipStreamWaitEvent);
+  core::EventRef e;
+  core::StreamRef s;
+  if (const hipError_t r = hip::event_of(event, "hipStreamWaitEvent", &e); r != hipSuccess) {
+    return r;
+  }
+  if (const hipError_t r = hip::stream_of(stream, "hipStreamWaitEvent", &s); r != hipSuccess) {
+    return r;
+  }
+  if (flags != 0) return hipErrorInvalidValue;
+  core::wait_event(s, e);
+  return hipSuccess;
+}
+
+hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags) {
+  hip::count(Call::hipEventCreateWithFlags);
+  core::Context* c = nullptr;
+  if (const hipError_t e = hip::current(&c); e != hipSuccess) return e;
+  constexpr unsigned kKnown = hipEventBlockingSync | hipEventDisableTiming | hipEventInterprocess |
+                              hipEventReleaseToDevice | hipEventReleaseToSystem;
+  if (event == nullptr || (flags & ~kKnown) != 0) return hipErrorInvalidValue;
+  // HIP documents that an interprocess event must also disable timing.
+  if ((flags & hipEventInterprocess) != 0 && (flags & hipEventDisableTiming) == 0) {
+    return hipErrorInvalidValue;
+  }
+  *event = static_cast<hipEvent_t>(core::register_object(std::make_shared<core::Event>(c)));
+  return hipSuccess;
+}
+
+hipError_t hipEventDestroy(hipEvent_t event) {
+  hip::count(Call::hipEventDestroy);
+  if (const hipError_t e = hip::ready(); e != hipSuccess) return e;
+  return hip::to_hip(core::destroy_event(event, "hipEventDestroy"));
+}
+
+hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream) {
+  hip::count(Call::hipEventRecord);
+  core::EventRef e;
+  core::StreamRef s;
+  if (const hipError_t r = hip::event_of(event, "hipEventRecord", &e); r != hipSuccess) return r;
+  if (const hipError_t r = hip::stream_of(stream, "hipEventRecord", &s); r != hipSuccess) return r;
+  return hip::to_hip(core::record_event(e, s, "hipEventRecord"));
+}
+
+hipError_t hipEventQuery(hipEvent_t event) {
+  hip::count(Call::hipEventQuery);
+  core::EventRef e;
+  if (const hipError_t r = hip::event_of(event, "hipEventQuery", &e); r != hipSuccess) return r;
+  return hip::to_hip(core::query_event(e));
+}
+
+hipError_t hipEventSynchronize(hipEvent_t event) {
+  hip::count(Call::hipEventSynchronize);
+  core::EventRef e;
+  if (const hipError_t r = hip::event_of(event, "hipEventSynchronize", &e); r != hipSuccess) {
+    return r;
+  }
+  core::synchronize_event(e);
+  return hipSuccess;
+}
+
+}  // extern "C"
