@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The driver, device and context entry points of the emulated driver.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -89,16 +90,14 @@ ze_result_t ZE_APICALL emu_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t* pCo
                                        ze_device_handle_t* phDevices) {
   count_call("zeDeviceGet");
   ANYDEV_LZ_CHECK_DRIVER("zeDeviceGet", hDriver);
-  return enumerate(pCount, phDevices, static_cast<std::uint32_t>(device_count()),
-                   [](std::uint32_t i) {
-                     return reinterpret_cast<ze_device_handle_t>(device_at(static_cast<int>(i)));
-                   });
+  return enumerate(pCount, phDevices, static_cast<std::uint32_t>(core::device_count()),
+                   [](std::uint32_t i) { return device_handle(static_cast<int>(i)); });
 }
 
 #define ANYDEV_LZ_DEVICE(api, h, d)                                                            \
   if (!initialized()) return ZE_RESULT_ERROR_UNINITIALIZED;                                    \
   if ((h) == nullptr) return misuse(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, api ": null device"); \
-  Device* d = find_device(h);                                                                  \
+  core::Device* d = find_device(h);                                                            \
   if (d == nullptr) return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, api ": unknown device")
 
 ze_result_t ZE_APICALL emu_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t* pCount,
@@ -124,12 +123,12 @@ ze_result_t ZE_APICALL emu_zeDeviceGetProperties(ze_device_handle_t hDevice,
   props->type = ZE_DEVICE_TYPE_GPU;
   props->vendorId = 0;  // no vendor: an emulator
   props->deviceId = static_cast<std::uint32_t>(d->index);
-  props->maxMemAllocSize = config().memory_bytes;
+  props->maxMemAllocSize = core::get_config().memory_bytes;
   props->maxHardwareContexts = 1;
   props->numSlices = 1;
   props->timerResolution = 1;
   props->uuid.id[0] = static_cast<std::uint8_t>(d->index);
-  std::snprintf(props->name, sizeof(props->name), "%s", d->name.c_str());
+  std::snprintf(props->name, sizeof(props->name), "anydev Level Zero emulator");
   return ZE_RESULT_SUCCESS;
 }
 
@@ -146,7 +145,7 @@ ze_result_t ZE_APICALL emu_zeDeviceGetMemoryProperties(ze_device_handle_t hDevic
     ze_device_memory_properties_t m = {};
     m.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES;
     m.pNext = props->pNext;
-    m.totalSize = config().memory_bytes;
+    m.totalSize = core::get_config().memory_bytes;
     std::snprintf(m.name, sizeof(m.name), "emulated");
     return m;
   });
@@ -168,7 +167,7 @@ ze_result_t ZE_APICALL emu_zeDeviceGetCommandQueueGroupProperties(
     g.pNext = props->pNext;
     g.flags =
         ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
-    g.maxMemoryFillPatternSize = config().max_fill_pattern;
+    g.maxMemoryFillPatternSize = max_fill_pattern();
     g.numQueues = 1;
     return g;
   });

@@ -39,7 +39,6 @@ ze_result_t ZE_APICALL emu_zeEventPoolCreate(ze_context_handle_t hContext,
   auto pool = std::make_shared<EventPool>();
   pool->context = context;
   pool->count = desc->count;
-  pool->flags = desc->flags;
   pool->used.assign(desc->count, false);
   *phEventPool = add_event_pool(pool);
   return ZE_RESULT_SUCCESS;
@@ -59,7 +58,7 @@ ze_result_t ZE_APICALL emu_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
       }
     }
   }
-  remove_event_pool(hEventPool, nullptr);
+  remove_event_pool(hEventPool);
   return ZE_RESULT_SUCCESS;
 }
 
@@ -104,7 +103,7 @@ ze_result_t ZE_APICALL emu_zeEventDestroy(ze_event_handle_t hEvent) {
                     "zeEventDestroy: queued commands still signal or wait for the event");
     }
   }
-  remove_event(hEvent, nullptr);
+  remove_event(hEvent);
   const std::lock_guard<std::mutex> lock(event->pool->mutex);
   event->pool->used[event->index] = false;
   return ZE_RESULT_SUCCESS;

@@ -71,21 +71,33 @@ ze_result_t close_batch(CommandList& list, std::vector<EventRef> waits, EventRef
   }
   {
     const std::lock_guard<std::mutex> lock(list.mutex);
-    submit_locked(list, [waits = std::move(waits), signal = std::move(signal)] {
+    std::vector<std::function<core::Status()>> batch = std::move(list.batch);
+    list.batch.clear();
+    ++list.unfinished;
+    list.stream->enqueue(api, [&list, batch = std::move(batch), waits = std::move(waits),
+                               signal = std::move(signal)] {
+      // Unordered within a batch: the last appended runs first (emu_lz.h).
+      core::Status status = core::Status::success;
+      for (auto it = batch.rbegin(); it != batch.rend(); ++it) {
+        const core::Status s = (*it)();
+        if (status == core::Status::success) status = s;
+      }
       for (const EventRef& e : waits) {
         std::unique_lock<std::mutex> lock(e->mutex);
         e->changed.wait(lock, [&e] { return e->signaled; });
         --e->pending_waits;
       }
+      --list.unfinished;  // before the signal: a host that saw it may destroy the list
       if (signal != nullptr) {
         const std::lock_guard<std::mutex> lock(signal->mutex);
         signal->signaled = true;
         --signal->pending_signals;
         signal->changed.notify_all();
       }
+      return status;
     });
   }
-  if (list.synchronous) wait_idle(list);
+  if (list.synchronous) list.stream->drain();
   return ZE_RESULT_SUCCESS;
 }
 
@@ -98,7 +110,7 @@ ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hCon
   count_call("zeCommandListCreateImmediate");
   if (!initialized()) return ZE_RESULT_ERROR_UNINITIALIZED;
   Context* context = find_context(hContext);
-  Device* device = find_device(hDevice);
+  core::Device* device = find_device(hDevice);
   if (context == nullptr || device == nullptr) {
     return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                   "zeCommandListCreateImmediate: unknown context or device");
@@ -119,7 +131,7 @@ ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hCon
   list->context = context;
   list->device = device->index;
   list->synchronous = desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
-  start_worker(list);
+  list->stream = core::Stream::create(&device->primary);
   *phCommandList = add_command_list(list);
   return ZE_RESULT_SUCCESS;
 }
@@ -129,15 +141,20 @@ ze_result_t ZE_APICALL emu_zeCommandListDestroy(ze_command_list_handle_t hComman
   ANYDEV_LZ_LIST("zeCommandListDestroy", hCommandList, list);
   {
     const std::lock_guard<std::mutex> lock(list->mutex);
-    if (!list->batch.empty() || !list->queue.empty()) {
+    if (!list->batch.empty()) {
       return misuse(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
                     "zeCommandListDestroy: " + std::to_string(list->batch.size()) +
-                        " command(s) never submitted by a barrier, " +
-                        std::to_string(list->queue.size()) + " batch(es) not yet run");
+                        " command(s) never submitted by a barrier or wait");
     }
   }
-  remove_command_list(hCommandList, nullptr);
-  retire_worker(*list);
+  if (list->unfinished.load() > 0) {
+    return misuse(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
+                  "zeCommandListDestroy: " + std::to_string(list->unfinished.load()) +
+                      " queued batch(es) of the list have not run yet");
+  }
+  remove_command_list(hCommandList);
+  list->stream->drain();  // the end of the last task, after its signal
+  list->stream->retire();
   return ZE_RESULT_SUCCESS;
 }
 
@@ -149,33 +166,33 @@ ze_result_t ZE_APICALL emu_zeCommandListAppendMemoryCopy(
   ANYDEV_LZ_LIST("zeCommandListAppendMemoryCopy", hCommandList, list);
   (void)phWaitEvents;
   if (ze_result_t r = no_events(hSignalEvent, numWaitEvents, api); r != ZE_RESULT_SUCCESS) return r;
-  Span dst;
-  Span src;
-  if (ze_result_t r = resolve(*list, dstptr, size, true, api, &dst); r != ZE_RESULT_SUCCESS) {
-    return r;
-  }
-  if (ze_result_t r = resolve(*list, srcptr, size, true, api, &src); r != ZE_RESULT_SUCCESS) {
-    return r;
-  }
   const auto d = reinterpret_cast<std::uintptr_t>(dstptr);
   const auto s = reinterpret_cast<std::uintptr_t>(srcptr);
   if (size > 0 && d < s + size && s < d + size) {
     return misuse(ZE_RESULT_ERROR_OVERLAPPING_REGIONS, std::string(api) + ": the ranges overlap");
   }
-  if (dst.block) ++dst.block->in_use;
-  if (src.block) ++src.block->in_use;
+  if (size == 0) return ZE_RESULT_SUCCESS;
+  core::Span dst;
+  core::Span src;
+  if (const core::Status r = core::resolve(d, size, core::Access::kAny, api, &dst);
+      r != core::Status::success) {
+    return to_ze(r);
+  }
+  if (const core::Status r = core::resolve(s, size, core::Access::kAny, api, &src);
+      r != core::Status::success) {
+    return to_ze(r);
+  }
   const std::lock_guard<std::mutex> lock(list->mutex);
-  list->batch.push_back([dst, src, size] {
+  list->batch.push_back([api, dst, src, size] {
     std::byte* to = dst.bytes();
-    std::byte* from = src.bytes();
+    const std::byte* from = src.bytes();
     if (to == nullptr || from == nullptr) {
-      misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-             "zeCommandListAppendMemoryCopy ran on memory freed after it was appended");
-    } else if (size > 0) {
-      std::memcpy(to, from, size);
+      return core::misuse(core::Status::illegal_address,
+                          std::string(api) + ": " + (to == nullptr ? dst : src).describe() +
+                              " was freed before the copy ran");
     }
-    if (dst.block) --dst.block->in_use;
-    if (src.block) --src.block->in_use;
+    std::memcpy(to, from, size);
+    return core::Status::success;
   });
   return ZE_RESULT_SUCCESS;
 }
@@ -195,30 +212,33 @@ ze_result_t ZE_APICALL emu_zeCommandListAppendMemoryFill(ze_command_list_handle_
     return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER, std::string(api) + ": null pattern");
   }
   if (pattern_size == 0 || (pattern_size & (pattern_size - 1)) != 0 ||
-      pattern_size > config().max_fill_pattern || size % pattern_size != 0) {
+      pattern_size > max_fill_pattern() || size % pattern_size != 0) {
     return misuse(ZE_RESULT_ERROR_INVALID_SIZE,
                   std::string(api) + ": pattern_size " + std::to_string(pattern_size) +
                       " (a power of two up to the queue group's maxMemoryFillPatternSize " +
-                      std::to_string(config().max_fill_pattern) + ") over " + std::to_string(size) +
+                      std::to_string(max_fill_pattern()) + ") over " + std::to_string(size) +
                       " bytes (a multiple of it)");
   }
-  Span dst;
-  if (ze_result_t r = resolve(*list, ptr, size, false, api, &dst); r != ZE_RESULT_SUCCESS) return r;
-  ++dst.block->in_use;
+  if (size == 0) return ZE_RESULT_SUCCESS;
+  core::Span dst;
+  if (const core::Status r = core::resolve(reinterpret_cast<std::uintptr_t>(ptr), size,
+                                           core::Access::kDeviceOrPinned, api, &dst);
+      r != core::Status::success) {
+    return to_ze(r);
+  }
   const std::lock_guard<std::mutex> lock(list->mutex);
   // The pattern is read when the command runs, not when it is appended: the
   // caller keeps it alive until then (stricter than a driver that copies it).
-  list->batch.push_back([dst, pattern, pattern_size, size] {
+  list->batch.push_back([api, dst, pattern, pattern_size, size] {
     std::byte* to = dst.bytes();
     if (to == nullptr) {
-      misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-             "zeCommandListAppendMemoryFill ran on memory freed after it was appended");
-    } else {
-      for (std::size_t done = 0; done < size; done += pattern_size) {
-        std::memcpy(to + done, pattern, pattern_size);
-      }
+      return core::misuse(core::Status::illegal_address, std::string(api) + ": " + dst.describe() +
+                                                             " was freed before the fill ran");
     }
-    --dst.block->in_use;
+    for (std::size_t done = 0; done < size; done += pattern_size) {
+      std::memcpy(to + done, pattern, pattern_size);
+    }
+    return core::Status::success;
   });
   return ZE_RESULT_SUCCESS;
 }

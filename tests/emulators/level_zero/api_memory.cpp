@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The memory entry points of the emulated driver.
+#include <cstdint>
 #include <string>
 
 #include "emu_lz.h"
@@ -20,6 +21,17 @@ ze_result_t check_context(ze_context_handle_t h, const char* api, Context** out)
   return ZE_RESULT_SUCCESS;
 }
 
+// Alignment: 0 or a power of two, at most a page (the core's blocks are
+// page-aligned).
+ze_result_t check_alignment(std::size_t alignment, const char* api) {
+  if ((alignment & (alignment - 1)) != 0 || alignment > 4096) {
+    return misuse(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT,
+                  std::string(api) + ": alignment " + std::to_string(alignment) +
+                      " (0 or a power of two up to 4096 is emulated)");
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
 }  // namespace
 
 ze_result_t ZE_APICALL emu_zeMemAllocHost(ze_context_handle_t hContext,
@@ -36,7 +48,9 @@ ze_result_t ZE_APICALL emu_zeMemAllocHost(ze_context_handle_t hContext,
   if (desc->stype != ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC) {
     return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemAllocHost: wrong stype");
   }
-  return allocate(context, -1, size, alignment, pptr, "zeMemAllocHost");
+  if (ze_result_t r = check_alignment(alignment, "zeMemAllocHost"); r != ZE_RESULT_SUCCESS)
+    return r;
+  return to_ze(core::allocate_pinned(size, pptr, "zeMemAllocHost"), false);
 }
 
 ze_result_t ZE_APICALL emu_zeMemAllocDevice(ze_context_handle_t hContext,
@@ -52,7 +66,7 @@ ze_result_t ZE_APICALL emu_zeMemAllocDevice(ze_context_handle_t hContext,
   if (hDevice == nullptr) {
     return misuse(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "zeMemAllocDevice: null device");
   }
-  Device* device = find_device(hDevice);
+  core::Device* device = find_device(hDevice);
   if (device == nullptr) {
     return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemAllocDevice: unknown device");
   }
@@ -63,7 +77,14 @@ ze_result_t ZE_APICALL emu_zeMemAllocDevice(ze_context_handle_t hContext,
     return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                   "zeMemAllocDevice: wrong stype or memory ordinal (one memory per device)");
   }
-  return allocate(context, device->index, size, alignment, pptr, "zeMemAllocDevice");
+  if (ze_result_t r = check_alignment(alignment, "zeMemAllocDevice"); r != ZE_RESULT_SUCCESS) {
+    return r;
+  }
+  if (size > core::get_config().memory_bytes) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
+  std::uintptr_t address = 0;
+  const core::Status s = core::allocate_device(device->index, size, &address, "zeMemAllocDevice");
+  if (s == core::Status::success) *pptr = reinterpret_cast<void*>(address);
+  return to_ze(s);
 }
 
 ze_result_t ZE_APICALL emu_zeMemFree(ze_context_handle_t hContext, void* ptr) {
@@ -73,7 +94,13 @@ ze_result_t ZE_APICALL emu_zeMemFree(ze_context_handle_t hContext, void* ptr) {
     return r;
   }
   if (ptr == nullptr) return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeMemFree: null");
-  return free_block(context, ptr, "zeMemFree");
+  const core::BlockRef b = core::find_containing(reinterpret_cast<std::uintptr_t>(ptr));
+  // Operations queued on the memory that run after this fail, reported as
+  // misuse by the core (the caller must free only memory no command uses).
+  if (b != nullptr && b->device >= 0) {
+    return to_ze(core::free_device(reinterpret_cast<std::uintptr_t>(ptr), "zeMemFree"));
+  }
+  return to_ze(core::free_pinned(ptr, "zeMemFree"));
 }
 
 ze_result_t ZE_APICALL emu_zeMemGetAddressRange(ze_context_handle_t hContext, const void* ptr,
@@ -84,8 +111,9 @@ ze_result_t ZE_APICALL emu_zeMemGetAddressRange(ze_context_handle_t hContext, co
       r != ZE_RESULT_SUCCESS) {
     return r;
   }
-  const BlockRef b = find_containing(reinterpret_cast<std::uintptr_t>(ptr));
-  if (b == nullptr || b->context != context) {
+  (void)context;  // blocks are the core's: one address space for every context
+  const core::BlockRef b = core::find_containing(reinterpret_cast<std::uintptr_t>(ptr));
+  if (b == nullptr) {
     return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                   "zeMemGetAddressRange: not an allocation of this context");
   }
@@ -104,16 +132,16 @@ ze_result_t ZE_APICALL emu_zeMemGetAllocProperties(ze_context_handle_t hContext,
     return r;
   }
   if (props == nullptr) return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "null properties");
-  const BlockRef b = find_containing(reinterpret_cast<std::uintptr_t>(ptr));
-  const bool ours = b != nullptr && b->context == context;
+  (void)context;
+  const core::BlockRef b = core::find_containing(reinterpret_cast<std::uintptr_t>(ptr));
+  const bool ours = b != nullptr;
   props->type = !ours            ? ZE_MEMORY_TYPE_UNKNOWN
                 : b->device >= 0 ? ZE_MEMORY_TYPE_DEVICE
                                  : ZE_MEMORY_TYPE_HOST;
   props->id = ours ? static_cast<std::uint64_t>(b->address) : 0;
   props->pageSize = 4096;
   if (phDevice != nullptr) {
-    *phDevice = ours && b->device >= 0 ? reinterpret_cast<ze_device_handle_t>(device_at(b->device))
-                                       : nullptr;
+    *phDevice = ours && b->device >= 0 ? device_handle(b->device) : nullptr;
   }
   return ZE_RESULT_SUCCESS;
 }

@@ -1,27 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// The driver, its devices and the live-handle registries.
-#include <unistd.h>
-
+// The driver handle and the live-handle registries of the face; devices are
+// the core's.
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 
 #include "emu_lz.h"
 
 namespace anydev_lz_emu {
 namespace {
 
-struct Driver {
-  int marker = 0;  // its address is the ze_driver_handle_t
-};
-
 struct Registry {
   std::mutex mutex;
-  bool initialized = false;
-  pid_t pid = 0;
-  Driver driver;
-  std::vector<std::unique_ptr<Device>> devices;
+  int driver = 0;  // its address is the ze_driver_handle_t
   std::map<void*, std::unique_ptr<Context>> contexts;
   std::map<void*, std::shared_ptr<EventPool>> pools;
   std::map<void*, EventRef> events;
@@ -35,22 +26,24 @@ Registry& registry() {
 
 template <class Map>
 typename Map::mapped_type find_in(Map& map, void* key) {
-  Registry& r = registry();
-  const std::lock_guard<std::mutex> lock(r.mutex);
+  const std::lock_guard<std::mutex> lock(registry().mutex);
   const auto it = map.find(key);
   if (it == map.end()) return {};
   return it->second;
 }
 
 template <class Map>
-bool remove_from(Map& map, void* key, typename Map::mapped_type* out) {
-  Registry& r = registry();
-  const std::lock_guard<std::mutex> lock(r.mutex);
-  const auto it = map.find(key);
-  if (it == map.end()) return false;
-  if (out != nullptr) *out = std::move(it->second);
-  map.erase(it);
-  return true;
+bool remove_from(Map& map, void* key) {
+  const std::lock_guard<std::mutex> lock(registry().mutex);
+  return map.erase(key) == 1;
+}
+
+template <class Map, class Ref>
+void* add_to(Map& map, Ref ref) {
+  const std::lock_guard<std::mutex> lock(registry().mutex);
+  void* key = ref.get();
+  map.emplace(key, std::move(ref));
+  return key;
 }
 
 }  // namespace
@@ -60,67 +53,48 @@ ze_result_t initialize(ze_init_flags_t flags) {
     return misuse(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeInit: unknown flags");
   }
   if (flags == ZE_INIT_FLAG_VPU_ONLY) return ZE_RESULT_ERROR_UNINITIALIZED;  // a GPU driver
-  Registry& r = registry();
-  const std::lock_guard<std::mutex> lock(r.mutex);
-  if (r.initialized) {
-    // A child of fork() cannot use the parent's driver state.
-    return r.pid == getpid() ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_UNINITIALIZED;
-  }
-  for (int i = 0; i < config().devices; ++i) {
-    auto d = std::make_unique<Device>();
-    d->index = i;
-    d->name = "anydev Level Zero emulator";
-    r.devices.push_back(std::move(d));
-  }
-  r.pid = getpid();
-  r.initialized = true;
-  return ZE_RESULT_SUCCESS;
+  // No device configured (no_device) or a forked child: the driver does not
+  // initialize, and the loader drops it.
+  return to_ze(core::initialize(0));
 }
 
-bool initialized() {
-  Registry& r = registry();
-  const std::lock_guard<std::mutex> lock(r.mutex);
-  return r.initialized && r.pid == getpid();
-}
+bool initialized() { return core::check_initialized() == core::Status::success; }
 
 ze_driver_handle_t driver_handle() {
   return reinterpret_cast<ze_driver_handle_t>(&registry().driver);
 }
 bool driver_matches(ze_driver_handle_t handle) { return handle == driver_handle(); }
-int device_count() { return static_cast<int>(registry().devices.size()); }
-Device* device_at(int index) { return registry().devices[static_cast<std::size_t>(index)].get(); }
 
-Device* find_device(ze_device_handle_t handle) {
-  for (const auto& d : registry().devices) {
-    if (reinterpret_cast<ze_device_handle_t>(d.get()) == handle) return d.get();
+ze_device_handle_t device_handle(int index) {
+  return reinterpret_cast<ze_device_handle_t>(core::device_at(index));
+}
+
+core::Device* find_device(ze_device_handle_t handle) {
+  for (int i = 0; i < core::device_count(); ++i) {
+    if (device_handle(i) == handle) return core::device_at(i);
   }
   return nullptr;
 }
 
 Context* find_context(ze_context_handle_t handle) {
-  Registry& r = registry();
-  const std::lock_guard<std::mutex> lock(r.mutex);
-  const auto it = r.contexts.find(handle);
-  return it == r.contexts.end() ? nullptr : it->second.get();
+  const std::lock_guard<std::mutex> lock(registry().mutex);
+  const auto it = registry().contexts.find(handle);
+  return it == registry().contexts.end() ? nullptr : it->second.get();
 }
 
 ze_context_handle_t add_context(std::unique_ptr<Context> context) {
-  Registry& r = registry();
-  const std::lock_guard<std::mutex> lock(r.mutex);
-  void* key = context.get();
-  r.contexts.emplace(key, std::move(context));
-  return static_cast<ze_context_handle_t>(key);
+  return static_cast<ze_context_handle_t>(add_to(registry().contexts, std::move(context)));
 }
 
 bool remove_context(ze_context_handle_t handle) {
-  Registry& r = registry();
-  const std::lock_guard<std::mutex> lock(r.mutex);
-  const auto it = r.contexts.find(handle);
-  if (it == r.contexts.end()) return false;
-  // Kept allocated: blocks and pools may still name it. Only marked dead.
+  const std::lock_guard<std::mutex> lock(registry().mutex);
+  const auto it = registry().contexts.find(handle);
+  if (it == registry().contexts.end()) return false;
+  // The object stays (pools and lists may still name it), marked dead.
   it->second->live = false;
-  it->second.release();
-  r.contexts.erase(it);
+  static auto* graveyard = new std::vector<std::unique_ptr<Context>>;
+  graveyard->push_back(std::move(it->second));
+  registry().contexts.erase(it);
   return true;
 }
 
@@ -128,37 +102,26 @@ std::shared_ptr<EventPool> find_event_pool(ze_event_pool_handle_t handle) {
   return find_in(registry().pools, handle);
 }
 ze_event_pool_handle_t add_event_pool(const std::shared_ptr<EventPool>& pool) {
-  Registry& r = registry();
-  const std::lock_guard<std::mutex> lock(r.mutex);
-  r.pools.emplace(pool.get(), pool);
-  return reinterpret_cast<ze_event_pool_handle_t>(pool.get());
+  return static_cast<ze_event_pool_handle_t>(add_to(registry().pools, pool));
 }
-bool remove_event_pool(ze_event_pool_handle_t handle, std::shared_ptr<EventPool>* out) {
-  return remove_from(registry().pools, handle, out);
+bool remove_event_pool(ze_event_pool_handle_t handle) {
+  return remove_from(registry().pools, handle);
 }
 
 EventRef find_event(ze_event_handle_t handle) { return find_in(registry().events, handle); }
 ze_event_handle_t add_event(const EventRef& event) {
-  Registry& r = registry();
-  const std::lock_guard<std::mutex> lock(r.mutex);
-  r.events.emplace(event.get(), event);
-  return reinterpret_cast<ze_event_handle_t>(event.get());
+  return static_cast<ze_event_handle_t>(add_to(registry().events, event));
 }
-bool remove_event(ze_event_handle_t handle, EventRef* out) {
-  return remove_from(registry().events, handle, out);
-}
+bool remove_event(ze_event_handle_t handle) { return remove_from(registry().events, handle); }
 
 CommandListRef find_command_list(ze_command_list_handle_t handle) {
   return find_in(registry().lists, handle);
 }
 ze_command_list_handle_t add_command_list(const CommandListRef& list) {
-  Registry& r = registry();
-  const std::lock_guard<std::mutex> lock(r.mutex);
-  r.lists.emplace(list.get(), list);
-  return reinterpret_cast<ze_command_list_handle_t>(list.get());
+  return static_cast<ze_command_list_handle_t>(add_to(registry().lists, list));
 }
-bool remove_command_list(ze_command_list_handle_t handle, CommandListRef* out) {
-  return remove_from(registry().lists, handle, out);
+bool remove_command_list(ze_command_list_handle_t handle) {
+  return remove_from(registry().lists, handle);
 }
 
 }  // namespace anydev_lz_emu

@@ -185,8 +185,10 @@ TEST_F(Emulator, ResettingAnEventAQueuedCommandWillSignalIsMisuse) {
   EXPECT_EQ(zeEventDestroy(gate), ZE_RESULT_SUCCESS);
 }
 
-TEST_F(Emulator, FreeingMemoryAQueuedCommandUsesIsMisuse) {
-  ASSERT_NE(probe_.misuse_count, nullptr);
+// The specification leaves freeing memory that a queued command uses
+// undefined: the emulator's core reports the command as misuse when it runs
+// (ctest fails on that line everywhere else).
+TEST_F(Emulator, AFillOfMemoryFreedBeforeItRanIsMisuse) {
   ze_event_handle_t gate = nullptr;
   ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 1, ZE_EVENT_SCOPE_FLAG_HOST,
                            ZE_EVENT_SCOPE_FLAG_HOST};
@@ -197,19 +199,20 @@ TEST_F(Emulator, FreeingMemoryAQueuedCommandUsesIsMisuse) {
   ASSERT_EQ(zeCommandListAppendMemoryFill(list_, d, &byte, 1, 64, nullptr, 0, nullptr),
             ZE_RESULT_SUCCESS);
   ASSERT_EQ(zeCommandListAppendBarrier(list_, event_, 0, nullptr), ZE_RESULT_SUCCESS);
-  const auto before = probe_.misuse_count();
-  EXPECT_EQ(zeMemFree(context_, d), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
-  EXPECT_EQ(probe_.misuse_count(), before + 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(zeMemFree(context_, d), ZE_RESULT_SUCCESS);
   ASSERT_EQ(zeEventHostSignal(gate), ZE_RESULT_SUCCESS);
   ASSERT_EQ(zeEventHostSynchronize(event_, UINT64_MAX), ZE_RESULT_SUCCESS);
-  ASSERT_EQ(zeEventHostReset(event_), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(zeMemFree(context_, d), ZE_RESULT_SUCCESS);
-  EXPECT_EQ(zeEventDestroy(gate), ZE_RESULT_SUCCESS);
   // A freed device address is never handed out again: using it is misuse.
-  const auto later = probe_.misuse_count();
   EXPECT_EQ(zeCommandListAppendMemoryFill(list_, d, &byte, 1, 64, nullptr, 0, nullptr),
             ZE_RESULT_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(probe_.misuse_count(), later + 1);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("anydev-level-zero-emulator: zeCommandListAppendMemoryFill"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("was freed before the fill ran"), std::string::npos) << err;
+  ASSERT_EQ(zeEventHostReset(event_), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventDestroy(gate), ZE_RESULT_SUCCESS);
 }
 
 // The deliberate misuse that proves the validation layer is on (ctest runs
