@@ -21,7 +21,8 @@ std::atomic<unsigned long long> g_misuse{0};
 // Every entry point the face implements, in the order of the call-count text.
 #define ANYDEV_LZ_ENTRY_POINTS(X)                                                                 \
   X(zeInit)                                                                                       \
-  X(zeDriverGet) X(zeDriverGetApiVersion) X(zeDriverGetProperties) X(zeDriverGetIpcProperties)    \
+  X(zeDriverGet)                                                                                  \
+  X(zeDriverGetApiVersion) X(zeDriverGetProperties) X(zeDriverGetIpcProperties)                   \
       X(zeDriverGetExtensionProperties) X(zeDeviceGet) X(zeDeviceGetSubDevices)                   \
           X(zeDeviceGetProperties) X(zeDeviceGetMemoryProperties)                                 \
               X(zeDeviceGetCommandQueueGroupProperties) X(zeDeviceCanAccessPeer)                  \

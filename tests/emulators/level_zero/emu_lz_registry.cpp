@@ -53,8 +53,10 @@ ze_result_t initialize(ze_init_flags_t flags) {
     return misuse(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeInit: unknown flags");
   }
   if (flags == ZE_INIT_FLAG_VPU_ONLY) return ZE_RESULT_ERROR_UNINITIALIZED;  // a GPU driver
-  // No device configured (no_device) or a forked child: the driver does not
-  // initialize, and the loader drops it.
+  // No device configured or a forked child: the driver does not initialize,
+  // and the loader drops it (and unloads it: so nothing of the core is
+  // created first, which would be left behind unreachable).
+  if (core::get_config().devices == 0) return ZE_RESULT_ERROR_UNINITIALIZED;
   return to_ze(core::initialize(0));
 }
 

@@ -121,20 +121,20 @@ function(anydev_level_zero_emulator_add_tests check_script)
       ENVIRONMENT "${uses}" FAIL_REGULAR_EXPRESSION "${ANYDEV_LEVEL_ZERO_FAIL_RE}" TIMEOUT 60)
   endif()
 
-  if(TARGET anydev_python AND NOT ANYDEV_SANITIZE MATCHES "thread")
-    get_test_property(python.api ENVIRONMENT python_env)
-    if(python_env)
-      list(FILTER python_env EXCLUDE REGEX "^ANYDEV_BACKEND=")
-      foreach(name api numpy)
-        add_test(NAME python.${name}_level_zero_emulator
-          COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider -p no:hypothesispytest -rs
-                  ${PROJECT_SOURCE_DIR}/tests/python/test_${name}.py)
-        set_tests_properties(python.${name}_level_zero_emulator PROPERTIES
-          ENVIRONMENT "${python_env};${uses};ANYDEV_BACKEND=level_zero"
-          FAIL_REGULAR_EXPRESSION "anydev-level-zero-emulator:|rejects as malformed"
-          TIMEOUT 300 WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/python)
-      endforeach()
-    endif()
+  # The Python package on level_zero: the plain build only (under a sanitizer
+  # tests/python preloads the runtime; the level_zero runs add nothing there).
+  if(TARGET anydev_python AND NOT ANYDEV_SANITIZE AND Python_EXECUTABLE)
+    # The package's own tests assume the cpu backend (tests/python/conftest.py):
+    # these are level_zero's (test_level_zero.py).
+    add_test(NAME python.level_zero_emulator
+      COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider -p no:hypothesispytest -rs
+              ${ANYDEV_LEVEL_ZERO_EMULATOR_SOURCE_DIR}/test_level_zero.py)
+    set_tests_properties(python.level_zero_emulator PROPERTIES
+      ENVIRONMENT "PYTHONPATH=${ANYDEV_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1;${uses};ANYDEV_BACKEND=level_zero"
+      FAIL_REGULAR_EXPRESSION "anydev-level-zero-emulator:|rejects as malformed|SKIPPED|skipped"
+      TIMEOUT 300 WORKING_DIRECTORY ${ANYDEV_LEVEL_ZERO_EMULATOR_SOURCE_DIR})
+  elseif(ANYDEV_SANITIZE)
+    message(STATUS "anydev: python tests on level_zero not registered under ANYDEV_SANITIZE")
   endif()
 
   if(TARGET anydev-info)
@@ -160,6 +160,13 @@ function(anydev_level_zero_emulator_add_tests check_script)
     set_tests_properties(level_zero-unavailable-without-loader PROPERTIES
       ENVIRONMENT "ANYDEV_LEVEL_ZERO_LIBRARY=${CMAKE_CURRENT_BINARY_DIR}/no-such-folder/libze_loader.so.1")
 
+    # Set but empty is refused like every malformed variable.
+    add_test(NAME level_zero-library-set-but-empty
+             COMMAND ${run} -DCOMMAND=${info}
+                     "-DMUST_MATCH=ANYDEV_LEVEL_ZERO_LIBRARY is set but empty" -P ${check_script})
+    set_tests_properties(level_zero-library-set-but-empty PROPERTIES
+      ENVIRONMENT "ANYDEV_LEVEL_ZERO_LIBRARY=")
+
     # A driver with no device does not initialize: the loader drops it.
     add_test(NAME level_zero-unavailable-no-device
              COMMAND ${run} -DCOMMAND=${info}
@@ -169,6 +176,7 @@ function(anydev_level_zero_emulator_add_tests check_script)
   endif()
 endfunction()
 
+set(ANYDEV_LEVEL_ZERO_EMULATOR_SOURCE_DIR "${CMAKE_CURRENT_SOURCE_DIR}" CACHE INTERNAL "")
 # The CUDA emulator's run-and-match script, shared (it is not CUDA-specific).
 cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL anydev_level_zero_emulator_add_tests
                "${PROJECT_SOURCE_DIR}/tests/emulators/cuda/check_run.cmake")

@@ -150,6 +150,7 @@ TEST_F(LevelZero, DeviceBuffersExportAsOneApiAndImportBack) {
   EXPECT_STREQ(api, "level_zero");
   const std::vector<unsigned char> out = read(owner, imported, 256);
   EXPECT_EQ(out, std::vector<unsigned char>(256, 7));
+  EXPECT_EQ(anydev_context_release(owner), ANYDEV_SUCCESS);
   EXPECT_EQ(anydev_buffer_release(imported), ANYDEV_SUCCESS);
   EXPECT_EQ(anydev_buffer_release(b), ANYDEV_SUCCESS);
 }
