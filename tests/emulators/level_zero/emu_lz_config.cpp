@@ -19,24 +19,20 @@ namespace {
 std::atomic<unsigned long long> g_misuse{0};
 
 // Every entry point the face implements, in the order of the call-count text.
+// clang-format off
 #define ANYDEV_LZ_ENTRY_POINTS(X)                                                                 \
-  X(zeInit)                                                                                       \
-  X(zeDriverGet)                                                                                  \
-  X(zeDriverGetApiVersion) X(zeDriverGetProperties) X(zeDriverGetIpcProperties)                   \
-      X(zeDriverGetExtensionProperties) X(zeDeviceGet) X(zeDeviceGetSubDevices)                   \
-          X(zeDeviceGetProperties) X(zeDeviceGetMemoryProperties)                                 \
-              X(zeDeviceGetCommandQueueGroupProperties) X(zeDeviceCanAccessPeer)                  \
-                  X(zeDeviceGetStatus) X(zeContextCreate) X(zeContextDestroy)                     \
-                      X(zeContextGetStatus) X(zeMemAllocHost) X(zeMemAllocDevice) X(zeMemFree)    \
-                          X(zeMemGetAddressRange) X(zeMemGetAllocProperties) X(zeEventPoolCreate) \
-                              X(zeEventPoolDestroy) X(zeEventCreate) X(zeEventDestroy)            \
-                                  X(zeEventHostSignal) X(zeEventHostSynchronize)                  \
-                                      X(zeEventQueryStatus) X(zeEventHostReset)                   \
-                                          X(zeCommandListCreateImmediate) X(zeCommandListDestroy) \
-                                              X(zeCommandListAppendMemoryCopy)                    \
-                                                  X(zeCommandListAppendMemoryFill)                \
-                                                      X(zeCommandListAppendBarrier)               \
-                                                          X(zeCommandListAppendWaitOnEvents)
+  X(zeInit) X(zeDriverGet) X(zeDriverGetApiVersion) X(zeDriverGetProperties)                      \
+  X(zeDriverGetIpcProperties) X(zeDriverGetExtensionProperties) X(zeDeviceGet)                    \
+  X(zeDeviceGetSubDevices) X(zeDeviceGetProperties) X(zeDeviceGetMemoryProperties)                \
+  X(zeDeviceGetCommandQueueGroupProperties) X(zeDeviceCanAccessPeer) X(zeDeviceGetStatus)         \
+  X(zeContextCreate) X(zeContextDestroy) X(zeContextGetStatus) X(zeMemAllocHost)                  \
+  X(zeMemAllocDevice) X(zeMemFree) X(zeMemGetAddressRange) X(zeMemGetAllocProperties)             \
+  X(zeEventPoolCreate) X(zeEventPoolDestroy) X(zeEventCreate) X(zeEventDestroy)                   \
+  X(zeEventHostSignal) X(zeEventHostSynchronize) X(zeEventQueryStatus) X(zeEventHostReset)        \
+  X(zeCommandListCreateImmediate) X(zeCommandListDestroy) X(zeCommandListAppendMemoryCopy)        \
+  X(zeCommandListAppendMemoryFill) X(zeCommandListAppendBarrier)                                  \
+  X(zeCommandListAppendWaitOnEvents)
+// clang-format on
 
 #define ANYDEV_LZ_COUNTER(name) std::atomic<std::uint64_t> g_calls_##name{0};
 ANYDEV_LZ_ENTRY_POINTS(ANYDEV_LZ_COUNTER)
