@@ -14,17 +14,27 @@ namespace hip = anydev_emu::hip;
 namespace core = anydev_emu::core;
 using hip::Call;
 
+namespace {
+
+// A new stream or event (from `make`) of the current device, registered into
+// *out; hipErrorInvalidValue for a null `out` or flags that are not `valid`.
+template <class Handle, class Make>
+hipError_t create(Handle* out, bool valid, Make make) {
+  core::Context* c = nullptr;
+  if (const hipError_t e = hip::current(&c); e != hipSuccess) return e;
+  if (out == nullptr || !valid) return hipErrorInvalidValue;
+  *out = static_cast<Handle>(core::register_object(make(c)));
+  return hipSuccess;
+}
+
+}  // namespace
+
 extern "C" {
 
 hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int flags) {
   hip::count(Call::hipStreamCreateWithFlags);
-  core::Context* c = nullptr;
-  if (const hipError_t e = hip::current(&c); e != hipSuccess) return e;
-  if (stream == nullptr || (flags & ~static_cast<unsigned>(hipStreamNonBlocking)) != 0) {
-    return hipErrorInvalidValue;
-  }
-  *stream = static_cast<hipStream_t>(core::register_object(core::Stream::create(c)));
-  return hipSuccess;
+  const bool valid = (flags & ~static_cast<unsigned>(hipStreamNonBlocking)) == 0;
+  return create(stream, valid, [](core::Context* c) { return core::Stream::create(c); });
 }
 
 // Queued work still runs; the null stream is not destroyed (invalid handle).
@@ -67,17 +77,12 @@ hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int
 
 hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags) {
   hip::count(Call::hipEventCreateWithFlags);
-  core::Context* c = nullptr;
-  if (const hipError_t e = hip::current(&c); e != hipSuccess) return e;
   constexpr unsigned kKnown = hipEventBlockingSync | hipEventDisableTiming | hipEventInterprocess |
                               hipEventReleaseToDevice | hipEventReleaseToSystem;
-  if (event == nullptr || (flags & ~kKnown) != 0) return hipErrorInvalidValue;
   // HIP documents that an interprocess event must also disable timing.
-  if ((flags & hipEventInterprocess) != 0 && (flags & hipEventDisableTiming) == 0) {
-    return hipErrorInvalidValue;
-  }
-  *event = static_cast<hipEvent_t>(core::register_object(std::make_shared<core::Event>(c)));
-  return hipSuccess;
+  const bool valid = (flags & ~kKnown) == 0 &&
+                     ((flags & hipEventInterprocess) == 0 || (flags & hipEventDisableTiming) != 0);
+  return create(event, valid, [](core::Context* c) { return std::make_shared<core::Event>(c); });
 }
 
 hipError_t hipEventDestroy(hipEvent_t event) {

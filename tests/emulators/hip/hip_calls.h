@@ -22,22 +22,20 @@
 
 // Every entry point the emulator can export (hipMemsetD2D32Async only in the
 // ROCm 7 variant), in the order of the count text.
-#define ANYDEV_HIP_EMULATOR_CALLS(X)                                                              \
-  X(hipInit)                                                                                      \
-  X(hipGetDeviceCount)                                                                            \
-  X(hipDriverGetVersion)                                                                          \
-  X(hipRuntimeGetVersion) X(hipGetErrorName) X(hipGetErrorString) X(hipGetDevice) X(hipSetDevice) \
-      X(hipDeviceGetAttribute) X(hipDeviceGetName) X(hipDeviceTotalMem) X(hipMemGetInfo)          \
-          X(hipDeviceCanAccessPeer) X(hipDeviceEnablePeerAccess) X(hipMalloc) X(hipFree)          \
-              X(hipHostMalloc) X(hipHostAlloc) X(hipHostFree) X(hipMallocAsync) X(hipFreeAsync)   \
-                  X(hipMemPoolCreate) X(hipMemPoolDestroy) X(hipMemPoolSetAttribute)              \
-                      X(hipMemPoolSetAccess) X(hipMallocFromPoolAsync) X(hipMemsetD8Async)        \
-                          X(hipMemsetD16Async) X(hipMemsetD32Async) X(hipMemsetD2D32Async)        \
-                              X(hipMemcpyAsync) X(hipMemcpyPeerAsync) X(hipStreamCreateWithFlags) \
-                                  X(hipStreamDestroy) X(hipStreamSynchronize) X(hipStreamQuery)   \
-                                      X(hipStreamWaitEvent) X(hipEventCreateWithFlags)            \
-                                          X(hipEventDestroy) X(hipEventRecord) X(hipEventQuery)   \
-                                              X(hipEventSynchronize) X(hipPointerGetAttributes)
+// clang-format off
+#define ANYDEV_HIP_EMULATOR_CALLS(X) \
+  X(hipInit) X(hipGetDeviceCount) X(hipDriverGetVersion) X(hipRuntimeGetVersion) \
+  X(hipGetErrorName) X(hipGetErrorString) X(hipGetDevice) X(hipSetDevice) \
+  X(hipDeviceGetAttribute) X(hipDeviceGetName) X(hipDeviceTotalMem) X(hipMemGetInfo) \
+  X(hipDeviceCanAccessPeer) X(hipDeviceEnablePeerAccess) X(hipMalloc) X(hipFree) \
+  X(hipHostMalloc) X(hipHostAlloc) X(hipHostFree) X(hipMallocAsync) \
+  X(hipFreeAsync) X(hipMemPoolCreate) X(hipMemPoolDestroy) X(hipMemPoolSetAttribute) \
+  X(hipMemPoolSetAccess) X(hipMallocFromPoolAsync) X(hipMemsetD8Async) X(hipMemsetD16Async) \
+  X(hipMemsetD32Async) X(hipMemsetD2D32Async) X(hipMemcpyAsync) X(hipMemcpyPeerAsync) \
+  X(hipStreamCreateWithFlags) X(hipStreamDestroy) X(hipStreamSynchronize) X(hipStreamQuery) \
+  X(hipStreamWaitEvent) X(hipEventCreateWithFlags) X(hipEventDestroy) X(hipEventRecord) \
+  X(hipEventQuery) X(hipEventSynchronize) X(hipPointerGetAttributes)
+// clang-format on
 
 ANYDEV_EMU_DECLARE_CALL_COUNT_EXPORTS(anydev_hip_emulator)
 
