@@ -103,4 +103,8 @@ TEST(BackendAbiMismatch, OpenclAnswersBackendUnavailable) { expect_plugin_refuse
 
 TEST(BackendAbiMismatch, CudaAnswersBackendUnavailable) { expect_plugin_refuses("cuda"); }
 
+TEST(BackendAbiMismatch, LevelZeroAnswersBackendUnavailable) {
+  expect_plugin_refuses("level_zero");
+}
+
 }  // namespace
