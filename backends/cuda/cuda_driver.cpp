@@ -2,11 +2,11 @@
 #include "cuda_driver.h"
 
 #include <dlfcn.h>
-#include <link.h>
 
 #include <string>
 #include <type_traits>
 
+#include "cuda_api.h"
 #include "kit_library.h"
 
 namespace anydev::cuda {
@@ -111,29 +111,23 @@ class SymbolResolver {
   GetProcAddressV1 v1_ = nullptr;
 };
 
-std::string opened_path(void* library, const std::string& fallback) {
-  link_map* map = nullptr;
-  if (dlinfo(library, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr &&
-      map->l_name[0] != '\0') {
-    return map->l_name;
-  }
-  return fallback;
-}
-
 }  // namespace
 
 std::string driver_version_text(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
-bool load_cuda_driver(const std::string& path, CudaDriver* driver, std::string* reason) {
+// Resolves every symbol of `library`, opened (by the GPU core) from `path`,
+// which the loader found at `opened_file`, and reads the driver's version.
+// Does not call cuInit. On failure returns false and sets *reason to the
+// file, the symbol and the loader's or driver's own words; the caller closes
+// the library.
+bool CudaApi::load(void* library, const std::string& path, const std::string& opened_file,
+                   CudaDriver* driver, std::string* reason) {
   const char* what = "CUDA driver library";
-  void* library = kit::open_library(
-      path, what, "is the NVIDIA driver installed? ANYDEV_CUDA_LIBRARY overrides the path", reason);
-  if (library == nullptr) return false;
   CudaDriver loaded;
   loaded.requested_path = path;
-  loaded.opened_path = opened_path(library, path);
+  loaded.opened_path = opened_file;
 
   const SymbolResolver resolver(library);
   loaded.resolver = resolver.mechanism();
@@ -143,7 +137,6 @@ bool load_cuda_driver(const std::string& path, CudaDriver* driver, std::string* 
     *reason = kit::symbol_failure(
         what, path, kit::cat(missing.key.base, " (version ", missing.key.version, ")"), missing.why,
         opened);
-    dlclose(library);
     return false;
   }
 
@@ -151,7 +144,6 @@ bool load_cuda_driver(const std::string& path, CudaDriver* driver, std::string* 
   const CUresult r = loaded.DriverGetVersion(&loaded.version);
   if (r != CUDA_SUCCESS) {
     *reason = "cuDriverGetVersion failed with CUresult " + std::to_string(r) + " in " + file;
-    dlclose(library);
     return false;
   }
   *driver = std::move(loaded);

@@ -2,7 +2,7 @@
 // The CUDA driver library, opened with dlopen, and the entry points that
 // cuda_symbols.h lists, resolved through cuGetProcAddress.
 //
-// A CudaDriver is filled once by load_cuda_driver (during the backend's
+// A CudaDriver is filled once by CudaApi::load (cuda_driver.cpp) (during the backend's
 // initialize, under the core's registry lock) and only read afterwards, so it
 // may be read from any thread. It keeps the library open for the life of the
 // process: the driver's own threads may outlive any point where closing it
@@ -15,23 +15,19 @@
 #include <string>
 
 #include "cuda_symbols.h"
+#include "gpu_api.h"
 #include "kit_symbols.h"
 
 namespace anydev::cuda {
 
+// The name messages give an entry point ("cuMemAlloc").
+constexpr const char* symbol_name(const CudaSymbolKey& key) { return key.base; }
+
 struct CudaDriver {
-  ANYDEV_KIT_SYMBOL_FIELDS(ANYDEV_CUDA_SYMBOLS)
-
-  std::string requested_path;  // what dlopen was given ("libcuda.so.1")
-  std::string opened_path;     // the file the dynamic loader opened
-  int version = 0;             // cuDriverGetVersion: 12080 for CUDA 12.8
-  const char* resolver = "";   // "cuGetProcAddress_v2", "cuGetProcAddress" or "dlsym"
+  ANYDEV_GPU_DRIVER_FIELDS(ANYDEV_CUDA_SYMBOLS)
+  int version = 0;            // cuDriverGetVersion: 12080 for CUDA 12.8
+  const char* resolver = "";  // "cuGetProcAddress_v2", "cuGetProcAddress" or "dlsym"
 };
-
-// Opens `path` with dlopen (RTLD_NOW | RTLD_LOCAL) and resolves every symbol.
-// Does not call cuInit. On failure returns false and sets *reason to the file,
-// the symbol and the loader's or driver's own words; the library is closed.
-bool load_cuda_driver(const std::string& path, CudaDriver* driver, std::string* reason);
 
 // "12.8" for 12080.
 std::string driver_version_text(int version);

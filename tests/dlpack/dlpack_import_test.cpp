@@ -221,21 +221,29 @@ TEST(DlpackImport, UnsupportedTensorsAreRejectedAndNotDeleted) {
   }
 }
 
-// The backend whose devices declare kDLCUDA (cuda, found by its
-// capabilities, not its name) must be the context's. Run with the CUDA
-// emulator by dlpack.import_cuda_emulator.
-TEST(DlpackImport, CudaTensorNeedsACudaContext) {
-  if (anydev_device_count("cuda") == 0) GTEST_SKIP() << "no cuda device (nor the emulator)";
+// A tensor of `device_type` (one a GPU backend's devices declare; found by
+// the capabilities, not the backend's name) needs a context of `backend`:
+// a cpu context is refused, naming both, and the producer keeps its tensor.
+void ExpectTensorNeedsContextOf(DLDeviceType device_type, const std::string& backend) {
+  if (anydev_device_count(backend.c_str()) == 0) {
+    GTEST_SKIP() << "no " << backend << " device (nor the emulator)";
+  }
   Producer producer(8);
-  producer.managed.dl_tensor.device = DLDevice{kDLCUDA, 0};
+  producer.managed.dl_tensor.device = DLDevice{device_type, 0};
   const DeviceContext ctx(0, "cpu");
   anydev_buffer_t out = nullptr;
   const anydev_status_t s = anydev_buffer_from_dlpack(ctx.handle(), &producer.managed, &out);
   EXPECT_EQ(s, ANYDEV_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(error_of(s).find("needs a context on cuda:0, not cpu:0"), std::string::npos)
+  EXPECT_NE(error_of(s).find("needs a context on " + backend + ":0, not cpu:0"), std::string::npos)
       << error_of(s);
   EXPECT_EQ(producer.deletions(), 0);
 }
+
+// kDLCUDA is cuda's. Run with the CUDA emulator by dlpack.import_cuda_emulator.
+TEST(DlpackImport, CudaTensorNeedsACudaContext) { ExpectTensorNeedsContextOf(kDLCUDA, "cuda"); }
+
+// kDLROCM is hip's. Run with the HIP emulator by dlpack.import_hip_emulator.
+TEST(DlpackImport, RocmTensorNeedsAHipContext) { ExpectTensorNeedsContextOf(kDLROCM, "hip"); }
 
 TEST(DlpackImport, NullArgumentsAreInvalid) {
   Producer producer(2);
@@ -250,9 +258,10 @@ TEST(DlpackImport, NullArgumentsAreInvalid) {
 // backend) follows one rule on every backend (docs/embedding.md): fills and
 // copies work and are ordered on the context's stream; native_handle() is
 // unsupported (the producer holds the native object); take_ptr() is
-// unsupported (the producer owns the memory). cuda runs on the emulator
-// (ctest entry dlpack.foreign_host_memory_cuda_emulator), level_zero on the
-// emulated driver (dlpack.foreign_host_memory_level_zero_emulator); a backend that is
+// unsupported (the producer owns the memory). cuda and hip run on their
+// emulators (ctest entries dlpack.foreign_host_memory_{cuda,hip}_emulator),
+// level_zero on its emulated driver (dlpack.foreign_host_memory_level_zero_emulator);
+// a backend that is
 // not available here is skipped with its reason.
 class ForeignHostMemory : public ::testing::TestWithParam<const char*> {};
 
@@ -314,7 +323,7 @@ TEST_P(ForeignHostMemory, FillCopyNativeHandleAndTakePtrFollowOneRule) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBackend, ForeignHostMemory,
-                         ::testing::Values("cpu", "opencl", "cuda", "level_zero"),
+                         ::testing::Values("cpu", "opencl", "cuda", "hip", "level_zero"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });

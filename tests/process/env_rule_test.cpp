@@ -74,6 +74,9 @@ std::vector<Line> RunWith(const std::string& variable, const std::string& value)
   if (variable != "ANYDEV_CUDA_LIBRARY") {
     entries.push_back("ANYDEV_CUDA_LIBRARY=" ANYDEV_TEST_CUDA_EMULATOR);
   }
+  if (variable != "ANYDEV_HIP_LIBRARY") {
+    entries.push_back("ANYDEV_HIP_LIBRARY=" ANYDEV_TEST_HIP_EMULATOR);
+  }
   entries.push_back(variable + "=" + value);
   std::vector<char*> envp;
   for (std::string& entry : entries) envp.push_back(entry.data());
@@ -128,6 +131,7 @@ const Line* Find(const std::vector<Line>& lines, const std::string& name) {
 }
 
 bool HaveEmulator() { return access(ANYDEV_TEST_CUDA_EMULATOR, R_OK) == 0; }
+bool HaveHipEmulator() { return access(ANYDEV_TEST_HIP_EMULATOR, R_OK) == 0; }
 
 // Whether `name` is available with no malformed variable (PoCL or the
 // emulator may be missing on some machine): only then does its refusal say
@@ -139,7 +143,7 @@ bool AvailableWithoutVariables(const std::string& name) {
 }
 
 // What a malformed value makes unavailable.
-enum class Scope { every_backend, cpu, cuda, opencl, selection };
+enum class Scope { every_backend, cpu, cuda, hip, opencl, selection };
 
 struct Case {
   const char* variable;
@@ -176,6 +180,9 @@ const Case kCases[] = {
     {"ANYDEV_CUDA_LIBRARY", "", Scope::cuda, "set but empty"},
     {"ANYDEV_CUDA_MEMORY_POOLS", "", Scope::cuda, "set but empty"},
     {"ANYDEV_CUDA_MEMORY_POOLS", "yes", Scope::cuda, "\"yes\""},
+    {"ANYDEV_HIP_LIBRARY", "", Scope::hip, "set but empty"},
+    {"ANYDEV_HIP_MEMORY_POOLS", "", Scope::hip, "set but empty"},
+    {"ANYDEV_HIP_MEMORY_POOLS", "yes", Scope::hip, "\"yes\""},
     {"ANYDEV_OPENCL_LIBRARY", "", Scope::opencl, "set but empty"},
     {"ANYDEV_VALIDATE", "", Scope::every_backend, "\"\""},
     {"ANYDEV_VALIDATE", "yes", Scope::every_backend, "\"yes\""},
@@ -210,6 +217,9 @@ TEST_P(EnvRule, AMalformedValueIsRefusedNamingTheVariable) {
   if (c.scope == Scope::cuda && !HaveEmulator()) {
     GTEST_SKIP() << "the CUDA emulator " << ANYDEV_TEST_CUDA_EMULATOR << " is not built";
   }
+  if (c.scope == Scope::hip && !HaveHipEmulator()) {
+    GTEST_SKIP() << "the HIP emulator " << ANYDEV_TEST_HIP_EMULATOR << " is not built";
+  }
   if (c.scope == Scope::opencl && !AvailableWithoutVariables("opencl")) {
     GTEST_SKIP() << "opencl is unavailable here even without " << c.variable;
   }
@@ -234,7 +244,7 @@ TEST_P(EnvRule, AMalformedValueIsRefusedNamingTheVariable) {
   switch (c.scope) {
     case Scope::every_backend:
       refused("cpu");
-      for (const char* name : {"opencl", "cuda"}) {
+      for (const char* name : {"opencl", "cuda", "hip"}) {
         if (AvailableWithoutVariables(name)) refused(name);
       }
       break;
@@ -243,6 +253,10 @@ TEST_P(EnvRule, AMalformedValueIsRefusedNamingTheVariable) {
       break;
     case Scope::cuda:
       refused("cuda");
+      works("cpu");
+      break;
+    case Scope::hip:
+      refused("hip");
       works("cpu");
       break;
     case Scope::opencl:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // One answer to an ABI mismatch from every backend: the kit's check_entry
-// (backends/common/kit_entry.h), and the entry points of cpu, opencl and cuda
+// (backends/common/kit_entry.h), and the entry points of cpu, opencl, cuda and hip
 // called with a backend ABI version they were not built for.
 #include "kit_entry.h"
 
@@ -102,6 +102,8 @@ void expect_plugin_refuses(const char* backend) {
 TEST(BackendAbiMismatch, OpenclAnswersBackendUnavailable) { expect_plugin_refuses("opencl"); }
 
 TEST(BackendAbiMismatch, CudaAnswersBackendUnavailable) { expect_plugin_refuses("cuda"); }
+
+TEST(BackendAbiMismatch, HipAnswersBackendUnavailable) { expect_plugin_refuses("hip"); }
 
 TEST(BackendAbiMismatch, LevelZeroAnswersBackendUnavailable) {
   expect_plugin_refuses("level_zero");

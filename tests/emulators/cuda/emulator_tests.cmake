@@ -12,6 +12,7 @@ if(GTest_FOUND)
   target_link_libraries(anydev-cuda-emulator-tests PRIVATE
     anydev-cuda-emulator GTest::gtest anydev_warnings Threads::Threads)
   add_test(NAME cuda-emulator-selftest COMMAND anydev-cuda-emulator-tests)
+  add_dependencies(anydev-emulator-selftests anydev-cuda-emulator-tests)
 
   if(TARGET anydev-backend-cuda)
     add_executable(anydev-cuda-backend-tests cuda_backend_test.cpp)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cuda_fill_plan.h"
+#include "gpu_fill_plan.h"
 
 #include <cstring>
 
-namespace anydev::cuda {
+namespace anydev::gpu {
 
-FillPlan plan_fill(const void* pattern, std::size_t pattern_size, std::size_t bytes) {
+FillPlan plan_fill(const void* pattern, std::size_t pattern_size, std::size_t bytes, bool strided) {
   const auto* p = static_cast<const unsigned char*>(pattern);
   std::size_t period = pattern_size;
   while (period > 1 && std::memcmp(p, p + period / 2, period / 2) == 0) period /= 2;
@@ -28,13 +28,18 @@ FillPlan plan_fill(const void* pattern, std::size_t pattern_size, std::size_t by
       return plan;
     }
     default:
+      // bytes is a multiple of the period: 0 (nothing to write) or at least one period.
+      if (bytes == 0) return plan;
       for (std::size_t offset = 0; offset < period; offset += 4) {
         std::uint32_t word = 0;
         std::memcpy(&word, p + offset, sizeof(word));
-        plan.passes[plan.size++] = {FillPass::Kind::kD2D32, word, offset, bytes / period, period};
+        plan.passes[plan.size++] =
+            strided ? FillPass{FillPass::Kind::kD2D32, word, offset, bytes / period, period}
+                    : FillPass{FillPass::Kind::kD32, word, offset, 1, 0};
       }
+      if (!strided && bytes > period) plan.replicate_from = period;
       return plan;
   }
 }
 
-}  // namespace anydev::cuda
+}  // namespace anydev::gpu

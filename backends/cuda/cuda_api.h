@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// CUDA as the GPU core sees it (backends/gpu/gpu_api.h): the driver API's
+// types and constants, its error mapping (cuda_errors.cpp), its device
+// queries (cuda_devices.cpp) and its current-context rule (cuda_context.cpp):
+// a device's primary context is pushed around calls that need it current,
+// only when it is not current already, and popped afterwards.
+//
+// CudaApi holds no state: everything lives in gpu::state<CudaApi>()
+// (gpu_state.h) and in each device's CudaDevice (its primary context,
+// retained at first use behind a std::once_flag and kept for the life of the
+// process). Every function is thread-safe.
+#ifndef ANYDEV_BACKENDS_CUDA_CUDA_API_H_
+#define ANYDEV_BACKENDS_CUDA_CUDA_API_H_
+
+#include <cuda.h>
+#include <dlpack/dlpack.h>
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+#include "anydev/backend.h"
+#include "cuda_driver.h"
+#include "gpu_objects.h"
+#include "gpu_state.h"
+
+namespace anydev::cuda {
+
+// What a CUDA device holds beyond the core's DeviceState.
+struct CudaDevice {
+  int compute_major = 0;
+  int compute_minor = 0;
+  std::string pci_bus_id;
+  std::once_flag context_once;
+  CUcontext context = nullptr;  // the retained primary context
+  anydev_status_t context_status = ANYDEV_SUCCESS;
+  std::string context_error;
+};
+
+// Makes a device's primary context current on the calling thread around a
+// driver call that needs it current (one that creates or frees something in
+// the current context, or one on the current context's default stream):
+// nothing more when it already is (cuCtxGetCurrent says so); otherwise pushed
+// for the scope's life and popped at its end, so that whatever the thread had
+// current before (another context, an embedding runtime's, or none) is
+// current again afterwards: the CUDA runtime takes its current device from
+// the current context, so anydev leaves it as it found it. Stateless.
+struct ContextRule {
+  using saved_t = bool;  // whether enter pushed a context
+  static constexpr bool kNothingSaved = false;
+  static anydev_status_t enter(int device, const char* operation, bool* pushed);
+  static void leave(bool pushed) noexcept;
+};
+using ScopedContext = gpu::CurrentScope<ContextRule>;
+
+struct CudaApi {
+  using status_t = CUresult;
+  using stream_t = CUstream;
+  using event_t = CUevent;
+  using pool_t = CUmemoryPool;
+  using device_t = CUdevice;
+  using device_ptr = CUdeviceptr;
+  using peer_t = CUcontext;
+  using driver_t = CudaDriver;
+  using device_extra = CudaDevice;
+  using scope = ScopedContext;
+
+  static constexpr const char* kName = "cuda";
+  static constexpr const char* kVendor = "CUDA";
+  static constexpr const char* kDriverWhat = "CUDA driver";
+  static constexpr const char* kLibraryWhat = "CUDA driver library";
+  static constexpr const char* kLibraryHint =
+      "is the NVIDIA driver installed? ANYDEV_CUDA_LIBRARY overrides the path";
+  static constexpr const char* kLibraryVariable = "ANYDEV_CUDA_LIBRARY";
+  static constexpr const char* kPoolsVariable = "ANYDEV_CUDA_MEMORY_POOLS";
+  static constexpr const char* kDefaultLibraries[] = {"libcuda.so.1", nullptr};
+  static constexpr const char* kContextWhat = "CUDA context";
+  static constexpr int kDLDevice = kDLCUDA;
+  static constexpr int kDLHost = kDLCUDAHost;
+  static constexpr CUresult kSuccess = CUDA_SUCCESS;
+  static constexpr CUresult kNotReady = CUDA_ERROR_NOT_READY;
+  static constexpr CUresult kInvalidValue = CUDA_ERROR_INVALID_VALUE;
+  static constexpr CUresult kScopeFailed = CUDA_ERROR_INVALID_CONTEXT;
+  static constexpr unsigned kStreamFlags = CU_STREAM_NON_BLOCKING;
+  static constexpr unsigned kEventFlags = CU_EVENT_DISABLE_TIMING;
+  static constexpr unsigned kHostAllocFlags = CU_MEMHOSTALLOC_PORTABLE;
+  static constexpr CUmemPool_attribute kPoolReleaseThresholdAttr =
+      CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
+
+  static constexpr CUmemAllocationType kPoolPinned = CU_MEM_ALLOCATION_TYPE_PINNED;
+  static constexpr CUmemAllocationHandleType kPoolNoHandle = CU_MEM_HANDLE_TYPE_NONE;
+  static constexpr CUmemLocationType kLocationDevice = CU_MEM_LOCATION_TYPE_DEVICE;
+  static constexpr CUmemAccess_flags kAccessReadWrite = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  using pool_props = CUmemPoolProps;
+  using access_desc = CUmemAccessDesc;
+
+  // status_for, is_sticky_fault, describe (cuda_errors.cpp); load, start,
+  // query_device, library_text (cuda_devices.cpp); enable_peer,
+  // native_context (cuda_context.cpp).
+  ANYDEV_GPU_API_FUNCTIONS(CudaApi, CUresult, CudaDriver)
+
+  // cuda_context.cpp
+  // Whether `stream` names its context itself (a CUstream from
+  // cuStreamCreate) rather than the default stream of whatever context is
+  // current (CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, null: only through
+  // wrapping).
+  static bool names_its_device(CUstream stream) {
+    return stream != nullptr && stream != CU_STREAM_LEGACY && stream != CU_STREAM_PER_THREAD;
+  }
+  // A driver answers a call on a stream with CUDA_ERROR_INVALID_CONTEXT when
+  // it wants a context (or that very context) current on the thread.
+  static bool wants_device_current(CUresult r) { return r == CUDA_ERROR_INVALID_CONTEXT; }
+  static anydev_status_t peer(int device, CUcontext* out);
+  static CUresult memcpy(const CudaDriver& driver, CUdeviceptr dst, CUdeviceptr src,
+                         std::size_t bytes, CUstream stream) {
+    return driver.MemcpyAsync(dst, src, bytes, stream);
+  }
+  static anydev_status_t check_wrapped_stream(int device, CUstream native);
+};
+
+// The device's primary context, retained at the first call. Reports and
+// returns an error when `device` is out of range or the retain failed.
+anydev_status_t primary_context(int device, CUcontext* out);
+
+inline const CudaDriver& driver() { return gpu::driver<CudaApi>(); }
+
+inline anydev_status_t report_failure(CUresult result, const char* call,
+                                      const std::string& operation) {
+  return gpu::report_failure<CudaApi>(result, call, operation);
+}
+inline anydev_status_t report_failure(anydev_status_t status, CUresult result, const char* call,
+                                      const std::string& operation) {
+  return gpu::report_failure<CudaApi>(status, result, call, operation);
+}
+inline anydev_status_t report_error(anydev_status_t status, const std::string& message) {
+  return gpu::report_error<CudaApi>(status, message);
+}
+using kit::cat;
+
+}  // namespace anydev::cuda
+
+#endif  // ANYDEV_BACKENDS_CUDA_CUDA_API_H_

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+// HIP as the GPU core sees it (backends/gpu/gpu_api.h): the runtime API's
+// types and constants, its error mapping (hip_errors.cpp), its device
+// queries (hip_devices.cpp) and its current-device rule (hip_scope.cpp): HIP
+// has no context to push, only the thread's current device, which an
+// embedding runtime (PyTorch, ...) shares with anydev on the same thread; so
+// a call that needs a device current sets it only when another one is, and
+// sets the caller's back afterwards.
+//
+// HipApi holds no state: everything lives in gpu::state<HipApi>()
+// (gpu_state.h). Every function is thread-safe.
+#ifndef ANYDEV_BACKENDS_HIP_HIP_API_H_
+#define ANYDEV_BACKENDS_HIP_HIP_API_H_
+
+#include <dlpack/dlpack.h>
+#include <hip/hip_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+#include "anydev/backend.h"
+#include "gpu_objects.h"
+#include "gpu_state.h"
+#include "hip_runtime.h"
+
+namespace anydev::hip {
+
+// Makes a device the calling thread's current one around runtime calls that
+// act on the current device (allocations, stream and event creation, frees,
+// peer access, memory info): one hipGetDevice when it already is; otherwise
+// hipSetDevice to it, and at the scope's end hipSetDevice back to the device
+// the caller had, so that an embedding runtime finds its own device current
+// after every anydev call. Stateless.
+struct DeviceRule {
+  using saved_t = int;  // the caller's device, to set again; -1: none
+  static constexpr int kNothingSaved = -1;
+  static anydev_status_t enter(int device, const char* operation, int* previous);
+  static void leave(int previous) noexcept;
+};
+using ScopedDevice = gpu::CurrentScope<DeviceRule>;
+
+// A HIP device holds nothing beyond the core's DeviceState.
+struct HipDevice {};
+
+struct HipApi {
+  using driver_t = HipRuntime;
+  using scope = ScopedDevice;
+  static constexpr const char* kName = "hip";
+  using status_t = hipError_t;
+  static constexpr hipError_t kSuccess = hipSuccess;
+  static constexpr const char* kVendor = "HIP";
+  using stream_t = hipStream_t;
+  static constexpr hipError_t kNotReady = hipErrorNotReady;
+  static constexpr const char* kDriverWhat = "HIP runtime";
+  using event_t = hipEvent_t;
+  static constexpr hipError_t kInvalidValue = hipErrorInvalidValue;
+  static constexpr const char* kLibraryWhat = "HIP runtime library";
+  using pool_t = hipMemPool_t;
+  // Returned by call_on_stream when the device could not be made current.
+  static constexpr hipError_t kScopeFailed = hipErrorInvalidDevice;
+  static constexpr const char* kLibraryHint =
+      "is ROCm's HIP runtime installed? ANYDEV_HIP_LIBRARY overrides the path";
+  using device_t = int;
+  static constexpr hipMemAllocationType kPoolPinned = hipMemAllocationTypePinned;
+  static constexpr unsigned kStreamFlags = hipStreamNonBlocking;
+  static constexpr const char* kLibraryVariable = "ANYDEV_HIP_LIBRARY";
+  using device_ptr = void*;
+  static constexpr hipMemAllocationHandleType kPoolNoHandle = hipMemHandleTypeNone;
+  static constexpr unsigned kEventFlags = hipEventDisableTiming;
+  static constexpr const char* kPoolsVariable = "ANYDEV_HIP_MEMORY_POOLS";
+  using peer_t = int;  // hipMemcpyPeerAsync names each side by its ordinal
+  static constexpr hipMemLocationType kLocationDevice = hipMemLocationTypeDevice;
+  using pool_props = hipMemPoolProps;
+  static constexpr unsigned kHostAllocFlags = hipHostMallocPortable;
+  // The newest first: ROCm 7, 6, 5, then the unversioned development link.
+  static constexpr const char* kDefaultLibraries[] = {
+      "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so", nullptr};
+  using device_extra = HipDevice;
+  using access_desc = hipMemAccessDesc;
+  static constexpr hipMemAccessFlags kAccessReadWrite = hipMemAccessFlagsProtReadWrite;
+  static constexpr hipMemPoolAttr kPoolReleaseThresholdAttr = hipMemPoolAttrReleaseThreshold;
+  static constexpr const char* kContextWhat = "HIP device";
+  static constexpr int kDLDevice = kDLROCM;
+  static constexpr int kDLHost = kDLROCMHost;
+
+  // status_for, is_sticky_fault, describe (hip_errors.cpp); load
+  // (hip_runtime.cpp); start, query_device, library_text, enable_peer,
+  // native_context (hip_devices.cpp).
+  ANYDEV_GPU_API_FUNCTIONS(HipApi, hipError_t, HipRuntime)
+
+  // A stream from hipStreamCreateWithFlags carries its device: work on it
+  // needs no current device. The null stream and hipStreamPerThread are the
+  // current device's.
+  static bool names_its_device(hipStream_t stream) {
+    return stream != nullptr && stream != hipStreamPerThread;
+  }
+  // HIP runs work on a stream's own device whatever is current: no retry.
+  static bool wants_device_current(hipError_t) { return false; }
+  static anydev_status_t peer(int device, int* out) {
+    *out = device;
+    return ANYDEV_SUCCESS;
+  }
+  static hipError_t memcpy(const HipRuntime& runtime, void* dst, const void* src, std::size_t bytes,
+                           hipStream_t stream) {
+    return runtime.MemcpyAsync(dst, src, bytes, hipMemcpyDefault, stream);
+  }
+  // The HIP runtime API 5.2 has no call that names a stream's device without
+  // a newer entry point (hipStreamGetDevice): a wrapped stream is taken as
+  // the caller says (docs/backends.md).
+  static anydev_status_t check_wrapped_stream(int, hipStream_t) { return ANYDEV_SUCCESS; }
+};
+
+}  // namespace anydev::hip
+
+#endif  // ANYDEV_BACKENDS_HIP_HIP_API_H_

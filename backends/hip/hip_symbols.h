@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+// The HIP runtime entry points the hip backend uses, in one X-macro list,
+// with their C signatures spelled here.
+//
+// ANYDEV_HIP_SYMBOLS(X) gives the backend kit's X(member, need, type, key)
+// (backends/common/kit_symbols.h):
+//   member  the field's name: the GPU core's name for the operation where it
+//           has one (MemAlloc for hipMalloc, StreamCreate for
+//           hipStreamCreateWithFlags: backends/gpu/gpu_api.h), else the
+//           entry point without "hip";
+//   need    REQUIRED (the backend is unavailable without it) or OPTIONAL
+//           (a null pointer is handled where it is used);
+//   type    the signature, declared below rather than taken with decltype
+//           from hip_runtime_api.h: C++ overloads (hipMalloc's template, ...)
+//           make decltype ambiguous, and some entry points are not declared
+//           by every release's header (hipMemsetD2D32Async: not in 5.2);
+//   key     the exported name, and an alternative tried when it is absent
+//           (hipHostMalloc, deprecated by later releases, or hipHostAlloc).
+// Signatures use only hip_runtime_api.h's plain types and enums, which keep
+// their layout across releases; never hipDeviceProp_t, which ROCm 6 changed
+// (hipGetDevicePropertiesR0600).
+#ifndef ANYDEV_BACKENDS_HIP_HIP_SYMBOLS_H_
+#define ANYDEV_BACKENDS_HIP_HIP_SYMBOLS_H_
+
+#include <hip/hip_runtime_api.h>
+
+#include <cstddef>
+
+namespace anydev::hip {
+
+// What the runtime is asked for one entry point; names are string literals.
+struct HipSymbolKey {
+  const char* name = "";              // "hipHostMalloc"
+  const char* alternative = nullptr;  // "hipHostAlloc", or none
+};
+
+// The signatures, as the runtime exports them.
+namespace fn {
+using Init = hipError_t (*)(unsigned int);
+using GetIntOut = hipError_t (*)(int*);  // hipGetDeviceCount, hipGetDevice, the versions
+using GetErrorText = const char* (*)(hipError_t);
+using SetDevice = hipError_t (*)(int);
+using DeviceGetAttribute = hipError_t (*)(int*, hipDeviceAttribute_t, int);
+using DeviceGetName = hipError_t (*)(char*, int, int);
+using DeviceTotalMem = hipError_t (*)(std::size_t*, int);
+using MemGetInfo = hipError_t (*)(std::size_t*, std::size_t*);
+using DeviceCanAccessPeer = hipError_t (*)(int*, int, int);
+using DeviceEnablePeerAccess = hipError_t (*)(int, unsigned int);
+using Malloc = hipError_t (*)(void**, std::size_t);
+using Free = hipError_t (*)(void*);
+using HostMalloc = hipError_t (*)(void**, std::size_t, unsigned int);
+using MallocFromPoolAsync = hipError_t (*)(void**, std::size_t, hipMemPool_t, hipStream_t);
+using FreeAsync = hipError_t (*)(void*, hipStream_t);
+using MemPoolCreate = hipError_t (*)(hipMemPool_t*, const hipMemPoolProps*);
+using MemPoolDestroy = hipError_t (*)(hipMemPool_t);
+using MemPoolSetAttribute = hipError_t (*)(hipMemPool_t, hipMemPoolAttr, void*);
+using MemPoolSetAccess = hipError_t (*)(hipMemPool_t, const hipMemAccessDesc*, std::size_t);
+using MemsetD8Async = hipError_t (*)(hipDeviceptr_t, unsigned char, std::size_t, hipStream_t);
+using MemsetD16Async = hipError_t (*)(hipDeviceptr_t, unsigned short, std::size_t, hipStream_t);
+using MemsetD32Async = hipError_t (*)(hipDeviceptr_t, int, std::size_t, hipStream_t);
+using MemsetD2D32Async = hipError_t (*)(hipDeviceptr_t, std::size_t, unsigned int, std::size_t,
+                                        std::size_t, hipStream_t);
+using MemcpyAsync = hipError_t (*)(void*, const void*, std::size_t, hipMemcpyKind, hipStream_t);
+using MemcpyPeerAsync = hipError_t (*)(void*, int, const void*, int, std::size_t, hipStream_t);
+using StreamCreate = hipError_t (*)(hipStream_t*, unsigned int);
+using OnStream = hipError_t (*)(hipStream_t);  // destroy, synchronize, query
+using StreamWaitEvent = hipError_t (*)(hipStream_t, hipEvent_t, unsigned int);
+using EventCreate = hipError_t (*)(hipEvent_t*, unsigned int);
+using OnEvent = hipError_t (*)(hipEvent_t);  // destroy, query, synchronize
+using EventRecord = hipError_t (*)(hipEvent_t, hipStream_t);
+}  // namespace fn
+
+}  // namespace anydev::hip
+
+#define ANYDEV_HIP_KEY(...) (::anydev::hip::HipSymbolKey{__VA_ARGS__})
+
+#define ANYDEV_HIP_SYMBOLS(X)                                                                      \
+  X(Init, REQUIRED, ::anydev::hip::fn::Init, ANYDEV_HIP_KEY("hipInit"))                            \
+  X(GetDeviceCount, REQUIRED, ::anydev::hip::fn::GetIntOut, ANYDEV_HIP_KEY("hipGetDeviceCount"))   \
+  X(DriverGetVersion, REQUIRED, ::anydev::hip::fn::GetIntOut,                                      \
+    ANYDEV_HIP_KEY("hipDriverGetVersion"))                                                         \
+  X(RuntimeGetVersion, REQUIRED, ::anydev::hip::fn::GetIntOut,                                     \
+    ANYDEV_HIP_KEY("hipRuntimeGetVersion"))                                                        \
+  X(GetErrorName, REQUIRED, ::anydev::hip::fn::GetErrorText, ANYDEV_HIP_KEY("hipGetErrorName"))    \
+  X(GetErrorString, REQUIRED, ::anydev::hip::fn::GetErrorText,                                     \
+    ANYDEV_HIP_KEY("hipGetErrorString"))                                                           \
+  X(GetDevice, REQUIRED, ::anydev::hip::fn::GetIntOut, ANYDEV_HIP_KEY("hipGetDevice"))             \
+  X(SetDevice, REQUIRED, ::anydev::hip::fn::SetDevice, ANYDEV_HIP_KEY("hipSetDevice"))             \
+  X(DeviceGetAttribute, REQUIRED, ::anydev::hip::fn::DeviceGetAttribute,                           \
+    ANYDEV_HIP_KEY("hipDeviceGetAttribute"))                                                       \
+  X(DeviceGetName, REQUIRED, ::anydev::hip::fn::DeviceGetName, ANYDEV_HIP_KEY("hipDeviceGetName")) \
+  X(DeviceTotalMem, REQUIRED, ::anydev::hip::fn::DeviceTotalMem,                                   \
+    ANYDEV_HIP_KEY("hipDeviceTotalMem"))                                                           \
+  X(MemGetInfo, REQUIRED, ::anydev::hip::fn::MemGetInfo, ANYDEV_HIP_KEY("hipMemGetInfo"))          \
+  X(DeviceCanAccessPeer, REQUIRED, ::anydev::hip::fn::DeviceCanAccessPeer,                         \
+    ANYDEV_HIP_KEY("hipDeviceCanAccessPeer"))                                                      \
+  X(DeviceEnablePeerAccess, REQUIRED, ::anydev::hip::fn::DeviceEnablePeerAccess,                   \
+    ANYDEV_HIP_KEY("hipDeviceEnablePeerAccess"))                                                   \
+  X(MemAlloc, REQUIRED, ::anydev::hip::fn::Malloc, ANYDEV_HIP_KEY("hipMalloc"))                    \
+  X(MemFree, REQUIRED, ::anydev::hip::fn::Free, ANYDEV_HIP_KEY("hipFree"))                         \
+  X(MemHostAlloc, REQUIRED, ::anydev::hip::fn::HostMalloc,                                         \
+    ANYDEV_HIP_KEY("hipHostMalloc", "hipHostAlloc"))                                               \
+  X(MemFreeHost, REQUIRED, ::anydev::hip::fn::Free, ANYDEV_HIP_KEY("hipHostFree"))                 \
+  X(MemcpyAsync, REQUIRED, ::anydev::hip::fn::MemcpyAsync, ANYDEV_HIP_KEY("hipMemcpyAsync"))       \
+  X(MemcpyPeerAsync, REQUIRED, ::anydev::hip::fn::MemcpyPeerAsync,                                 \
+    ANYDEV_HIP_KEY("hipMemcpyPeerAsync"))                                                          \
+  X(MemsetD8Async, REQUIRED, ::anydev::hip::fn::MemsetD8Async, ANYDEV_HIP_KEY("hipMemsetD8Async")) \
+  X(MemsetD16Async, REQUIRED, ::anydev::hip::fn::MemsetD16Async,                                   \
+    ANYDEV_HIP_KEY("hipMemsetD16Async"))                                                           \
+  X(MemsetD32Async, REQUIRED, ::anydev::hip::fn::MemsetD32Async,                                   \
+    ANYDEV_HIP_KEY("hipMemsetD32Async"))                                                           \
+  X(StreamCreate, REQUIRED, ::anydev::hip::fn::StreamCreate,                                       \
+    ANYDEV_HIP_KEY("hipStreamCreateWithFlags"))                                                    \
+  X(StreamDestroy, REQUIRED, ::anydev::hip::fn::OnStream, ANYDEV_HIP_KEY("hipStreamDestroy"))      \
+  X(StreamSynchronize, REQUIRED, ::anydev::hip::fn::OnStream,                                      \
+    ANYDEV_HIP_KEY("hipStreamSynchronize"))                                                        \
+  X(StreamWaitEvent, REQUIRED, ::anydev::hip::fn::StreamWaitEvent,                                 \
+    ANYDEV_HIP_KEY("hipStreamWaitEvent"))                                                          \
+  X(EventCreate, REQUIRED, ::anydev::hip::fn::EventCreate,                                         \
+    ANYDEV_HIP_KEY("hipEventCreateWithFlags"))                                                     \
+  X(EventDestroy, REQUIRED, ::anydev::hip::fn::OnEvent, ANYDEV_HIP_KEY("hipEventDestroy"))         \
+  X(EventRecord, REQUIRED, ::anydev::hip::fn::EventRecord, ANYDEV_HIP_KEY("hipEventRecord"))       \
+  X(EventSynchronize, REQUIRED, ::anydev::hip::fn::OnEvent, ANYDEV_HIP_KEY("hipEventSynchronize")) \
+  X(EventQuery, REQUIRED, ::anydev::hip::fn::OnEvent, ANYDEV_HIP_KEY("hipEventQuery"))             \
+  X(MemsetD2D32Async, OPTIONAL, ::anydev::hip::fn::MemsetD2D32Async,                               \
+    ANYDEV_HIP_KEY("hipMemsetD2D32Async"))                                                         \
+  X(MemPoolCreate, OPTIONAL, ::anydev::hip::fn::MemPoolCreate, ANYDEV_HIP_KEY("hipMemPoolCreate")) \
+  X(MemPoolDestroy, OPTIONAL, ::anydev::hip::fn::MemPoolDestroy,                                   \
+    ANYDEV_HIP_KEY("hipMemPoolDestroy"))                                                           \
+  X(MemPoolSetAttribute, OPTIONAL, ::anydev::hip::fn::MemPoolSetAttribute,                         \
+    ANYDEV_HIP_KEY("hipMemPoolSetAttribute"))                                                      \
+  X(MemPoolSetAccess, OPTIONAL, ::anydev::hip::fn::MemPoolSetAccess,                               \
+    ANYDEV_HIP_KEY("hipMemPoolSetAccess"))                                                         \
+  X(MemAllocFromPoolAsync, OPTIONAL, ::anydev::hip::fn::MallocFromPoolAsync,                       \
+    ANYDEV_HIP_KEY("hipMallocFromPoolAsync"))                                                      \
+  X(MemFreeAsync, OPTIONAL, ::anydev::hip::fn::FreeAsync, ANYDEV_HIP_KEY("hipFreeAsync"))
+
+#endif  // ANYDEV_BACKENDS_HIP_HIP_SYMBOLS_H_
