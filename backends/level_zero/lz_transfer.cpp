@@ -5,12 +5,14 @@
 //
 // A fill pattern is first reduced to its shortest period (a 16-byte pattern
 // of four equal words is a 4-byte pattern). A period no wider than the queue
-// group's maxMemoryFillPatternSize is one native fill; a wider one is written
-// exactly by copies: up to 4 KiB of repeated pattern staged in pinned host
-// memory is copied to the start of the destination, then the filled prefix is
-// copied after itself, doubling, until the destination is full (a few dozen
-// copies for gigabytes). The pattern and the staging memory are kept alive
-// until the commands that read them ran (hold_locked, lz_objects.h).
+// group's maxMemoryFillPatternSize is one native fill. A wider one follows the
+// GPU core's API-neutral fill plan (backends/gpu/gpu_fill_plan.h, replicated:
+// Level Zero has no strided fill): one 4-byte fill per word writes the first
+// period, then copies within the destination double what is written. A group
+// that cannot fill even 4 bytes gets the first 4 KiB staged in pinned host
+// memory and copied instead. The pattern words and the staging memory are
+// kept alive until the commands that read them ran (hold_locked,
+// lz_objects.h); a barrier follows each command that a later one reads.
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "gpu_fill_plan.h"
 #include "lz_entries.h"
 #include "lz_errors.h"
 #include "lz_objects.h"
@@ -77,9 +80,10 @@ anydev_status_t copy(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
 
 namespace {
 
-// The wide-pattern fallback, with the stream's mutex held.
-anydev_status_t fill_by_copies(LzStream& stream, char* at, const unsigned char* pattern,
-                               std::size_t period, std::size_t bytes, const std::string& what) {
+// The fallback of a group that fills less than 4 bytes, with the stream's
+// mutex held: the first up to 4 KiB staged in pinned memory, then doubled.
+anydev_status_t fill_by_staging(LzStream& stream, char* at, const unsigned char* pattern,
+                                std::size_t period, std::size_t bytes, const std::string& what) {
   const LoaderApi& ze = api();
   const DeviceState& d = device_at(stream.device);
   const std::size_t staged = std::min(bytes, kStagedBytes - kStagedBytes % period);
@@ -110,6 +114,58 @@ anydev_status_t fill_by_copies(LzStream& stream, char* at, const unsigned char* 
     done += next;
   }
   if (r != ZE_RESULT_SUCCESS) return report_failure(r, call, what);
+  return ANYDEV_SUCCESS;
+}
+
+// Copies within the destination that double its first `written` bytes up
+// to `bytes`, each after a barrier (it reads what the commands before wrote).
+ze_result_t replicate(LzStream& stream, char* at, std::size_t written, std::size_t bytes,
+                      const char** call) {
+  const LoaderApi& ze = api();
+  while (written < bytes) {
+    ze_result_t r = order_locked(stream);
+    if (r != ZE_RESULT_SUCCESS) {
+      *call = "zeCommandListAppendBarrier";
+      return r;
+    }
+    const gpu::FillCopy next = gpu::next_replica(written, bytes);
+    r = ze.zeCommandListAppendMemoryCopy(stream.list, at + next.offset, at, next.bytes, nullptr, 0,
+                                         nullptr);
+    if (r != ZE_RESULT_SUCCESS) {
+      *call = "zeCommandListAppendMemoryCopy";
+      return r;
+    }
+    written += next.bytes;
+  }
+  *call = "zeCommandListAppendBarrier";
+  return order_locked(stream);
+}
+
+// A period wider than the group fills, when it fills 4 bytes: the GPU core's
+// replicated plan, with the stream's mutex held.
+anydev_status_t fill_by_plan(LzStream& stream, char* at, const void* pattern,
+                             std::size_t pattern_size, std::size_t bytes, const std::string& what) {
+  const gpu::FillPlan plan = gpu::plan_fill(pattern, pattern_size, bytes, /*strided=*/false);
+  // The words the fills read when they run.
+  auto words = std::make_shared<std::array<std::uint32_t, 4>>();
+  for (int i = 0; i < plan.size; ++i) {
+    const gpu::FillPass& pass = plan.passes[static_cast<std::size_t>(i)];
+    if (pass.kind != gpu::FillPass::Kind::kD32) {
+      return report_error(ANYDEV_ERROR_INTERNAL,
+                          cat(what, ": the fill plan gave a pass other than a 32-bit fill"));
+    }
+    (*words)[static_cast<std::size_t>(i)] = pass.value;
+    const ze_result_t r = api().zeCommandListAppendMemoryFill(
+        stream.list, at + pass.offset, &(*words)[static_cast<std::size_t>(i)], 4, pass.count * 4,
+        nullptr, 0, nullptr);
+    if (r != ZE_RESULT_SUCCESS) return report_failure(r, "zeCommandListAppendMemoryFill", what);
+  }
+  hold_locked(stream, std::move(words));
+  const char* call = "";
+  const std::size_t written = plan.replicate_from != 0 ? plan.replicate_from : bytes;
+  if (const ze_result_t r = replicate(stream, at, written, bytes, &call); r != ZE_RESULT_SUCCESS) {
+    return report_failure(r, call, what);
+  }
   return ANYDEV_SUCCESS;
 }
 
@@ -150,8 +206,10 @@ anydev_status_t fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
   const auto* bytes_of = static_cast<const unsigned char*>(pattern);
   const std::size_t period = shortest_period(bytes_of, pattern_size);
   const std::lock_guard<std::mutex> lock(stream->mutex);
-  if (period > device_at(stream->device).max_native_fill) {
-    return fill_by_copies(*stream, at, bytes_of, period, bytes, what());
+  const std::size_t native = device_at(stream->device).max_native_fill;
+  if (period > native) {
+    return native >= 4 ? fill_by_plan(*stream, at, pattern, pattern_size, bytes, what())
+                       : fill_by_staging(*stream, at, bytes_of, period, bytes, what());
   }
   // The driver may read the pattern when the command runs: keep a copy alive.
   auto kept = std::make_shared<std::array<unsigned char, 16>>();

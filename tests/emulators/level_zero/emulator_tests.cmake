@@ -59,12 +59,17 @@ if(GTest_FOUND)
       anydev::anydev GTest::gtest GTest::gtest_main anydev_warnings ${CMAKE_DL_LIBS})
     add_dependencies(anydev-level-zero-backend-tests anydev-backend-level_zero
                      anydev-level-zero-emulator)
-    foreach(variant IN ITEMS plain small-fill-delay)
+    # small-fill: 8- and 16-byte patterns by the GPU core's fill plan;
+    # tiny-fill: a group that fills at most 2 bytes (4-byte patterns too by
+    # staged copies).
+    foreach(variant IN ITEMS plain small-fill-delay tiny-fill)
       set(environment ${ANYDEV_LEVEL_ZERO_DRIVER_ENV} ${ANYDEV_LEVEL_ZERO_VALIDATION_ENV}
           ANYDEV_LEVEL_ZERO_EMULATOR_DEVICES=2)
       if(variant STREQUAL "small-fill-delay")
         list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4
              ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=200)
+      elseif(variant STREQUAL "tiny-fill")
+        list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=2)
       endif()
       add_test(NAME level_zero-backend-${variant} COMMAND anydev-level-zero-backend-tests)
       set_tests_properties(level_zero-backend-${variant} PROPERTIES
