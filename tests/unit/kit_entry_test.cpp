@@ -105,4 +105,8 @@ TEST(BackendAbiMismatch, CudaAnswersBackendUnavailable) { expect_plugin_refuses(
 
 TEST(BackendAbiMismatch, HipAnswersBackendUnavailable) { expect_plugin_refuses("hip"); }
 
+TEST(BackendAbiMismatch, LevelZeroAnswersBackendUnavailable) {
+  expect_plugin_refuses("level_zero");
+}
+
 }  // namespace

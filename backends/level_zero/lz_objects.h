@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// The objects behind the backend's opaque stream and event tokens.
+//
+// The core owns each one from creation until it hands it back to
+// stream_destroy / event_destroy, which delete it. `device` and `list` never
+// change; the rest is guarded by the object's mutex: Level Zero command lists
+// are not thread-safe, and the core may call entries on one stream from
+// several threads.
+#ifndef ANYDEV_BACKENDS_LEVEL_ZERO_LZ_OBJECTS_H_
+#define ANYDEV_BACKENDS_LEVEL_ZERO_LZ_OBJECTS_H_
+
+#include <level_zero/ze_api.h>
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "anydev/backend.h"
+#include "lz_event_slots.h"
+
+namespace anydev::level_zero {
+
+// An immediate command list on one device, kept in order with barriers (lz_streams.cpp says why
+// immediate). `held`: what commands appended since the list's last signal
+// still use (slots waited on, staging memory, fill patterns); the next signal
+// takes them into its slot, which keeps them until it is recycled.
+struct LzStream {
+  int device = 0;
+  ze_command_list_handle_t list = nullptr;
+  std::mutex mutex;
+  std::vector<std::shared_ptr<void>> held;
+};
+
+// An anydev event: the slot of its latest record (null: never recorded,
+// hence complete).
+struct LzEvent {
+  int device = 0;
+  std::mutex mutex;
+  SlotRef latest;
+};
+
+inline LzStream* as_stream(anydev_bk_stream_t s) { return reinterpret_cast<LzStream*>(s); }
+inline LzEvent* as_event(anydev_bk_event_t e) { return reinterpret_cast<LzEvent*>(e); }
+inline anydev_bk_stream_t to_token(LzStream* s) { return reinterpret_cast<anydev_bk_stream_t>(s); }
+inline anydev_bk_event_t to_token(LzEvent* e) { return reinterpret_cast<anydev_bk_event_t>(e); }
+
+// With the stream's mutex held: appends a barrier that signals a fresh slot
+// once everything before it ran, moving the stream's `held` into the slot.
+anydev_status_t signal_locked(LzStream& stream, const char* operation, SlotRef* out);
+// With the stream's mutex held: a barrier after a command, so that later
+// commands start only after it completed. Debian's Level Zero 1.4 headers
+// (and the 1.8 loader) predate ZE_COMMAND_QUEUE_FLAG_IN_ORDER (1.7), and a
+// command list orders nothing by itself: without it two commands of one list
+// may run concurrently or in any order.
+ze_result_t order_locked(LzStream& stream);
+// With the stream's mutex held: keeps `what` alive until the commands
+// appended so far ran. Past a bound it appends a signal so that `held`
+// never grows without limit on a stream that is never synchronized.
+void hold_locked(LzStream& stream, std::shared_ptr<void> what);
+// Waits for everything appended to the stream so far (not holding its mutex
+// while it waits).
+anydev_status_t drain(LzStream& stream, const char* operation);
+
+}  // namespace anydev::level_zero
+
+#endif  // ANYDEV_BACKENDS_LEVEL_ZERO_LZ_OBJECTS_H_

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Level Zero loader entry points the level_zero backend uses, in one
+// X-macro list for the backend kit (backends/common/kit_symbols.h).
+//
+// ANYDEV_LEVEL_ZERO_SYMBOL(X, name, need): the field is the entry point's
+// name, typed from the declaration in Debian's <level_zero/ze_api.h>, and is
+// looked up by that name with dlsym in the loader (libze_loader.so.1 exports
+// every ze* entry point and dispatches it to the driver that owns the handle).
+// zeInitDrivers (Level Zero 1.10) is not in the 1.4 headers: it is declared
+// in lz_init_drivers.h and OPTIONAL (the 1.8 loader lacks it; zeInit is used).
+#ifndef ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_
+#define ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_
+
+#include <level_zero/ze_api.h>
+
+#include "lz_init_drivers.h"
+
+#define ANYDEV_LEVEL_ZERO_SYMBOL(X, name, need) X(name, need, decltype(&::name), #name)
+#define ANYDEV_LEVEL_ZERO_TYPED_SYMBOL(X, name, type, need) X(name, need, type, #name)
+
+#define ANYDEV_LEVEL_ZERO_SYMBOLS(X)                                                              \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeInit, REQUIRED)                                                   \
+  ANYDEV_LEVEL_ZERO_TYPED_SYMBOL(X, zeInitDrivers, ::anydev::level_zero::InitDriversFn, OPTIONAL) \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGet, REQUIRED)                                              \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetProperties, REQUIRED)                                    \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetApiVersion, REQUIRED)                                    \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGet, REQUIRED)                                              \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetProperties, REQUIRED)                                    \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetMemoryProperties, REQUIRED)                              \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetCommandQueueGroupProperties, REQUIRED)                   \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceCanAccessPeer, REQUIRED)                                    \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeContextCreate, REQUIRED)                                          \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeContextDestroy, REQUIRED)                                         \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListCreateImmediate, REQUIRED)                             \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListDestroy, REQUIRED)                                     \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListAppendMemoryCopy, REQUIRED)                            \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListAppendMemoryFill, REQUIRED)                            \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListAppendBarrier, REQUIRED)                               \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListAppendWaitOnEvents, REQUIRED)                          \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolCreate, REQUIRED)                                        \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventCreate, REQUIRED)                                            \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventHostSynchronize, REQUIRED)                                   \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventQueryStatus, REQUIRED)                                       \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventHostReset, REQUIRED)                                         \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemAllocHost, REQUIRED)                                           \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemAllocDevice, REQUIRED)                                         \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemFree, REQUIRED)                                                \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemGetAddressRange, REQUIRED)
+
+#endif  // ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: Apache-2.0
+// The immediate command-list entry points of the emulated driver: copies,
+// fills, barriers and waits (emu_lz.h says how batches run).
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "emu_lz.h"
+#include "emu_lz_api.h"
+
+namespace anydev_lz_emu {
+namespace {
+
+#define ANYDEV_LZ_LIST(api, h, list)                                                    \
+  if (!initialized()) return ZE_RESULT_ERROR_UNINITIALIZED;                             \
+  if ((h) == nullptr) {                                                                 \
+    return misuse(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, api ": null command list");      \
+  }                                                                                     \
+  CommandListRef list = find_command_list(h);                                           \
+  if (list == nullptr) {                                                                \
+    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, api ": unknown or destroyed list"); \
+  }
+
+// Events that a command signals or waits for: live, of the list's context.
+ze_result_t events_of(const CommandList& list, std::uint32_t n, ze_event_handle_t* handles,
+                      const char* api, std::vector<EventRef>* out) {
+  if (n > 0 && handles == nullptr) {
+    return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER, std::string(api) + ": null events");
+  }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    EventRef e = find_event(handles[i]);
+    if (e == nullptr) {
+      return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                    std::string(api) + ": unknown or destroyed event");
+    }
+    if (e->pool->context != list.context) {
+      return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                    std::string(api) + ": an event of another context");
+    }
+    out->push_back(std::move(e));
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t no_events(ze_event_handle_t signal, std::uint32_t waits, const char* api) {
+  if (signal != nullptr || waits != 0) {
+    return misuse(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE,
+                  std::string(api) +
+                      ": signal or wait events on a copy or fill are not "
+                      "emulated (use barriers)");
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
+// Submits the batch plus the waits for `waits` and the signal of `signal`.
+ze_result_t close_batch(CommandList& list, std::vector<EventRef> waits, EventRef signal,
+                        const char* api) {
+  if (signal != nullptr) {
+    const std::lock_guard<std::mutex> lock(signal->mutex);
+    if (signal->signaled || signal->pending_signals > 0) {
+      return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                    std::string(api) + ": the event to signal is " +
+                        (signal->signaled ? "signaled" : "already to be signaled") +
+                        ": zeEventHostReset it first");
+    }
+    ++signal->pending_signals;
+  }
+  for (const EventRef& e : waits) {
+    const std::lock_guard<std::mutex> lock(e->mutex);
+    ++e->pending_waits;
+  }
+  {
+    const std::lock_guard<std::mutex> lock(list.mutex);
+    std::vector<std::function<core::Status()>> batch = std::move(list.batch);
+    list.batch.clear();
+    ++list.unfinished;
+    list.stream->enqueue(api, [&list, batch = std::move(batch), waits = std::move(waits),
+                               signal = std::move(signal)] {
+      // Unordered within a batch: the last appended runs first (emu_lz.h).
+      core::Status status = core::Status::success;
+      for (auto it = batch.rbegin(); it != batch.rend(); ++it) {
+        const core::Status s = (*it)();
+        if (status == core::Status::success) status = s;
+      }
+      for (const EventRef& e : waits) {
+        std::unique_lock<std::mutex> lock(e->mutex);
+        e->changed.wait(lock, [&e] { return e->signaled; });
+        --e->pending_waits;
+      }
+      --list.unfinished;  // before the signal: a host that saw it may destroy the list
+      if (signal != nullptr) {
+        const std::lock_guard<std::mutex> lock(signal->mutex);
+        signal->signaled = true;
+        --signal->pending_signals;
+        signal->changed.notify_all();
+      }
+      return status;
+    });
+  }
+  if (list.synchronous) list.stream->drain();
+  return ZE_RESULT_SUCCESS;
+}
+
+}  // namespace
+
+ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hContext,
+                                                        ze_device_handle_t hDevice,
+                                                        const ze_command_queue_desc_t* desc,
+                                                        ze_command_list_handle_t* phCommandList) {
+  count_call("zeCommandListCreateImmediate");
+  if (!initialized()) return ZE_RESULT_ERROR_UNINITIALIZED;
+  Context* context = find_context(hContext);
+  core::Device* device = find_device(hDevice);
+  if (context == nullptr || device == nullptr) {
+    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  "zeCommandListCreateImmediate: unknown context or device");
+  }
+  if (desc == nullptr || phCommandList == nullptr) {
+    return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
+                  "zeCommandListCreateImmediate: null desc or out");
+  }
+  if (desc->stype != ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC || desc->ordinal != 0 ||
+      desc->index != 0 || (desc->flags & ~ZE_COMMAND_QUEUE_FLAG_EXPLICIT_ONLY) != 0 ||
+      desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS) {
+    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  "zeCommandListCreateImmediate: wrong stype, ordinal " +
+                      std::to_string(desc->ordinal) + " (one group), index " +
+                      std::to_string(desc->index) + " (one queue), flags or mode");
+  }
+  auto list = std::make_shared<CommandList>();
+  list->context = context;
+  list->device = device->index;
+  list->synchronous = desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+  list->stream = core::Stream::create(&device->primary);
+  *phCommandList = add_command_list(list);
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL emu_zeCommandListDestroy(ze_command_list_handle_t hCommandList) {
+  count_call("zeCommandListDestroy");
+  ANYDEV_LZ_LIST("zeCommandListDestroy", hCommandList, list);
+  {
+    const std::lock_guard<std::mutex> lock(list->mutex);
+    if (!list->batch.empty()) {
+      return misuse(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
+                    "zeCommandListDestroy: " + std::to_string(list->batch.size()) +
+                        " command(s) never submitted by a barrier or wait");
+    }
+  }
+  if (list->unfinished.load() > 0) {
+    return misuse(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE,
+                  "zeCommandListDestroy: " + std::to_string(list->unfinished.load()) +
+                      " queued batch(es) of the list have not run yet");
+  }
+  remove_command_list(hCommandList);
+  list->stream->drain();  // the end of the last task, after its signal
+  list->stream->retire();
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL emu_zeCommandListAppendMemoryCopy(
+    ze_command_list_handle_t hCommandList, void* dstptr, const void* srcptr, size_t size,
+    ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents) {
+  count_call("zeCommandListAppendMemoryCopy");
+  const char* api = "zeCommandListAppendMemoryCopy";
+  ANYDEV_LZ_LIST("zeCommandListAppendMemoryCopy", hCommandList, list);
+  (void)phWaitEvents;
+  if (ze_result_t r = no_events(hSignalEvent, numWaitEvents, api); r != ZE_RESULT_SUCCESS) return r;
+  const auto d = reinterpret_cast<std::uintptr_t>(dstptr);
+  const auto s = reinterpret_cast<std::uintptr_t>(srcptr);
+  if (size > 0 && d < s + size && s < d + size) {
+    return misuse(ZE_RESULT_ERROR_OVERLAPPING_REGIONS, std::string(api) + ": the ranges overlap");
+  }
+  if (size == 0) return ZE_RESULT_SUCCESS;
+  core::Span dst;
+  core::Span src;
+  if (const core::Status r = core::resolve(d, size, core::Access::kAny, api, &dst);
+      r != core::Status::success) {
+    return to_ze(r);
+  }
+  if (const core::Status r = core::resolve(s, size, core::Access::kAny, api, &src);
+      r != core::Status::success) {
+    return to_ze(r);
+  }
+  const std::lock_guard<std::mutex> lock(list->mutex);
+  list->batch.push_back([api, dst, src, size] {
+    std::byte* to = dst.bytes();
+    const std::byte* from = src.bytes();
+    if (to == nullptr || from == nullptr) {
+      return core::misuse(core::Status::illegal_address,
+                          std::string(api) + ": " + (to == nullptr ? dst : src).describe() +
+                              " was freed before the copy ran");
+    }
+    std::memcpy(to, from, size);
+    return core::Status::success;
+  });
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL emu_zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList,
+                                                         void* ptr, const void* pattern,
+                                                         size_t pattern_size, size_t size,
+                                                         ze_event_handle_t hSignalEvent,
+                                                         uint32_t numWaitEvents,
+                                                         ze_event_handle_t* phWaitEvents) {
+  count_call("zeCommandListAppendMemoryFill");
+  const char* api = "zeCommandListAppendMemoryFill";
+  ANYDEV_LZ_LIST("zeCommandListAppendMemoryFill", hCommandList, list);
+  (void)phWaitEvents;
+  if (ze_result_t r = no_events(hSignalEvent, numWaitEvents, api); r != ZE_RESULT_SUCCESS) return r;
+  if (pattern == nullptr) {
+    return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER, std::string(api) + ": null pattern");
+  }
+  if (pattern_size == 0 || (pattern_size & (pattern_size - 1)) != 0 ||
+      pattern_size > max_fill_pattern() || size % pattern_size != 0) {
+    return misuse(ZE_RESULT_ERROR_INVALID_SIZE,
+                  std::string(api) + ": pattern_size " + std::to_string(pattern_size) +
+                      " (a power of two up to the queue group's maxMemoryFillPatternSize " +
+                      std::to_string(max_fill_pattern()) + ") over " + std::to_string(size) +
+                      " bytes (a multiple of it)");
+  }
+  if (size == 0) return ZE_RESULT_SUCCESS;
+  core::Span dst;
+  if (const core::Status r = core::resolve(reinterpret_cast<std::uintptr_t>(ptr), size,
+                                           core::Access::kDeviceOrPinned, api, &dst);
+      r != core::Status::success) {
+    return to_ze(r);
+  }
+  const std::lock_guard<std::mutex> lock(list->mutex);
+  // The pattern is read when the command runs, not when it is appended: the
+  // caller keeps it alive until then (stricter than a driver that copies it).
+  list->batch.push_back([api, dst, pattern, pattern_size, size] {
+    std::byte* to = dst.bytes();
+    if (to == nullptr) {
+      return core::misuse(core::Status::illegal_address, std::string(api) + ": " + dst.describe() +
+                                                             " was freed before the fill ran");
+    }
+    for (std::size_t done = 0; done < size; done += pattern_size) {
+      std::memcpy(to + done, pattern, pattern_size);
+    }
+    return core::Status::success;
+  });
+  return ZE_RESULT_SUCCESS;
+}
+
+ze_result_t ZE_APICALL emu_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList,
+                                                      ze_event_handle_t hSignalEvent,
+                                                      uint32_t numWaitEvents,
+                                                      ze_event_handle_t* phWaitEvents) {
+  count_call("zeCommandListAppendBarrier");
+  const char* api = "zeCommandListAppendBarrier";
+  ANYDEV_LZ_LIST("zeCommandListAppendBarrier", hCommandList, list);
+  std::vector<EventRef> waits;
+  if (ze_result_t r = events_of(*list, numWaitEvents, phWaitEvents, api, &waits);
+      r != ZE_RESULT_SUCCESS) {
+    return r;
+  }
+  std::vector<EventRef> signal;
+  if (hSignalEvent != nullptr) {
+    if (ze_result_t r = events_of(*list, 1, &hSignalEvent, api, &signal); r != ZE_RESULT_SUCCESS) {
+      return r;
+    }
+  }
+  return close_batch(*list, std::move(waits), signal.empty() ? nullptr : signal[0], api);
+}
+
+ze_result_t ZE_APICALL emu_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList,
+                                                           uint32_t numEvents,
+                                                           ze_event_handle_t* phEvents) {
+  count_call("zeCommandListAppendWaitOnEvents");
+  const char* api = "zeCommandListAppendWaitOnEvents";
+  ANYDEV_LZ_LIST("zeCommandListAppendWaitOnEvents", hCommandList, list);
+  std::vector<EventRef> waits;
+  if (ze_result_t r = events_of(*list, numEvents, phEvents, api, &waits); r != ZE_RESULT_SUCCESS) {
+    return r;
+  }
+  return close_batch(*list, std::move(waits), nullptr, api);
+}
+
+}  // namespace anydev_lz_emu

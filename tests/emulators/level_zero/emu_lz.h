@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+// The emulated Level Zero driver: a thin Level Zero face on the generic
+// emulator core (tests/emulators/common): the core's devices, memory (device
+// memory at PROT_NONE addresses never reused, pinned host memory), streams
+// (asynchronous, in order, with the per-operation delay), settings, call
+// counts and misuse reports, under the names ANYDEV_LEVEL_ZERO_EMULATOR_* and
+// "anydev-level-zero-emulator:". What is Level Zero's own lives here: one
+// driver handle, contexts, event pools and binary host-visible events with
+// their reset rules, and immediate command lists whose commands between two
+// barriers run unordered.
+//
+// Every handle the face hands out is checked against the live set of its kind
+// before use (a destroyed or foreign handle is misuse, answered with the
+// spec's error). Registries are created at the first zeInit and never
+// destroyed (stream workers may still run at exit). Objects are shared
+// (std::shared_ptr) between the registry, queued commands and workers; each
+// one's mutable state is guarded by its own mutex, so every entry point is
+// thread-safe.
+#ifndef ANYDEV_TESTS_EMULATORS_LEVEL_ZERO_EMU_LZ_H_
+#define ANYDEV_TESTS_EMULATORS_LEVEL_ZERO_EMU_LZ_H_
+
+#include <level_zero/ze_api.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core_config.h"
+#include "core_device.h"
+#include "core_memory.h"
+#include "core_status.h"
+#include "core_stream.h"
+
+namespace anydev_lz_emu {
+
+namespace core = anydev_emu::core;
+
+// ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN: the queue group's
+// maxMemoryFillPatternSize (default 16; a power of two up to 256).
+std::size_t max_fill_pattern();
+
+// Reports "anydev-level-zero-emulator: <message>" (core::report_misuse),
+// counts it, and returns `result` so an entry point can `return misuse(...)`.
+ze_result_t misuse(ze_result_t result, const std::string& message);
+unsigned long long misuse_count();
+// The Level Zero code of a core status (`device_memory`: which out-of-memory).
+ze_result_t to_ze(core::Status status, bool device_memory = true);
+// Counts one call of an entry point (anydev_level_zero_emulator_call_count).
+void count_call(const char* name);
+
+struct Context {
+  bool live = true;
+};
+
+struct EventPool;
+// A binary event: signaled by a barrier or the host, reset by the host.
+struct Event {
+  std::shared_ptr<EventPool> pool;
+  std::uint32_t index = 0;
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool signaled = false;
+  int pending_signals = 0;  // appended signals that have not run
+  int pending_waits = 0;    // appended waits that have not passed
+};
+using EventRef = std::shared_ptr<Event>;
+
+struct EventPool {
+  Context* context = nullptr;
+  std::uint32_t count = 0;
+  std::mutex mutex;
+  std::vector<bool> used;  // index taken by a live event
+};
+
+// An immediate command list over a core stream. Copies and fills appended
+// between two synchronization points (a barrier or a wait) form a batch; the
+// batch is queued on the stream when the next barrier or wait is appended and
+// runs its commands in the REVERSE order of their appending: the
+// specification orders nothing within a batch, so a caller that forgot a
+// barrier sees the wrong bytes.
+struct CommandList {
+  Context* context = nullptr;
+  int device = 0;
+  bool synchronous = false;
+  core::StreamRef stream;
+  std::mutex mutex;
+  std::vector<std::function<core::Status()>> batch;  // appended, not yet queued
+  // Queued tasks that have not yet reached their end (their signal, if any):
+  // the host cannot know a list is idle before this is 0.
+  std::atomic<int> unfinished{0};
+};
+using CommandListRef = std::shared_ptr<CommandList>;
+
+// Registries of live handles (emu_lz_registry.cpp); `find_*` answer null for
+// a handle that is not live. Devices are the core's.
+core::Device* find_device(ze_device_handle_t handle);
+ze_device_handle_t device_handle(int index);
+Context* find_context(ze_context_handle_t handle);
+std::shared_ptr<EventPool> find_event_pool(ze_event_pool_handle_t handle);
+EventRef find_event(ze_event_handle_t handle);
+CommandListRef find_command_list(ze_command_list_handle_t handle);
+bool driver_matches(ze_driver_handle_t handle);
+ze_driver_handle_t driver_handle();
+bool initialized();
+ze_result_t initialize(ze_init_flags_t flags);
+
+ze_context_handle_t add_context(std::unique_ptr<Context> context);
+bool remove_context(ze_context_handle_t handle);
+ze_event_pool_handle_t add_event_pool(const std::shared_ptr<EventPool>& pool);
+bool remove_event_pool(ze_event_pool_handle_t handle);
+ze_event_handle_t add_event(const EventRef& event);
+bool remove_event(ze_event_handle_t handle);
+ze_command_list_handle_t add_command_list(const CommandListRef& list);
+bool remove_command_list(ze_command_list_handle_t handle);
+
+}  // namespace anydev_lz_emu
+
+#endif  // ANYDEV_TESTS_EMULATORS_LEVEL_ZERO_EMU_LZ_H_

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// The emulated driver's entry points (api_*.cpp), which ddi_tables.cpp puts
+// into the DDI tables the loader asks for. Named emu_ze*, never ze*: the
+// driver exports only the table getters, so nothing here can interpose on the
+// loader's own ze* symbols. Thread-safe (emu_lz.h).
+#ifndef ANYDEV_TESTS_EMULATORS_LEVEL_ZERO_EMU_LZ_API_H_
+#define ANYDEV_TESTS_EMULATORS_LEVEL_ZERO_EMU_LZ_API_H_
+
+#include <level_zero/ze_api.h>
+
+namespace anydev_lz_emu {
+
+ze_result_t ZE_APICALL emu_zeInit(ze_init_flags_t flags);
+ze_result_t ZE_APICALL emu_zeDriverGet(uint32_t* pCount, ze_driver_handle_t* phDrivers);
+ze_result_t ZE_APICALL emu_zeDriverGetApiVersion(ze_driver_handle_t hDriver,
+                                                 ze_api_version_t* version);
+ze_result_t ZE_APICALL emu_zeDriverGetProperties(ze_driver_handle_t hDriver,
+                                                 ze_driver_properties_t* props);
+ze_result_t ZE_APICALL emu_zeDriverGetIpcProperties(ze_driver_handle_t hDriver,
+                                                    ze_driver_ipc_properties_t* props);
+ze_result_t ZE_APICALL emu_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver,
+                                                          uint32_t* pCount,
+                                                          ze_driver_extension_properties_t* props);
+ze_result_t ZE_APICALL emu_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t* pCount,
+                                       ze_device_handle_t* phDevices);
+ze_result_t ZE_APICALL emu_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t* pCount,
+                                                 ze_device_handle_t* phSubdevices);
+ze_result_t ZE_APICALL emu_zeDeviceGetProperties(ze_device_handle_t hDevice,
+                                                 ze_device_properties_t* props);
+ze_result_t ZE_APICALL emu_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t* pCount,
+                                                       ze_device_memory_properties_t* props);
+ze_result_t ZE_APICALL emu_zeDeviceGetCommandQueueGroupProperties(
+    ze_device_handle_t hDevice, uint32_t* pCount, ze_command_queue_group_properties_t* props);
+ze_result_t ZE_APICALL emu_zeDeviceCanAccessPeer(ze_device_handle_t hDevice,
+                                                 ze_device_handle_t hPeerDevice, ze_bool_t* value);
+ze_result_t ZE_APICALL emu_zeDeviceGetStatus(ze_device_handle_t hDevice);
+ze_result_t ZE_APICALL emu_zeContextCreate(ze_driver_handle_t hDriver,
+                                           const ze_context_desc_t* desc,
+                                           ze_context_handle_t* phContext);
+ze_result_t ZE_APICALL emu_zeContextDestroy(ze_context_handle_t hContext);
+ze_result_t ZE_APICALL emu_zeContextGetStatus(ze_context_handle_t hContext);
+ze_result_t ZE_APICALL emu_zeEventPoolCreate(ze_context_handle_t hContext,
+                                             const ze_event_pool_desc_t* desc, uint32_t numDevices,
+                                             ze_device_handle_t* phDevices,
+                                             ze_event_pool_handle_t* phEventPool);
+ze_result_t ZE_APICALL emu_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool);
+ze_result_t ZE_APICALL emu_zeEventCreate(ze_event_pool_handle_t hEventPool,
+                                         const ze_event_desc_t* desc, ze_event_handle_t* phEvent);
+ze_result_t ZE_APICALL emu_zeEventDestroy(ze_event_handle_t hEvent);
+ze_result_t ZE_APICALL emu_zeEventHostSignal(ze_event_handle_t hEvent);
+ze_result_t ZE_APICALL emu_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout);
+ze_result_t ZE_APICALL emu_zeEventQueryStatus(ze_event_handle_t hEvent);
+ze_result_t ZE_APICALL emu_zeEventHostReset(ze_event_handle_t hEvent);
+ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hContext,
+                                                        ze_device_handle_t hDevice,
+                                                        const ze_command_queue_desc_t* desc,
+                                                        ze_command_list_handle_t* phCommandList);
+ze_result_t ZE_APICALL emu_zeCommandListDestroy(ze_command_list_handle_t hCommandList);
+ze_result_t ZE_APICALL emu_zeCommandListAppendMemoryCopy(
+    ze_command_list_handle_t hCommandList, void* dstptr, const void* srcptr, size_t size,
+    ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents);
+ze_result_t ZE_APICALL emu_zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList,
+                                                         void* ptr, const void* pattern,
+                                                         size_t pattern_size, size_t size,
+                                                         ze_event_handle_t hSignalEvent,
+                                                         uint32_t numWaitEvents,
+                                                         ze_event_handle_t* phWaitEvents);
+ze_result_t ZE_APICALL emu_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList,
+                                                      ze_event_handle_t hSignalEvent,
+                                                      uint32_t numWaitEvents,
+                                                      ze_event_handle_t* phWaitEvents);
+ze_result_t ZE_APICALL emu_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList,
+                                                           uint32_t numEvents,
+                                                           ze_event_handle_t* phEvents);
+ze_result_t ZE_APICALL emu_zeMemAllocHost(ze_context_handle_t hContext,
+                                          const ze_host_mem_alloc_desc_t* desc, size_t size,
+                                          size_t alignment, void** pptr);
+ze_result_t ZE_APICALL emu_zeMemAllocDevice(ze_context_handle_t hContext,
+                                            const ze_device_mem_alloc_desc_t* desc, size_t size,
+                                            size_t alignment, ze_device_handle_t hDevice,
+                                            void** pptr);
+ze_result_t ZE_APICALL emu_zeMemFree(ze_context_handle_t hContext, void* ptr);
+ze_result_t ZE_APICALL emu_zeMemGetAddressRange(ze_context_handle_t hContext, const void* ptr,
+                                                void** pBase, size_t* pSize);
+ze_result_t ZE_APICALL emu_zeMemGetAllocProperties(ze_context_handle_t hContext, const void* ptr,
+                                                   ze_memory_allocation_properties_t* props,
+                                                   ze_device_handle_t* phDevice);
+
+}  // namespace anydev_lz_emu
+
+#endif  // ANYDEV_TESTS_EMULATORS_LEVEL_ZERO_EMU_LZ_API_H_

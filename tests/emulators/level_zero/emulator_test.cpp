@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0
+// The emulated driver, through Debian's real loader (linked here; the backend
+// never links it): ctest names the driver in ZE_ENABLE_ALT_DRIVERS. Checks the
+// loader's handshake, copies and fills, event rules, the misuse the driver
+// reports, and that the validation layer (when enabled) stops a malformed
+// call before the driver sees it.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <level_zero/ze_api.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+// The emulator-only functions, found in the driver the loader opened.
+struct EmulatorProbe {
+  unsigned long long (*misuse_count)() = nullptr;
+  unsigned long long (*call_count)(const char*) = nullptr;
+  void find() {
+    const char* path = std::getenv("ZE_ENABLE_ALT_DRIVERS");
+    void* self = path != nullptr ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+    if (self == nullptr) return;
+    misuse_count = reinterpret_cast<unsigned long long (*)()>(
+        dlsym(self, "anydev_level_zero_emulator_misuse_count"));
+    call_count = reinterpret_cast<unsigned long long (*)(const char*)>(
+        dlsym(self, "anydev_level_zero_emulator_call_count"));
+  }
+};
+
+class Emulator : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(zeInit(ZE_INIT_FLAG_GPU_ONLY), ZE_RESULT_SUCCESS)
+        << "is ZE_ENABLE_ALT_DRIVERS the emulated driver?";
+    std::uint32_t count = 1;
+    ASSERT_EQ(zeDriverGet(&count, &driver_), ZE_RESULT_SUCCESS);
+    ASSERT_EQ(count, 1u);
+    count = 1;
+    ASSERT_EQ(zeDeviceGet(driver_, &count, &device_), ZE_RESULT_SUCCESS);
+    ASSERT_GE(count, 1u);
+    ze_context_desc_t cdesc = {ZE_STRUCTURE_TYPE_CONTEXT_DESC, nullptr, 0};
+    ASSERT_EQ(zeContextCreate(driver_, &cdesc, &context_), ZE_RESULT_SUCCESS);
+    ze_command_queue_desc_t qdesc = {};
+    qdesc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+    qdesc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
+    ASSERT_EQ(zeCommandListCreateImmediate(context_, device_, &qdesc, &list_), ZE_RESULT_SUCCESS);
+    ze_event_pool_desc_t pdesc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr,
+                                  ZE_EVENT_POOL_FLAG_HOST_VISIBLE, 2};
+    ASSERT_EQ(zeEventPoolCreate(context_, &pdesc, 0, nullptr, &pool_), ZE_RESULT_SUCCESS);
+    ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 0, ZE_EVENT_SCOPE_FLAG_HOST,
+                             ZE_EVENT_SCOPE_FLAG_HOST};
+    ASSERT_EQ(zeEventCreate(pool_, &edesc, &event_), ZE_RESULT_SUCCESS);
+    probe_.find();  // the loader has opened the driver by now
+  }
+  void TearDown() override {
+    if (event_ != nullptr) {
+      EXPECT_EQ(zeEventDestroy(event_), ZE_RESULT_SUCCESS);
+    }
+    if (pool_ != nullptr) {
+      EXPECT_EQ(zeEventPoolDestroy(pool_), ZE_RESULT_SUCCESS);
+    }
+    if (list_ != nullptr) {
+      EXPECT_EQ(zeCommandListDestroy(list_), ZE_RESULT_SUCCESS);
+    }
+    if (context_ != nullptr) {
+      EXPECT_EQ(zeContextDestroy(context_), ZE_RESULT_SUCCESS);
+    }
+  }
+  void* device_alloc(std::size_t bytes) {
+    ze_device_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0, 0};
+    void* p = nullptr;
+    EXPECT_EQ(zeMemAllocDevice(context_, &desc, bytes, 64, device_, &p), ZE_RESULT_SUCCESS);
+    return p;
+  }
+  // Appends a barrier signalling event_ and waits for it, then resets it.
+  void finish() {
+    ASSERT_EQ(zeCommandListAppendBarrier(list_, event_, 0, nullptr), ZE_RESULT_SUCCESS);
+    ASSERT_EQ(zeEventHostSynchronize(event_, UINT64_MAX), ZE_RESULT_SUCCESS);
+    ASSERT_EQ(zeEventHostReset(event_), ZE_RESULT_SUCCESS);
+  }
+
+  ze_driver_handle_t driver_ = nullptr;
+  ze_device_handle_t device_ = nullptr;
+  ze_context_handle_t context_ = nullptr;
+  ze_command_list_handle_t list_ = nullptr;
+  ze_event_pool_handle_t pool_ = nullptr;
+  ze_event_handle_t event_ = nullptr;
+  EmulatorProbe probe_;
+};
+
+TEST_F(Emulator, TheLoaderFindsTheEmulatedDevice) {
+  ze_device_properties_t props = {};
+  props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+  ASSERT_EQ(zeDeviceGetProperties(device_, &props), ZE_RESULT_SUCCESS);
+  EXPECT_STREQ(props.name, "anydev Level Zero emulator");
+  EXPECT_EQ(props.type, ZE_DEVICE_TYPE_GPU);
+  ASSERT_NE(probe_.call_count, nullptr) << "the driver's probe functions were not found";
+  EXPECT_GE(probe_.call_count("zeDeviceGetProperties"), 1u);
+}
+
+TEST_F(Emulator, CopiesRoundTripThroughDeviceMemory) {
+  std::vector<std::uint32_t> in(1024), out(1024, 0);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint32_t>(i * 2654435761u);
+  void* d = device_alloc(in.size() * 4);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list_, d, in.data(), in.size() * 4, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendBarrier(list_, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(
+      zeCommandListAppendMemoryCopy(list_, out.data(), d, out.size() * 4, nullptr, 0, nullptr),
+      ZE_RESULT_SUCCESS);
+  finish();
+  EXPECT_EQ(in, out);
+  EXPECT_EQ(zeMemFree(context_, d), ZE_RESULT_SUCCESS);
+}
+
+// Without a barrier the two commands are one batch, which the driver runs in
+// reverse: the copy back reads the device memory before it was written.
+TEST_F(Emulator, CommandsWithoutABarrierBetweenThemAreUnordered) {
+  std::uint32_t in = 0x12345678u;
+  std::uint32_t out = 0;
+  void* d = device_alloc(4);
+  const std::uint32_t zero = 0;
+  ASSERT_EQ(zeCommandListAppendMemoryFill(list_, d, &zero, 4, 4, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  finish();
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list_, d, &in, 4, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list_, &out, d, 4, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  finish();
+  EXPECT_EQ(out, 0u) << "a batch ran in the order of appending";
+  EXPECT_EQ(zeMemFree(context_, d), ZE_RESULT_SUCCESS);
+}
+
+TEST_F(Emulator, FillsWidePatternsOnlyUpToTheGroupsMaximum) {
+  std::uint32_t count = 1;
+  ze_command_queue_group_properties_t group = {};
+  group.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES;
+  ASSERT_EQ(zeDeviceGetCommandQueueGroupProperties(device_, &count, &group), ZE_RESULT_SUCCESS);
+  void* d = device_alloc(256);
+  unsigned char pattern[256];
+  for (int i = 0; i < 256; ++i) pattern[i] = static_cast<unsigned char>(i);
+  const std::size_t max = group.maxMemoryFillPatternSize;
+  ASSERT_EQ(zeCommandListAppendMemoryFill(list_, d, pattern, max, 256, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  finish();
+  if (max < 256) {
+    ASSERT_NE(probe_.misuse_count, nullptr);
+    const auto before = probe_.misuse_count();
+    EXPECT_EQ(zeCommandListAppendMemoryFill(list_, d, pattern, max * 2, 256, nullptr, 0, nullptr),
+              ZE_RESULT_ERROR_INVALID_SIZE);
+    EXPECT_EQ(probe_.misuse_count(), before + 1);
+  }
+  std::vector<unsigned char> out(256);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(list_, out.data(), d, 256, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  finish();
+  for (std::size_t i = 0; i < 256; ++i) ASSERT_EQ(out[i], pattern[i % max]) << i;
+  EXPECT_EQ(zeMemFree(context_, d), ZE_RESULT_SUCCESS);
+}
+
+// The rules the specification leaves undefined, enforced: each is misuse.
+TEST_F(Emulator, ResettingAnEventAQueuedCommandWillSignalIsMisuse) {
+  ASSERT_NE(probe_.misuse_count, nullptr);
+  ze_event_handle_t gate = nullptr;
+  ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 1, ZE_EVENT_SCOPE_FLAG_HOST,
+                           ZE_EVENT_SCOPE_FLAG_HOST};
+  ASSERT_EQ(zeEventCreate(pool_, &edesc, &gate), ZE_RESULT_SUCCESS);
+  // The list waits for `gate`, then signals event_: neither may be reset now.
+  ASSERT_EQ(zeCommandListAppendWaitOnEvents(list_, 1, &gate), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendBarrier(list_, event_, 0, nullptr), ZE_RESULT_SUCCESS);
+  const auto before = probe_.misuse_count();
+  EXPECT_EQ(zeEventHostReset(event_), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+  EXPECT_EQ(zeEventHostReset(gate), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+  EXPECT_EQ(zeEventDestroy(gate), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+  EXPECT_EQ(probe_.misuse_count(), before + 3);
+  EXPECT_EQ(zeEventQueryStatus(event_), ZE_RESULT_NOT_READY);
+  ASSERT_EQ(zeEventHostSignal(gate), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventHostSynchronize(event_, UINT64_MAX), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventHostReset(event_), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventDestroy(gate), ZE_RESULT_SUCCESS);
+}
+
+// The specification leaves freeing memory that a queued command uses
+// undefined: the emulator's core reports the command as misuse when it runs
+// (ctest fails on that line everywhere else).
+TEST_F(Emulator, AFillOfMemoryFreedBeforeItRanIsMisuse) {
+  ze_event_handle_t gate = nullptr;
+  ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 1, ZE_EVENT_SCOPE_FLAG_HOST,
+                           ZE_EVENT_SCOPE_FLAG_HOST};
+  ASSERT_EQ(zeEventCreate(pool_, &edesc, &gate), ZE_RESULT_SUCCESS);
+  void* d = device_alloc(64);
+  ASSERT_EQ(zeCommandListAppendWaitOnEvents(list_, 1, &gate), ZE_RESULT_SUCCESS);
+  const unsigned char byte = 7;
+  ASSERT_EQ(zeCommandListAppendMemoryFill(list_, d, &byte, 1, 64, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendBarrier(list_, event_, 0, nullptr), ZE_RESULT_SUCCESS);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(zeMemFree(context_, d), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventHostSignal(gate), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventHostSynchronize(event_, UINT64_MAX), ZE_RESULT_SUCCESS);
+  // A freed device address is never handed out again: using it is misuse.
+  EXPECT_EQ(zeCommandListAppendMemoryFill(list_, d, &byte, 1, 64, nullptr, 0, nullptr),
+            ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("anydev-level-zero-emulator: zeCommandListAppendMemoryFill"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("was freed before the fill ran"), std::string::npos) << err;
+  ASSERT_EQ(zeEventHostReset(event_), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventDestroy(gate), ZE_RESULT_SUCCESS);
+}
+
+// The deliberate misuse that proves the validation layer is on (ctest runs
+// this with ZE_ENABLE_VALIDATION_LAYER=1 and ZE_ENABLE_PARAMETER_VALIDATION=1):
+// a null context is refused by the layer, which prints nothing but answers
+// ZE_RESULT_ERROR_INVALID_NULL_HANDLE, and the driver never sees the call.
+TEST_F(Emulator, TheValidationLayerStopsANullContextBeforeTheDriver) {
+  const char* layer = std::getenv("ZE_ENABLE_VALIDATION_LAYER");
+  const char* params = std::getenv("ZE_ENABLE_PARAMETER_VALIDATION");
+  if (layer == nullptr || std::strcmp(layer, "1") != 0 || params == nullptr ||
+      std::strcmp(params, "1") != 0) {
+    GTEST_SKIP() << "needs ZE_ENABLE_VALIDATION_LAYER=1 and ZE_ENABLE_PARAMETER_VALIDATION=1";
+  }
+  ASSERT_NE(probe_.call_count, nullptr);
+  const auto before = probe_.call_count("zeMemAllocDevice");
+  ze_device_mem_alloc_desc_t desc = {ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, nullptr, 0, 0};
+  void* p = nullptr;
+  EXPECT_EQ(zeMemAllocDevice(nullptr, &desc, 64, 64, device_, &p),
+            ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+  EXPECT_EQ(zeMemAllocDevice(context_, nullptr, 64, 64, device_, &p),
+            ZE_RESULT_ERROR_INVALID_NULL_POINTER);
+  EXPECT_EQ(probe_.call_count("zeMemAllocDevice"), before) << "the call reached the driver";
+}
+
+}  // namespace

@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: Apache-2.0
+# ctest entries for the emulated Level Zero driver and the level_zero backend,
+# always through Debian's real loader (libze_loader.so.1) with the emulated
+# driver named in ZE_ENABLE_ALT_DRIVERS, and (except where a test says) with
+# the loader's validation layer on.
+#
+# The runs need targets defined elsewhere (anydev-conformance-tests, anydev-info,
+# ...), possibly after this folder is read: they are added when the top-level
+# folder is done.
+find_library(ANYDEV_LEVEL_ZERO_LOADER NAMES ze_loader libze_loader.so.1
+             DOC "Debian's Level Zero loader, for the level_zero tests")
+if(NOT ANYDEV_LEVEL_ZERO_LOADER)
+  message(STATUS "anydev: Level Zero tests skipped: no libze_loader (install libze1 and libze-dev)")
+  return()
+endif()
+
+set(ANYDEV_LEVEL_ZERO_DRIVER_ENV "ZE_ENABLE_ALT_DRIVERS=$<TARGET_FILE:anydev-level-zero-emulator>"
+    CACHE INTERNAL "")
+# Every validation the 1.8 layer has: parameters, handle lifetimes, threading
+# (not implemented in 1.8: accepted and ignored) and the memory tracker.
+set(ANYDEV_LEVEL_ZERO_VALIDATION_ENV
+    ZE_ENABLE_VALIDATION_LAYER=1 ZE_ENABLE_PARAMETER_VALIDATION=1 ZE_ENABLE_HANDLE_LIFETIME=1
+    ZE_ENABLE_THREADING_VALIDATION=1 ZE_ENABLE_MEMORY_TRACKER=1 CACHE INTERNAL "")
+# The emulator's misuse; the backend's error line for a call the validation
+# layer (which prints nothing) rejected as malformed (lz_errors.cpp).
+set(ANYDEV_LEVEL_ZERO_FAIL_RE
+    "anydev-level-zero-emulator:|rejects as malformed|\\[  SKIPPED \\]" CACHE INTERNAL "")
+
+find_package(GTest QUIET)
+if(GTest_FOUND)
+  add_executable(anydev-level-zero-emulator-tests emulator_test.cpp)
+  target_include_directories(anydev-level-zero-emulator-tests PRIVATE
+    "${ANYDEV_LEVEL_ZERO_INCLUDE_DIR}")
+  target_link_libraries(anydev-level-zero-emulator-tests PRIVATE
+    ${ANYDEV_LEVEL_ZERO_LOADER} GTest::gtest GTest::gtest_main anydev_warnings ${CMAKE_DL_LIBS})
+  add_dependencies(anydev-level-zero-emulator-tests anydev-level-zero-emulator)
+  # The selftest commits misuse on purpose and checks each report (its count,
+  # or the line on stderr): no FAIL_REGULAR_EXPRESSION on the prefix here.
+  foreach(variant IN ITEMS plain validation small-fill)
+    set(environment ${ANYDEV_LEVEL_ZERO_DRIVER_ENV})
+    set(filter "*")
+    if(variant STREQUAL "validation")
+      list(APPEND environment ${ANYDEV_LEVEL_ZERO_VALIDATION_ENV})
+    else()
+      set(filter "-*ValidationLayer*")
+      if(variant STREQUAL "small-fill")
+        list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4)
+      endif()
+    endif()
+    add_test(NAME level_zero-emulator-selftest-${variant}
+             COMMAND anydev-level-zero-emulator-tests --gtest_filter=${filter})
+    set_tests_properties(level_zero-emulator-selftest-${variant} PROPERTIES
+      ENVIRONMENT "${environment}" FAIL_REGULAR_EXPRESSION "\\[  SKIPPED \\]" TIMEOUT 60)
+  endforeach()
+
+  if(TARGET anydev-backend-level_zero)
+    add_executable(anydev-level-zero-backend-tests level_zero_backend_test.cpp)
+    target_link_libraries(anydev-level-zero-backend-tests PRIVATE
+      anydev::anydev GTest::gtest GTest::gtest_main anydev_warnings ${CMAKE_DL_LIBS})
+    add_dependencies(anydev-level-zero-backend-tests anydev-backend-level_zero
+                     anydev-level-zero-emulator)
+    # small-fill: 8- and 16-byte patterns by the GPU core's fill plan;
+    # tiny-fill: a group that fills at most 2 bytes (4-byte patterns too by
+    # staged copies).
+    foreach(variant IN ITEMS plain small-fill-delay tiny-fill)
+      set(environment ${ANYDEV_LEVEL_ZERO_DRIVER_ENV} ${ANYDEV_LEVEL_ZERO_VALIDATION_ENV}
+          ANYDEV_LEVEL_ZERO_EMULATOR_DEVICES=2)
+      if(variant STREQUAL "small-fill-delay")
+        list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4
+             ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=200)
+      elseif(variant STREQUAL "tiny-fill")
+        list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=2)
+      endif()
+      add_test(NAME level_zero-backend-${variant} COMMAND anydev-level-zero-backend-tests)
+      set_tests_properties(level_zero-backend-${variant} PROPERTIES
+        ENVIRONMENT "${environment}" FAIL_REGULAR_EXPRESSION "${ANYDEV_LEVEL_ZERO_FAIL_RE}"
+        TIMEOUT 120)
+    endforeach()
+  endif()
+endif()
+
+function(anydev_level_zero_emulator_add_tests check_script)
+  set(run ${CMAKE_COMMAND} -DEXPECT_RC=0)
+  set(uses ${ANYDEV_LEVEL_ZERO_DRIVER_ENV} ${ANYDEV_LEVEL_ZERO_VALIDATION_ENV})
+
+  if(TARGET anydev-conformance-tests)
+    # "name|extra environment", variables separated by '@'
+    set(runs
+      "conformance-level_zero-emulator|"
+      "conformance-level_zero-emulator-delay|ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=200"
+      # A queue group that fills at most 4 bytes: 8- and 16-byte patterns by copies.
+      "conformance-level_zero-emulator-small-fill|ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4@ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=100"
+      "conformance-level_zero-emulator-2-devices|ANYDEV_LEVEL_ZERO_EMULATOR_DEVICES=2")
+    foreach(entry IN LISTS runs)
+      string(REPLACE "|" ";" parts "${entry}")
+      list(GET parts 0 name)
+      list(LENGTH parts n)
+      set(extra "")
+      if(n GREATER 1)
+        list(GET parts 1 extra)
+        string(REPLACE "@" ";" extra "${extra}")
+      endif()
+      add_test(NAME ${name}
+               COMMAND ${run} -DCOMMAND=$<TARGET_FILE:anydev-conformance-tests>
+                       "-DMUST_MATCH=\\[  PASSED  \\] [1-9]@@OK \\] Conformance/[A-Za-z]+[.][A-Za-z]+/level_zero_0"
+                       -P ${check_script})
+      set_tests_properties(${name} PROPERTIES
+        ENVIRONMENT "${uses};ANYDEV_CONFORMANCE_BACKENDS=level_zero;${extra}"
+        FAIL_REGULAR_EXPRESSION "anydev-level-zero-emulator:|rejects as malformed"
+        TIMEOUT 900)
+    endforeach()
+  endif()
+
+  if(TARGET anydev-c-api-tests)
+    add_test(NAME c_api-level_zero-emulator COMMAND anydev-c-api-tests)
+    set_tests_properties(c_api-level_zero-emulator PROPERTIES
+      ENVIRONMENT "${uses};ANYDEV_BACKEND=level_zero"
+      PASS_REGULAR_EXPRESSION " passed, 0 failed"
+      FAIL_REGULAR_EXPRESSION "anydev-level-zero-emulator:|rejects as malformed" TIMEOUT 120)
+  endif()
+
+  if(TARGET anydev-dlpack-tests)
+    add_test(NAME dlpack.foreign_host_memory_level_zero_emulator
+             COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/ForeignHostMemory.*/level_zero)
+    set_tests_properties(dlpack.foreign_host_memory_level_zero_emulator PROPERTIES
+      ENVIRONMENT "${uses}" FAIL_REGULAR_EXPRESSION "${ANYDEV_LEVEL_ZERO_FAIL_RE}" TIMEOUT 60)
+  endif()
+
+  # The Python package on level_zero: the plain build only (under a sanitizer
+  # tests/python preloads the runtime; the level_zero runs add nothing there).
+  if(TARGET anydev_python AND NOT ANYDEV_SANITIZE AND Python_EXECUTABLE)
+    # The package's own tests assume the cpu backend (tests/python/conftest.py):
+    # these are level_zero's (test_level_zero.py).
+    add_test(NAME python.level_zero_emulator
+      COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider -p no:hypothesispytest -rs
+              ${ANYDEV_LEVEL_ZERO_EMULATOR_SOURCE_DIR}/test_level_zero.py)
+    set_tests_properties(python.level_zero_emulator PROPERTIES
+      ENVIRONMENT "PYTHONPATH=${ANYDEV_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1;${uses};ANYDEV_BACKEND=level_zero"
+      FAIL_REGULAR_EXPRESSION "anydev-level-zero-emulator:|rejects as malformed|SKIPPED|skipped"
+      TIMEOUT 300 WORKING_DIRECTORY ${ANYDEV_LEVEL_ZERO_EMULATOR_SOURCE_DIR})
+  elseif(ANYDEV_SANITIZE)
+    message(STATUS "anydev: python tests on level_zero not registered under ANYDEV_SANITIZE")
+  endif()
+
+  if(TARGET anydev-info)
+    set(info $<TARGET_FILE:anydev-info>)
+    add_test(NAME level_zero-emulator-available
+             COMMAND ${run} -DCOMMAND=${info}
+                     "-DMUST_MATCH=level_zero +available@@anydev Level Zero emulator" -P ${check_script})
+    set_tests_properties(level_zero-emulator-available PROPERTIES ENVIRONMENT "${uses}")
+
+    # The real loader with no driver at all (this project's machines: libze1
+    # only): the real cause, the result code and what to install. Not
+    # registered where a real driver is installed (Intel's libze_intel_gpu).
+    find_library(ANYDEV_LEVEL_ZERO_REAL_DRIVER NAMES ze_intel_gpu libze_intel_gpu.so.1)
+    if(ANYDEV_LEVEL_ZERO_REAL_DRIVER)
+      message(STATUS "anydev: level_zero-real-loader-no-driver not registered: a Level Zero "
+                     "driver is installed (${ANYDEV_LEVEL_ZERO_REAL_DRIVER})")
+    else()
+      add_test(NAME level_zero-real-loader-no-driver
+               COMMAND ${run} -DCOMMAND=${info}
+                       "-DMUST_MATCH=level_zero +the Level Zero loader found no driver: zeInit[(]ZE_INIT_FLAG_GPU_ONLY[)] returned ZE_RESULT_ERROR_UNINITIALIZED [(]0x78000001[)].*install a Level Zero driver"
+                       -P ${check_script})
+      set_tests_properties(level_zero-real-loader-no-driver PROPERTIES
+        ENVIRONMENT_MODIFICATION "ZE_ENABLE_ALT_DRIVERS=unset:;ANYDEV_LEVEL_ZERO_LIBRARY=unset:")
+    endif()
+
+    add_test(NAME level_zero-unavailable-without-loader
+             COMMAND ${run} -DCOMMAND=${info}
+                     "-DMUST_MATCH=cannot open the Level Zero loader@@no-such-folder/libze_loader.so.1"
+                     -P ${check_script})
+    set_tests_properties(level_zero-unavailable-without-loader PROPERTIES
+      ENVIRONMENT "ANYDEV_LEVEL_ZERO_LIBRARY=${CMAKE_CURRENT_BINARY_DIR}/no-such-folder/libze_loader.so.1")
+
+    # Set but empty is refused like every malformed variable.
+    add_test(NAME level_zero-library-set-but-empty
+             COMMAND ${run} -DCOMMAND=${info}
+                     "-DMUST_MATCH=ANYDEV_LEVEL_ZERO_LIBRARY is set but empty" -P ${check_script})
+    set_tests_properties(level_zero-library-set-but-empty PROPERTIES
+      ENVIRONMENT "ANYDEV_LEVEL_ZERO_LIBRARY=")
+
+    # A driver with no device does not initialize: the loader drops it.
+    add_test(NAME level_zero-unavailable-no-device
+             COMMAND ${run} -DCOMMAND=${info}
+                     "-DMUST_MATCH=level_zero +the Level Zero loader found no driver" -P ${check_script})
+    set_tests_properties(level_zero-unavailable-no-device PROPERTIES
+      ENVIRONMENT "${uses};ANYDEV_LEVEL_ZERO_EMULATOR_DEVICES=0")
+  endif()
+endfunction()
+
+set(ANYDEV_LEVEL_ZERO_EMULATOR_SOURCE_DIR "${CMAKE_CURRENT_SOURCE_DIR}" CACHE INTERNAL "")
+# The CUDA emulator's run-and-match script, shared (it is not CUDA-specific).
+cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL anydev_level_zero_emulator_add_tests
+               "${PROJECT_SOURCE_DIR}/tests/emulators/cuda/check_run.cmake")
