@@ -129,7 +129,7 @@ if(TARGET anydev_python AND NOT ANYDEV_SANITIZE MATCHES "thread")
     list(APPEND python_env "LD_PRELOAD=${asan}:${stdcxx}" "ASAN_OPTIONS=detect_leaks=0")
   endif()
   add_test(NAME python.hip_emulator
-    COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider -p no:hypothesispytest -rs
+    COMMAND ${ANYDEV_PYTHON_EXECUTABLE} -m pytest -q -p no:cacheprovider -p no:hypothesispytest -rs
             ${CMAKE_CURRENT_SOURCE_DIR}/test_hip.py)
   set_tests_properties(python.hip_emulator PROPERTIES
     ENVIRONMENT "${python_env}" TIMEOUT 300

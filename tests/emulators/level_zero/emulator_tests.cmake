@@ -128,11 +128,11 @@ function(anydev_level_zero_emulator_add_tests check_script)
 
   # The Python package on level_zero: the plain build only (under a sanitizer
   # tests/python preloads the runtime; the level_zero runs add nothing there).
-  if(TARGET anydev_python AND NOT ANYDEV_SANITIZE AND Python_EXECUTABLE)
+  if(TARGET anydev_python AND NOT ANYDEV_SANITIZE AND ANYDEV_PYTHON_EXECUTABLE)
     # The package's own tests assume the cpu backend (tests/python/conftest.py):
     # these are level_zero's (test_level_zero.py).
     add_test(NAME python.level_zero_emulator
-      COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider -p no:hypothesispytest -rs
+      COMMAND ${ANYDEV_PYTHON_EXECUTABLE} -m pytest -q -p no:cacheprovider -p no:hypothesispytest -rs
               ${ANYDEV_LEVEL_ZERO_EMULATOR_SOURCE_DIR}/test_level_zero.py)
     set_tests_properties(python.level_zero_emulator PROPERTIES
       ENVIRONMENT "PYTHONPATH=${ANYDEV_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1;${uses};ANYDEV_BACKEND=level_zero"
