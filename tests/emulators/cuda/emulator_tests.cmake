@@ -154,6 +154,15 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
       ENVIRONMENT "${uses};ANYDEV_CUDA_EMULATOR_DEVICES=0")
   endif()
 
+  # The C API suite on cuda (the summary names the backend it ran on).
+  if(TARGET anydev-c-api-tests)
+    add_test(NAME c_api-cuda-emulator COMMAND anydev-c-api-tests)
+    set_tests_properties(c_api-cuda-emulator PROPERTIES
+      ENVIRONMENT "${uses};ANYDEV_C_API_BACKEND=cuda"
+      PASS_REGULAR_EXPRESSION "backend cuda: [1-9][0-9]* passed, 0 failed"
+      FAIL_REGULAR_EXPRESSION "anydev-cuda-emulator:" TIMEOUT 120)
+  endif()
+
   # Imported (DLPack) host memory follows the one rule on cuda too.
   if(TARGET anydev-dlpack-tests)
     add_test(NAME dlpack.foreign_host_memory_cuda_emulator

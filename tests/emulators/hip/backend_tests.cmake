@@ -82,6 +82,21 @@ function(anydev_hip_backend_add_tests emulator5 emulator7)
     endforeach()
   endif()
 
+  # The C API suite on hip, on each emulator variant (the summary names the
+  # backend it ran on).
+  if(TARGET anydev-c-api-tests)
+    foreach(entry IN ITEMS "c_api-hip-emulator|${emulator5}" "c_api-hip-emulator-rocm7|${emulator7}")
+      string(REPLACE "|" ";" parts "${entry}")
+      list(GET parts 0 name)
+      list(GET parts 1 library)
+      add_test(NAME ${name} COMMAND anydev-c-api-tests)
+      set_tests_properties(${name} PROPERTIES
+        ENVIRONMENT "ANYDEV_HIP_LIBRARY=${library};ANYDEV_C_API_BACKEND=hip"
+        PASS_REGULAR_EXPRESSION "backend hip: [1-9][0-9]* passed, 0 failed"
+        FAIL_REGULAR_EXPRESSION "anydev-hip-emulator:" TIMEOUT 120)
+    endforeach()
+  endif()
+
   # Imports found by the backends' DLPack capabilities (kDLROCM: hip).
   if(TARGET anydev-dlpack-tests)
     add_test(NAME dlpack.import_hip_emulator

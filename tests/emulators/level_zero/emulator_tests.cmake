@@ -114,8 +114,8 @@ function(anydev_level_zero_emulator_add_tests check_script)
   if(TARGET anydev-c-api-tests)
     add_test(NAME c_api-level_zero-emulator COMMAND anydev-c-api-tests)
     set_tests_properties(c_api-level_zero-emulator PROPERTIES
-      ENVIRONMENT "${uses};ANYDEV_BACKEND=level_zero"
-      PASS_REGULAR_EXPRESSION " passed, 0 failed"
+      ENVIRONMENT "${uses};ANYDEV_C_API_BACKEND=level_zero"
+      PASS_REGULAR_EXPRESSION "backend level_zero: [1-9][0-9]* passed, 0 failed"
       FAIL_REGULAR_EXPRESSION "anydev-level-zero-emulator:|rejects as malformed" TIMEOUT 120)
   endif()
 
