@@ -163,12 +163,15 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
       FAIL_REGULAR_EXPRESSION "anydev-cuda-emulator:" TIMEOUT 120)
   endif()
 
-  # Imported (DLPack) host memory follows the one rule on cuda too.
+  # The backend-parameterized DLPack tests on cuda: export of device and
+  # pinned buffers (kDLCUDA, kDLCUDAHost), unversioned and 1.x, import back,
+  # and imported host memory's one rule (tests/dlpack, EveryBackend/*).
   if(TARGET anydev-dlpack-tests)
-    add_test(NAME dlpack.foreign_host_memory_cuda_emulator
-             COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/ForeignHostMemory.*/cuda)
-    set_tests_properties(dlpack.foreign_host_memory_cuda_emulator PROPERTIES
-      ENVIRONMENT "${uses}" FAIL_REGULAR_EXPRESSION "\\[  SKIPPED \\]" TIMEOUT 60)
+    add_test(NAME dlpack.every_backend_cuda_emulator
+             COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/*/cuda)
+    set_tests_properties(dlpack.every_backend_cuda_emulator PROPERTIES
+      ENVIRONMENT "${uses}" PASS_REGULAR_EXPRESSION "\\[  PASSED  \\] [1-9]"
+      FAIL_REGULAR_EXPRESSION "\\[  SKIPPED \\]|\\[  FAILED  \\]|anydev-cuda-emulator:" TIMEOUT 60)
   endif()
 endfunction()
 

@@ -106,13 +106,21 @@ function(anydev_hip_backend_add_tests emulator5 emulator7)
       FAIL_REGULAR_EXPRESSION "anydev-hip-emulator:|\\[  SKIPPED \\]" TIMEOUT 60)
   endif()
 
-  # Imported (DLPack) host memory follows the one rule on hip too.
+  # The backend-parameterized DLPack tests on hip, on each emulator variant:
+  # export of device and pinned buffers (kDLROCM, kDLROCMHost), unversioned
+  # and 1.x, import back, and imported host memory's one rule
+  # (tests/dlpack, EveryBackend/*).
   if(TARGET anydev-dlpack-tests)
-    add_test(NAME dlpack.foreign_host_memory_hip_emulator
-             COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/ForeignHostMemory.*/hip)
-    set_tests_properties(dlpack.foreign_host_memory_hip_emulator PROPERTIES
-      ENVIRONMENT "ANYDEV_HIP_LIBRARY=${emulator5}"
-      FAIL_REGULAR_EXPRESSION "anydev-hip-emulator:|\\[  SKIPPED \\]" TIMEOUT 60)
+    foreach(entry IN ITEMS "dlpack.every_backend_hip_emulator|${emulator5}"
+                           "dlpack.every_backend_hip_emulator-rocm7|${emulator7}")
+      string(REPLACE "|" ";" parts "${entry}")
+      list(GET parts 0 name)
+      list(GET parts 1 library)
+      add_test(NAME ${name} COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/*/hip)
+      set_tests_properties(${name} PROPERTIES
+        ENVIRONMENT "ANYDEV_HIP_LIBRARY=${library}" PASS_REGULAR_EXPRESSION "\\[  PASSED  \\] [1-9]"
+        FAIL_REGULAR_EXPRESSION "anydev-hip-emulator:|\\[  SKIPPED \\]|\\[  FAILED  \\]" TIMEOUT 60)
+    endforeach()
   endif()
 
   if(TARGET anydev-info)

@@ -119,11 +119,15 @@ function(anydev_level_zero_emulator_add_tests check_script)
       FAIL_REGULAR_EXPRESSION "anydev-level-zero-emulator:|rejects as malformed" TIMEOUT 120)
   endif()
 
+  # The backend-parameterized DLPack tests on level_zero: export of device
+  # (kDLOneAPI) and host buffers, unversioned and 1.x, import back, and
+  # imported host memory's one rule (tests/dlpack, EveryBackend/*).
   if(TARGET anydev-dlpack-tests)
-    add_test(NAME dlpack.foreign_host_memory_level_zero_emulator
-             COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/ForeignHostMemory.*/level_zero)
-    set_tests_properties(dlpack.foreign_host_memory_level_zero_emulator PROPERTIES
-      ENVIRONMENT "${uses}" FAIL_REGULAR_EXPRESSION "${ANYDEV_LEVEL_ZERO_FAIL_RE}" TIMEOUT 60)
+    add_test(NAME dlpack.every_backend_level_zero_emulator
+             COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/*/level_zero)
+    set_tests_properties(dlpack.every_backend_level_zero_emulator PROPERTIES
+      ENVIRONMENT "${uses}" PASS_REGULAR_EXPRESSION "\\[  PASSED  \\] [1-9]"
+      FAIL_REGULAR_EXPRESSION "${ANYDEV_LEVEL_ZERO_FAIL_RE}|\\[  FAILED  \\]" TIMEOUT 60)
   endif()
 
   # The Python package on level_zero: the plain build only (under a sanitizer
