@@ -31,6 +31,7 @@ def test_host_buffer_to_numpy_is_zero_copy(ctx):
     assert (a == 2.5).all()
 
 
+@pytest.mark.cpu_only(reason="only the cpu backend's device memory is host memory")
 def test_device_buffer_of_cpu_backend_to_numpy(ctx):
     d = ctx.enqueue_create_buffer(6, dtype="int16")
     d.enqueue_fill(-2)
@@ -56,7 +57,7 @@ def test_shapes_views_and_dtypes(ctx):
 
 def test_numpy_array_to_anydev_is_zero_copy(ctx):
     a = numpy.arange(10, dtype=numpy.float64)
-    x = anydev.from_dlpack(a)
+    x = anydev.from_dlpack(a, ctx)  # host memory, used on ctx's backend
     assert isinstance(x, anydev.HostBuffer) and x.dtype == "float64" and len(x) == 10
     assert x.unsafe_ptr() == a.ctypes.data
     a[3] = 30.0
@@ -173,3 +174,25 @@ def test_numpy_copies_refuse_another_dtype(ctx):
     longs.enqueue_copy_from(numpy.array([7, 8], dtype=numpy.int_))  # format 'l'
     longs.enqueue_copy_from(numpy.array([7, 8], dtype=numpy.longlong))  # format 'q'
     assert longs[1] == 8
+
+
+# Device fills of every pattern width (1, 2, 4, 8 and 16 bytes: the 8- and
+# 16-byte ones are planned by each GPU backend), whole and on a slice, and
+# copies both ways through host buffers read by NumPy. From the former
+# tests/emulators/hip/test_hip.py, now on every backend.
+@pytest.mark.parametrize("dtype,value", [("uint8", 0xA5), ("int16", -2), ("float32", 1.5),
+                                         ("float64", -0.25), ("complex128", 1 - 2j)])
+def test_device_fill_and_copies_round_trip(ctx, dtype, value):
+    d = ctx.enqueue_create_buffer(1000, dtype=dtype)
+    d.enqueue_fill(value)
+    h = ctx.enqueue_create_host_buffer(1000, dtype=dtype)
+    d.enqueue_copy_to(h)
+    ctx.synchronize()
+    assert (numpy.asarray(h) == value).all()
+    h.enqueue_fill(0)
+    d.enqueue_copy_from(h)
+    d[10:20].enqueue_fill(value)
+    d.enqueue_copy_to(h)
+    ctx.synchronize()
+    a = numpy.asarray(h)
+    assert (a[10:20] == value).all() and (a[:10] == 0).all() and (a[20:] == 0).all()

@@ -163,6 +163,11 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
       FAIL_REGULAR_EXPRESSION "anydev-cuda-emulator:" TIMEOUT 120)
   endif()
 
+  # The Python suite's backend-generic files (tests/python) on cuda.
+  if(COMMAND anydev_python_add_backend_test)
+    anydev_python_add_backend_test(python.cuda_emulator cuda "${uses}" "anydev-cuda-emulator:")
+  endif()
+
   # The backend-parameterized DLPack tests on cuda: export of device and
   # pinned buffers (kDLCUDA, kDLCUDAHost), unversioned and 1.x, import back,
   # and imported host memory's one rule (tests/dlpack, EveryBackend/*).

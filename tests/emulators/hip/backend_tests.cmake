@@ -139,22 +139,12 @@ endfunction()
 cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL anydev_hip_backend_add_tests
                "$<TARGET_FILE:anydev-hip-emulator>" "$<TARGET_FILE:anydev-hip-emulator-rocm7>")
 
-# The Python package on hip (test_hip.py), plain and, in the ASan build, with
-# the preloads of tests/python/CMakeLists.txt; not under TSan.
-if(TARGET anydev_python AND NOT ANYDEV_SANITIZE MATCHES "thread")
-  set(python_env "PYTHONPATH=${ANYDEV_PYTHON_DIR}" "PYTHONDONTWRITEBYTECODE=1"
-                 "ANYDEV_HIP_LIBRARY=$<TARGET_FILE:anydev-hip-emulator>")
-  if(ANYDEV_SANITIZE MATCHES "address")
-    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
-                    OUTPUT_VARIABLE asan OUTPUT_STRIP_TRAILING_WHITESPACE)
-    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so
-                    OUTPUT_VARIABLE stdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
-    list(APPEND python_env "LD_PRELOAD=${asan}:${stdcxx}" "ASAN_OPTIONS=detect_leaks=0")
-  endif()
-  add_test(NAME python.hip_emulator
-    COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider -p no:hypothesispytest -rs
-            ${CMAKE_CURRENT_SOURCE_DIR}/test_hip.py)
-  set_tests_properties(python.hip_emulator PROPERTIES
-    ENVIRONMENT "${python_env}" TIMEOUT 300
-    FAIL_REGULAR_EXPRESSION "anydev-hip-emulator:|SKIPPED|skipped")
+# The Python suite's backend-generic files (tests/python) on hip, on each
+# emulator variant, plain and, in the ASan build, with tests/python's
+# preloads; not under TSan (tests/python registers nothing there).
+if(COMMAND anydev_python_add_backend_test)
+  anydev_python_add_backend_test(python.hip_emulator hip
+    "ANYDEV_HIP_LIBRARY=$<TARGET_FILE:anydev-hip-emulator>" "anydev-hip-emulator:")
+  anydev_python_add_backend_test(python.hip_emulator-rocm7 hip
+    "ANYDEV_HIP_LIBRARY=$<TARGET_FILE:anydev-hip-emulator-rocm7>" "anydev-hip-emulator:")
 endif()

@@ -130,20 +130,11 @@ function(anydev_level_zero_emulator_add_tests check_script)
       FAIL_REGULAR_EXPRESSION "${ANYDEV_LEVEL_ZERO_FAIL_RE}|\\[  FAILED  \\]" TIMEOUT 60)
   endif()
 
-  # The Python package on level_zero: the plain build only (under a sanitizer
-  # tests/python preloads the runtime; the level_zero runs add nothing there).
-  if(TARGET anydev_python AND NOT ANYDEV_SANITIZE AND Python_EXECUTABLE)
-    # The package's own tests assume the cpu backend (tests/python/conftest.py):
-    # these are level_zero's (test_level_zero.py).
-    add_test(NAME python.level_zero_emulator
-      COMMAND ${Python_EXECUTABLE} -m pytest -q -p no:cacheprovider -p no:hypothesispytest -rs
-              ${ANYDEV_LEVEL_ZERO_EMULATOR_SOURCE_DIR}/test_level_zero.py)
-    set_tests_properties(python.level_zero_emulator PROPERTIES
-      ENVIRONMENT "PYTHONPATH=${ANYDEV_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1;${uses};ANYDEV_BACKEND=level_zero"
-      FAIL_REGULAR_EXPRESSION "anydev-level-zero-emulator:|rejects as malformed|SKIPPED|skipped"
-      TIMEOUT 300 WORKING_DIRECTORY ${ANYDEV_LEVEL_ZERO_EMULATOR_SOURCE_DIR})
-  elseif(ANYDEV_SANITIZE)
-    message(STATUS "anydev: python tests on level_zero not registered under ANYDEV_SANITIZE")
+  # The Python suite's backend-generic files (tests/python) on level_zero,
+  # through the real loader and its validation layer.
+  if(COMMAND anydev_python_add_backend_test)
+    anydev_python_add_backend_test(python.level_zero_emulator level_zero "${uses}"
+      "anydev-level-zero-emulator:|rejects as malformed")
   endif()
 
   if(TARGET anydev-info)
