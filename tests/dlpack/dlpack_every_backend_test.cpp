@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,9 @@ constexpr BackendTypes kBackends[] = {
     {"hip", kDLROCM, kDLROCMHost, true},
     {"level_zero", kOneApi, kDLCPU, true},
 };
+
+// How test output shows a parameter.
+void PrintTo(const BackendTypes& b, std::ostream* out) { *out << b.name; }
 
 class EveryBackendDlpack : public ::testing::TestWithParam<BackendTypes> {
  protected:
