@@ -4,8 +4,8 @@
 The `ctx` fixture is a context on the backend named by ANYDEV_PYTHON_BACKEND
 (unset: cpu); ctest sets ANYDEV_BACKEND=cpu and PYTHONPATH to the built
 package, and runs the backend-generic files again on the cuda, hip and
-level_zero emulators (python.<file>_<backend>_emulator entries in
-tests/emulators/*/). A backend that is unknown or unavailable fails every
+level_zero emulators (entries python.<backend>_emulator*, registered from
+tests/emulators/*/ through tests/python/CMakeLists.txt). A backend that is unknown or unavailable fails every
 test that uses `ctx`, naming it and the reason: never a silent fallback.
 Tests marked `cpu_only` (they check what only the cpu backend does) are
 skipped, with their reason, when another backend is chosen. When every test
