@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fuzz target: DLPack import (anydev_buffer_from_dlpack) of producer tensors
-// with arbitrary ndim, shapes, strides, byte offsets, dtypes and devices.
+// Fuzz target: DLPack import of producer tensors with arbitrary ndim, shapes,
+// strides, byte offsets, dtypes and devices, unversioned
+// (anydev_buffer_from_dlpack) and, when the byte after the tensor's fields
+// is odd, DLPack 1.x versioned (anydev_buffer_from_dlpack_versioned) with an
+// arbitrary version, flags and kDLBool; inputs that end before that byte
+// (every seed older than the versioned import) stay unversioned.
 // The memory is never touched (an importer cannot know how much the producer
 // has), so the invariants are about the arithmetic and the ownership:
 //  - success: the element count is the product of the shape (which must not
 //    overflow), the element size is bits/8, the address is data +
 //    byte_offset, and exporting it again gives a 1-d tensor of that count;
+//  - versioned: only major version 1 and flags without READ_ONLY or an
+//    unknown bit import; a versioned export of the import is version 1.0;
 //  - ownership: the tensor lives on the heap and its deleter deletes it, so
 //    AddressSanitizer reports a deleter called twice, or called on a failed
 //    import (which the harness then deletes itself), and LeakSanitizer one
@@ -53,9 +59,12 @@ struct Input {
   }
 };
 
-// A producer's tensor and the arrays it points to.
+// A producer's tensor (unversioned or versioned) and the arrays it points to.
+// Owned by whoever holds the tensor: the harness, or anydev after a
+// successful import (the deleter deletes it). Not thread-safe.
 struct Producer {
   DLManagedTensor tensor{};
+  anydev_dlpack_managed_tensor_versioned_t versioned{};
   std::vector<std::int64_t> shape;
   std::vector<std::int64_t> strides;
 };
@@ -101,12 +110,42 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   tensor.dl_tensor.byte_offset = static_cast<std::uint64_t>(in.int64());
   tensor.deleter = [](DLManagedTensor* self) { delete static_cast<Producer*>(self->manager_ctx); };
 
+  // The versioned variant: the byte after the fields above (0 when the
+  // input has ended: unversioned), then the version, flags and kDLBool.
+  const std::uint8_t mode = in.byte();
+  const bool versioned = mode % 2 == 1;
+  anydev_dlpack_managed_tensor_versioned_t& v = producer->versioned;
+  if (versioned) {
+    static const std::uint32_t kMajors[] = {1, 1, 1, 0, 2, 0xFFFFFFFFu};
+    static const std::uint64_t kFlags[] = {
+        0,
+        ANYDEV_DLPACK_FLAG_IS_COPIED,
+        ANYDEV_DLPACK_FLAG_READ_ONLY,
+        ANYDEV_DLPACK_FLAG_READ_ONLY | ANYDEV_DLPACK_FLAG_IS_COPIED,
+        std::uint64_t{1} << 2,
+        std::uint64_t{1} << 63};
+    v.version.major = kMajors[in.byte() % 6];
+    v.version.minor = in.byte();
+    v.flags = kFlags[in.byte() % 6];
+    if (mode & 2) tensor.dl_tensor.dtype.code = 6;  // kDLBool (DLPack 0.8)
+    v.manager_ctx = producer;
+    v.dl_tensor = tensor.dl_tensor;
+    v.deleter = [](anydev_dlpack_managed_tensor_versioned_t* self) {
+      delete static_cast<Producer*>(self->manager_ctx);
+    };
+  }
+
   anydev_buffer_t buf = nullptr;
-  const anydev_status_t s = anydev_buffer_from_dlpack(ctx, &tensor, &buf);
+  const anydev_status_t s = versioned ? anydev_buffer_from_dlpack_versioned(ctx, &v, &buf)
+                                      : anydev_buffer_from_dlpack(ctx, &tensor, &buf);
   if (s != ANYDEV_SUCCESS) {
     REQUIRE(buf == nullptr);
     delete producer;  // still the caller's
     return 0;
+  }
+  if (versioned) {
+    REQUIRE(v.version.major == 1);
+    REQUIRE((v.flags & ~ANYDEV_DLPACK_FLAG_IS_COPIED) == 0);
   }
   // The product of the shape, without overflow.
   // (An extent of 0 makes the count 0 whatever the other extents are.)
@@ -126,7 +165,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   info.struct_size = sizeof(info);
   REQUIRE(anydev_buffer_get_info(buf, &info) == ANYDEV_SUCCESS);
   REQUIRE(info.count == count);
-  REQUIRE(anydev_dtype_size(info.dtype) * 8 == tensor.dl_tensor.dtype.bits);
+  REQUIRE(info.dtype == ANYDEV_DTYPE_BOOL
+              ? tensor.dl_tensor.dtype.bits == 8
+              : anydev_dtype_size(info.dtype) * 8 == tensor.dl_tensor.dtype.bits);
   REQUIRE(tensor.dl_tensor.dtype.lanes == 1);
   if (info.count > 0) {
     REQUIRE(static_cast<unsigned char*>(info.address) ==
@@ -138,6 +179,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
     REQUIRE(exported->dl_tensor.ndim == 1);
     REQUIRE(static_cast<std::size_t>(exported->dl_tensor.shape[0]) == info.count);
     exported->deleter(exported);
+  }
+  if (versioned) {
+    anydev_dlpack_managed_tensor_versioned_t* again = nullptr;
+    REQUIRE(anydev_buffer_to_dlpack_versioned(buf, 1, nullptr, 0, &again) == ANYDEV_SUCCESS);
+    REQUIRE(again->version.major == 1 && again->version.minor == 0 && again->flags == 0);
+    REQUIRE(static_cast<std::size_t>(again->dl_tensor.shape[0]) == info.count);
+    again->deleter(again);
   }
   const std::size_t elements = info.count;
   REQUIRE(anydev_buffer_release(buf) == ANYDEV_SUCCESS);  // the deleter runs later

@@ -32,11 +32,14 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -281,19 +284,68 @@ py::object ask_producer(const py::object& obj, const py::object& stream) {
   return stream.is_none() ? method() : method(py::arg("stream") = stream);
 }
 
+// The exit gate for Python producers' deleters. anydev may call an imported
+// tensor's deleter on its reclaimer thread, and a Python producer's deleter
+// (NumPy's, PyTorch's) takes the GIL; a thread that waits for the GIL while
+// the interpreter finalizes is ended with pthread_exit, whose unwinding
+// through anydev aborts the process ("FATAL: exception not rethrown"). So
+// every imported tensor is handed to anydev inside a GuardedTensor whose
+// deleter calls the producer's only while the gate is open; close_exit_gate
+// (an atexit handler, run before finalization) closes it and waits, without
+// the GIL, for the deleters already running. A deleter called after that
+// leaves the producer's memory to the exiting process. The gate's state is
+// atomic: thread-safe.
+std::atomic<bool> g_exit_gate_closed{false};
+std::atomic<int> g_deleters_running{0};
+
+void close_exit_gate() {
+  g_exit_gate_closed.store(true);
+  const py::gil_scoped_release no_gil;
+  // Bounded only so that a producer's deleter that never returns cannot
+  // hang the exit; each one here just waits for the GIL we released.
+  for (int i = 0; i < 10000 && g_deleters_running.load() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// Owned by anydev after a successful import (its deleter deletes it), by
+// import_capsule until then; `inner` stays the producer's tensor.
+template <class Managed>
+struct GuardedTensor {
+  Managed managed{};  // a copy of inner's fields; deleter is guarded_deleter
+  Managed* inner = nullptr;
+};
+
+template <class Managed>
+void guarded_deleter(Managed* self) {
+  auto* guard = static_cast<GuardedTensor<Managed>*>(self->manager_ctx);
+  Managed* inner = guard->inner;
+  delete guard;
+  if (inner->deleter == nullptr) return;
+  g_deleters_running.fetch_add(1);
+  if (!g_exit_gate_closed.load()) inner->deleter(inner);
+  g_deleters_running.fetch_sub(1);
+}
+
 // Imports the tensor of a capsule named names.unused and renames it used.
 template <class Managed>
 py::object import_capsule(const py::object& capsule, const anydev::DeviceContext* ctx) {
   auto* managed =
       static_cast<Managed*>(PyCapsule_GetPointer(capsule.ptr(), names_of<Managed>().unused));
   if (managed == nullptr) throw py::error_already_set();
+  auto guard = std::make_unique<GuardedTensor<Managed>>();
+  guard->managed = *managed;
+  guard->managed.manager_ctx = guard.get();
+  guard->managed.deleter = guarded_deleter<Managed>;
+  guard->inner = managed;
   anydev_buffer_t out = nullptr;
   const anydev_context_t handle = ctx != nullptr ? ctx->handle() : nullptr;
   if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
-    check(anydev_buffer_from_dlpack(handle, managed, &out));
+    check(anydev_buffer_from_dlpack(handle, &guard->managed, &out));
   } else {
-    check(anydev_buffer_from_dlpack_versioned(handle, managed, &out));
+    check(anydev_buffer_from_dlpack_versioned(handle, &guard->managed, &out));
   }
+  guard.release();  // anydev owns it now
   // anydev owns the tensor now: the capsule must not delete it.
   PyCapsule_SetName(capsule.ptr(), names_of<Managed>().used);
   return wrap_buffer(out);
@@ -373,6 +425,7 @@ void bind_dlpack(py::module_& m, py::class_<Buffer>& buffer) {
             return py::make_tuple(type, id);
           },
           "(DLPack device type, device id): 1 kDLCPU, 2 kDLCUDA, 3 kDLCUDAHost, 4 kDLOpenCL, ...");
+  py::module_::import("atexit").attr("register")(py::cpp_function(&close_exit_gate));
   m.def("from_dlpack", &from_dlpack, py::arg("obj"), py::arg("ctx") = py::none(),
         "An anydev buffer sharing the memory of `obj` (anything with __dlpack__, e.g. a NumPy "
         "array or a torch tensor, or a DLPack capsule). Host memory becomes a HostBuffer (on "

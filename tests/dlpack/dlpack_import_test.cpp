@@ -259,10 +259,9 @@ TEST(DlpackImport, NullArgumentsAreInvalid) {
 // copies work and are ordered on the context's stream; native_handle() is
 // unsupported (the producer holds the native object); take_ptr() is
 // unsupported (the producer owns the memory). cuda and hip run on their
-// emulators (ctest entries dlpack.foreign_host_memory_{cuda,hip}_emulator),
-// level_zero on its emulated driver (dlpack.foreign_host_memory_level_zero_emulator);
-// a backend that is
-// not available here is skipped with its reason.
+// emulators, level_zero on its emulated driver (ctest entries
+// dlpack.every_backend_{cuda,hip,level_zero}_emulator run EveryBackend/*/<b>);
+// a backend that is not available here is skipped with its reason.
 class ForeignHostMemory : public ::testing::TestWithParam<const char*> {};
 
 std::string BackendReason(const std::string& name) {

@@ -9,7 +9,10 @@
 // Each case runs in a fresh process (the variables are read once): this
 // binary runs itself with the variable set and "--child", and the child
 // prints what it sees. cuda cases need the CUDA emulator
-// (ANYDEV_TEST_CUDA_EMULATOR); without it they are skipped, saying so.
+// (ANYDEV_TEST_CUDA_EMULATOR), hip cases the HIP emulator, level_zero cases
+// the emulated Level Zero driver (ANYDEV_TEST_LEVEL_ZERO_EMULATOR, loaded by
+// the real loader through ZE_ENABLE_ALT_DRIVERS); without it they are
+// skipped, saying so.
 #include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -69,8 +72,10 @@ std::vector<Line> RunWith(const std::string& variable, const std::string& value)
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
     if (entry.rfind("ANYDEV_", 0) == 0) continue;  // a clean anydev environment
+    if (entry.rfind("ZE_ENABLE_ALT_DRIVERS=", 0) == 0) continue;
     entries.push_back(entry);
   }
+  entries.push_back("ZE_ENABLE_ALT_DRIVERS=" ANYDEV_TEST_LEVEL_ZERO_EMULATOR);
   if (variable != "ANYDEV_CUDA_LIBRARY") {
     entries.push_back("ANYDEV_CUDA_LIBRARY=" ANYDEV_TEST_CUDA_EMULATOR);
   }
@@ -132,6 +137,7 @@ const Line* Find(const std::vector<Line>& lines, const std::string& name) {
 
 bool HaveEmulator() { return access(ANYDEV_TEST_CUDA_EMULATOR, R_OK) == 0; }
 bool HaveHipEmulator() { return access(ANYDEV_TEST_HIP_EMULATOR, R_OK) == 0; }
+bool HaveLevelZeroEmulator() { return access(ANYDEV_TEST_LEVEL_ZERO_EMULATOR, R_OK) == 0; }
 
 // Whether `name` is available with no malformed variable (PoCL or the
 // emulator may be missing on some machine): only then does its refusal say
@@ -143,7 +149,7 @@ bool AvailableWithoutVariables(const std::string& name) {
 }
 
 // What a malformed value makes unavailable.
-enum class Scope { every_backend, cpu, cuda, hip, opencl, selection };
+enum class Scope { every_backend, cpu, cuda, hip, level_zero, opencl, selection };
 
 struct Case {
   const char* variable;
@@ -187,6 +193,9 @@ const Case kCases[] = {
     {"ANYDEV_HIP_MEMORY_POOLS", "", Scope::hip, "set but empty"},
     {"ANYDEV_HIP_MEMORY_POOLS", "yes", Scope::hip, "\"yes\""},
     {"ANYDEV_OPENCL_LIBRARY", "", Scope::opencl, "set but empty"},
+    {"ANYDEV_LEVEL_ZERO_LIBRARY", "", Scope::level_zero, "set but empty"},
+    {"ANYDEV_LEVEL_ZERO_LIBRARY", "/no-such-folder/libze_loader.so.1", Scope::level_zero,
+     "/no-such-folder/libze_loader.so.1"},
     {"ANYDEV_VALIDATE", "", Scope::every_backend, "\"\""},
     {"ANYDEV_VALIDATE", "yes", Scope::every_backend, "\"yes\""},
     {"ANYDEV_SYNC", "", Scope::every_backend, "\"\""},
@@ -223,6 +232,14 @@ TEST_P(EnvRule, AMalformedValueIsRefusedNamingTheVariable) {
   if (c.scope == Scope::hip && !HaveHipEmulator()) {
     GTEST_SKIP() << "the HIP emulator " << ANYDEV_TEST_HIP_EMULATOR << " is not built";
   }
+  if (c.scope == Scope::level_zero && !HaveLevelZeroEmulator()) {
+    GTEST_SKIP() << "the emulated Level Zero driver " << ANYDEV_TEST_LEVEL_ZERO_EMULATOR
+                 << " is not built";
+  }
+  if (c.scope == Scope::level_zero && !AvailableWithoutVariables("level_zero")) {
+    GTEST_SKIP() << "level_zero is unavailable here even without " << c.variable
+                 << " (no Level Zero loader?)";
+  }
   if (c.scope == Scope::opencl && !AvailableWithoutVariables("opencl")) {
     GTEST_SKIP() << "opencl is unavailable here even without " << c.variable;
   }
@@ -247,7 +264,7 @@ TEST_P(EnvRule, AMalformedValueIsRefusedNamingTheVariable) {
   switch (c.scope) {
     case Scope::every_backend:
       refused("cpu");
-      for (const char* name : {"opencl", "cuda", "hip"}) {
+      for (const char* name : {"opencl", "cuda", "hip", "level_zero"}) {
         if (AvailableWithoutVariables(name)) refused(name);
       }
       break;
@@ -260,6 +277,10 @@ TEST_P(EnvRule, AMalformedValueIsRefusedNamingTheVariable) {
       break;
     case Scope::hip:
       refused("hip");
+      works("cpu");
+      break;
+    case Scope::level_zero:
+      refused("level_zero");
       works("cpu");
       break;
     case Scope::opencl:

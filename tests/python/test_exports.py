@@ -10,12 +10,14 @@ import gc
 import pytest
 
 import anydev
+from conftest import skip_unless_host_memory_is_kdlcpu
 
 numpy = pytest.importorskip("numpy", reason="NumPy is not installed (Debian: python3-numpy)")
 
 
 def _torch_from_dlpack(h):
     torch = pytest.importorskip("torch", reason="PyTorch is not installed (Debian: python3-torch)")
+    skip_unless_host_memory_is_kdlcpu()
     return torch.from_dlpack(h)
 
 

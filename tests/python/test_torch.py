@@ -12,6 +12,7 @@ from conftest import wait_until
 torch = pytest.importorskip("torch", reason="PyTorch is not installed (Debian: python3-torch)")
 
 
+@pytest.mark.kdlcpu_host
 def test_host_buffer_to_torch_is_zero_copy(ctx):
     h = ctx.enqueue_create_host_buffer(1024, dtype="float32")
     h.enqueue_fill(1.5)
@@ -25,6 +26,7 @@ def test_host_buffer_to_torch_is_zero_copy(ctx):
     assert t[6].item() == 8.0
 
 
+@pytest.mark.kdlcpu_host
 def test_dtypes_and_shapes_to_torch(ctx):
     pairs = {"int8": torch.int8, "uint8": torch.uint8, "int16": torch.int16,
              "int32": torch.int32, "int64": torch.int64, "float16": torch.float16,
@@ -60,6 +62,7 @@ def test_torch_views_import_with_their_offset(ctx):
     assert len(scalar) == 1 and scalar[0] == 2.5
 
 
+@pytest.mark.kdlcpu_host
 def test_round_trip_anydev_torch_anydev(ctx):
     h = ctx.enqueue_create_host_buffer(8, dtype="int32")
     h.enqueue_fill(3)
@@ -67,6 +70,7 @@ def test_round_trip_anydev_torch_anydev(ctx):
     assert back.unsafe_ptr() == h.unsafe_ptr() and back[7] == 3
 
 
+@pytest.mark.kdlcpu_host
 def test_lifetime_anydev_released_first_then_tensor_used(ctx):
     h = ctx.enqueue_create_host_buffer(2048, dtype="float64")
     h.enqueue_fill(0.5)
@@ -78,6 +82,7 @@ def test_lifetime_anydev_released_first_then_tensor_used(ctx):
     assert t[2047].item() == 2.0
 
 
+@pytest.mark.kdlcpu_host
 def test_lifetime_tensor_released_first_then_anydev_used(ctx):
     h = ctx.enqueue_create_host_buffer(16, dtype="float32")
     t = torch.from_dlpack(h)

@@ -154,12 +154,29 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
       ENVIRONMENT "${uses};ANYDEV_CUDA_EMULATOR_DEVICES=0")
   endif()
 
-  # Imported (DLPack) host memory follows the one rule on cuda too.
+  # The C API suite on cuda (the summary names the backend it ran on).
+  if(TARGET anydev-c-api-tests)
+    add_test(NAME c_api-cuda-emulator COMMAND anydev-c-api-tests)
+    set_tests_properties(c_api-cuda-emulator PROPERTIES
+      ENVIRONMENT "${uses};ANYDEV_C_API_BACKEND=cuda"
+      PASS_REGULAR_EXPRESSION "backend cuda: [1-9][0-9]* passed, 0 failed"
+      FAIL_REGULAR_EXPRESSION "anydev-cuda-emulator:" TIMEOUT 120)
+  endif()
+
+  # The Python suite's backend-generic files (tests/python) on cuda.
+  if(COMMAND anydev_python_add_backend_test)
+    anydev_python_add_backend_test(python.cuda_emulator cuda "${uses}" "anydev-cuda-emulator:")
+  endif()
+
+  # The backend-parameterized DLPack tests on cuda: export of device and
+  # pinned buffers (kDLCUDA, kDLCUDAHost), unversioned and 1.x, import back,
+  # and imported host memory's one rule (tests/dlpack, EveryBackend/*).
   if(TARGET anydev-dlpack-tests)
-    add_test(NAME dlpack.foreign_host_memory_cuda_emulator
-             COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/ForeignHostMemory.*/cuda)
-    set_tests_properties(dlpack.foreign_host_memory_cuda_emulator PROPERTIES
-      ENVIRONMENT "${uses}" FAIL_REGULAR_EXPRESSION "\\[  SKIPPED \\]" TIMEOUT 60)
+    add_test(NAME dlpack.every_backend_cuda_emulator
+             COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/*/cuda)
+    set_tests_properties(dlpack.every_backend_cuda_emulator PROPERTIES
+      ENVIRONMENT "${uses}" PASS_REGULAR_EXPRESSION "\\[  PASSED  \\] [1-9]"
+      FAIL_REGULAR_EXPRESSION "\\[  SKIPPED \\]|\\[  FAILED  \\]|anydev-cuda-emulator:" TIMEOUT 60)
   endif()
 endfunction()
 

@@ -82,6 +82,21 @@ function(anydev_hip_backend_add_tests emulator5 emulator7)
     endforeach()
   endif()
 
+  # The C API suite on hip, on each emulator variant (the summary names the
+  # backend it ran on).
+  if(TARGET anydev-c-api-tests)
+    foreach(entry IN ITEMS "c_api-hip-emulator|${emulator5}" "c_api-hip-emulator-rocm7|${emulator7}")
+      string(REPLACE "|" ";" parts "${entry}")
+      list(GET parts 0 name)
+      list(GET parts 1 library)
+      add_test(NAME ${name} COMMAND anydev-c-api-tests)
+      set_tests_properties(${name} PROPERTIES
+        ENVIRONMENT "ANYDEV_HIP_LIBRARY=${library};ANYDEV_C_API_BACKEND=hip"
+        PASS_REGULAR_EXPRESSION "backend hip: [1-9][0-9]* passed, 0 failed"
+        FAIL_REGULAR_EXPRESSION "anydev-hip-emulator:" TIMEOUT 120)
+    endforeach()
+  endif()
+
   # Imports found by the backends' DLPack capabilities (kDLROCM: hip).
   if(TARGET anydev-dlpack-tests)
     add_test(NAME dlpack.import_hip_emulator
@@ -91,13 +106,21 @@ function(anydev_hip_backend_add_tests emulator5 emulator7)
       FAIL_REGULAR_EXPRESSION "anydev-hip-emulator:|\\[  SKIPPED \\]" TIMEOUT 60)
   endif()
 
-  # Imported (DLPack) host memory follows the one rule on hip too.
+  # The backend-parameterized DLPack tests on hip, on each emulator variant:
+  # export of device and pinned buffers (kDLROCM, kDLROCMHost), unversioned
+  # and 1.x, import back, and imported host memory's one rule
+  # (tests/dlpack, EveryBackend/*).
   if(TARGET anydev-dlpack-tests)
-    add_test(NAME dlpack.foreign_host_memory_hip_emulator
-             COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/ForeignHostMemory.*/hip)
-    set_tests_properties(dlpack.foreign_host_memory_hip_emulator PROPERTIES
-      ENVIRONMENT "ANYDEV_HIP_LIBRARY=${emulator5}"
-      FAIL_REGULAR_EXPRESSION "anydev-hip-emulator:|\\[  SKIPPED \\]" TIMEOUT 60)
+    foreach(entry IN ITEMS "dlpack.every_backend_hip_emulator|${emulator5}"
+                           "dlpack.every_backend_hip_emulator-rocm7|${emulator7}")
+      string(REPLACE "|" ";" parts "${entry}")
+      list(GET parts 0 name)
+      list(GET parts 1 library)
+      add_test(NAME ${name} COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/*/hip)
+      set_tests_properties(${name} PROPERTIES
+        ENVIRONMENT "ANYDEV_HIP_LIBRARY=${library}" PASS_REGULAR_EXPRESSION "\\[  PASSED  \\] [1-9]"
+        FAIL_REGULAR_EXPRESSION "anydev-hip-emulator:|\\[  SKIPPED \\]|\\[  FAILED  \\]" TIMEOUT 60)
+    endforeach()
   endif()
 
   if(TARGET anydev-info)
@@ -116,22 +139,12 @@ endfunction()
 cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL anydev_hip_backend_add_tests
                "$<TARGET_FILE:anydev-hip-emulator>" "$<TARGET_FILE:anydev-hip-emulator-rocm7>")
 
-# The Python package on hip (test_hip.py), plain and, in the ASan build, with
-# the preloads of tests/python/CMakeLists.txt; not under TSan.
-if(TARGET anydev_python AND NOT ANYDEV_SANITIZE MATCHES "thread")
-  set(python_env "PYTHONPATH=${ANYDEV_PYTHON_DIR}" "PYTHONDONTWRITEBYTECODE=1"
-                 "ANYDEV_HIP_LIBRARY=$<TARGET_FILE:anydev-hip-emulator>")
-  if(ANYDEV_SANITIZE MATCHES "address")
-    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
-                    OUTPUT_VARIABLE asan OUTPUT_STRIP_TRAILING_WHITESPACE)
-    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so
-                    OUTPUT_VARIABLE stdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
-    list(APPEND python_env "LD_PRELOAD=${asan}:${stdcxx}" "ASAN_OPTIONS=detect_leaks=0")
-  endif()
-  add_test(NAME python.hip_emulator
-    COMMAND ${ANYDEV_PYTHON_EXECUTABLE} -m pytest -q -p no:cacheprovider -p no:hypothesispytest -rs
-            ${CMAKE_CURRENT_SOURCE_DIR}/test_hip.py)
-  set_tests_properties(python.hip_emulator PROPERTIES
-    ENVIRONMENT "${python_env}" TIMEOUT 300
-    FAIL_REGULAR_EXPRESSION "anydev-hip-emulator:|SKIPPED|skipped")
+# The Python suite's backend-generic files (tests/python) on hip, on each
+# emulator variant, plain and, in the ASan build, with tests/python's
+# preloads; not under TSan (tests/python registers nothing there).
+if(COMMAND anydev_python_add_backend_test)
+  anydev_python_add_backend_test(python.hip_emulator hip
+    "ANYDEV_HIP_LIBRARY=$<TARGET_FILE:anydev-hip-emulator>" "anydev-hip-emulator:")
+  anydev_python_add_backend_test(python.hip_emulator-rocm7 hip
+    "ANYDEV_HIP_LIBRARY=$<TARGET_FILE:anydev-hip-emulator-rocm7>" "anydev-hip-emulator:")
 endif()

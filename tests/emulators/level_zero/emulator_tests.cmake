@@ -114,32 +114,27 @@ function(anydev_level_zero_emulator_add_tests check_script)
   if(TARGET anydev-c-api-tests)
     add_test(NAME c_api-level_zero-emulator COMMAND anydev-c-api-tests)
     set_tests_properties(c_api-level_zero-emulator PROPERTIES
-      ENVIRONMENT "${uses};ANYDEV_BACKEND=level_zero"
-      PASS_REGULAR_EXPRESSION " passed, 0 failed"
+      ENVIRONMENT "${uses};ANYDEV_C_API_BACKEND=level_zero"
+      PASS_REGULAR_EXPRESSION "backend level_zero: [1-9][0-9]* passed, 0 failed"
       FAIL_REGULAR_EXPRESSION "anydev-level-zero-emulator:|rejects as malformed" TIMEOUT 120)
   endif()
 
+  # The backend-parameterized DLPack tests on level_zero: export of device
+  # (kDLOneAPI) and host buffers, unversioned and 1.x, import back, and
+  # imported host memory's one rule (tests/dlpack, EveryBackend/*).
   if(TARGET anydev-dlpack-tests)
-    add_test(NAME dlpack.foreign_host_memory_level_zero_emulator
-             COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/ForeignHostMemory.*/level_zero)
-    set_tests_properties(dlpack.foreign_host_memory_level_zero_emulator PROPERTIES
-      ENVIRONMENT "${uses}" FAIL_REGULAR_EXPRESSION "${ANYDEV_LEVEL_ZERO_FAIL_RE}" TIMEOUT 60)
+    add_test(NAME dlpack.every_backend_level_zero_emulator
+             COMMAND anydev-dlpack-tests --gtest_filter=EveryBackend/*/level_zero)
+    set_tests_properties(dlpack.every_backend_level_zero_emulator PROPERTIES
+      ENVIRONMENT "${uses}" PASS_REGULAR_EXPRESSION "\\[  PASSED  \\] [1-9]"
+      FAIL_REGULAR_EXPRESSION "${ANYDEV_LEVEL_ZERO_FAIL_RE}|\\[  FAILED  \\]" TIMEOUT 60)
   endif()
 
-  # The Python package on level_zero: the plain build only (under a sanitizer
-  # tests/python preloads the runtime; the level_zero runs add nothing there).
-  if(TARGET anydev_python AND NOT ANYDEV_SANITIZE AND ANYDEV_PYTHON_EXECUTABLE)
-    # The package's own tests assume the cpu backend (tests/python/conftest.py):
-    # these are level_zero's (test_level_zero.py).
-    add_test(NAME python.level_zero_emulator
-      COMMAND ${ANYDEV_PYTHON_EXECUTABLE} -m pytest -q -p no:cacheprovider -p no:hypothesispytest -rs
-              ${ANYDEV_LEVEL_ZERO_EMULATOR_SOURCE_DIR}/test_level_zero.py)
-    set_tests_properties(python.level_zero_emulator PROPERTIES
-      ENVIRONMENT "PYTHONPATH=${ANYDEV_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1;${uses};ANYDEV_BACKEND=level_zero"
-      FAIL_REGULAR_EXPRESSION "anydev-level-zero-emulator:|rejects as malformed|SKIPPED|skipped"
-      TIMEOUT 300 WORKING_DIRECTORY ${ANYDEV_LEVEL_ZERO_EMULATOR_SOURCE_DIR})
-  elseif(ANYDEV_SANITIZE)
-    message(STATUS "anydev: python tests on level_zero not registered under ANYDEV_SANITIZE")
+  # The Python suite's backend-generic files (tests/python) on level_zero,
+  # through the real loader and its validation layer.
+  if(COMMAND anydev_python_add_backend_test)
+    anydev_python_add_backend_test(python.level_zero_emulator level_zero "${uses}"
+      "anydev-level-zero-emulator:|rejects as malformed")
   endif()
 
   if(TARGET anydev-info)
