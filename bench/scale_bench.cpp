@@ -356,7 +356,7 @@ void suite_pool(anydev_context_t ctx, bool quick, const char* key, std::size_t t
   at_start.struct_size = sizeof at_start;
   check(anydev_context_pool_stats(ctx, ANYDEV_MEMORY_DEVICE, &at_start), "pool_stats");
   // Samples with at least this many bytes live, where the pool's fixed
-  // allowance (its release threshold, 32 MiB by default, and the block
+  // allowance (its release threshold, 16 MiB by default, and the block
   // released last) no longer dominates the ratio.
   constexpr std::size_t kLargeLive = std::size_t{128} << 20;
   std::vector<double> large_ratios;

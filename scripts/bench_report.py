@@ -40,9 +40,9 @@ NOTES = """
   here (alternating the two builds; anydev's own bandwidth rose, the
   baselines' did not change), and it no longer loses 10-18% when the second
   core runs slowly, as one half per thread did in some runs. The stream workers run under `SCHED_BATCH`, so waking one
-  never preempts the enqueuing thread. Fills use `rep stos` for byte, 2, 4
-  and 8-byte patterns (the fast-string stores of `memset`); 16-byte patterns
-  use 32-byte AVX2 stores. Every pattern's exact bits are checked by
+  never preempts the enqueuing thread. Fills below the streaming threshold
+  use `rep stos` for byte, 2, 4 and 8-byte patterns (the fast-string stores
+  of `memset`); 16-byte patterns use 32-byte AVX2 stores. Every pattern's exact bits are checked by
   `tests/unit/cpu_fill_test.cpp` at every alignment.
 - **Store kind: decided per operation, by what the machine's cache holds.**
   A copy or fill whose footprint (bytes written, plus bytes read for a copy)
@@ -60,8 +60,13 @@ NOTES = """
   whole 260 MiB. On this machine, one thread, best of 30 (shared, so noisy):
   `memcpy` 28 / 22 / 18 / 12 GB/s at 4 / 8 / 16 / 256 MiB against 28 / 28 /
   25 / 19 GB/s for the streaming kernel, hence half the cache (an 8 MiB
-  copy's 16 MiB footprint). Fills of 1, 2, 4 and 8-byte patterns are
-  `memset`/`rep stos` whatever the size, as `memset` itself is on glibc 2.36.
+  copy's 16 MiB footprint). Fills of every pattern width stream past the
+  threshold (`fill_stores`, `backends/cpu/cpu_fill.h`): 1, 2, 4 and 8-byte
+  fills had stayed `memset`/`rep stos` at any size, 0.77-0.99x the best
+  `memset` at 64-256 MiB; alternated runs of the two rules on this machine
+  (`ANYDEV_CPU_STREAMING_BYTES` set past every size for the old one), paired
+  ratios at 64 and 256 MiB: 0.91-1.06 (one run of six figures 1.0-1.85)
+  against 0.80-0.95 (one 1.2-1.5).
 - **1 MiB: the cost of a call with cold caches.** A copy or fill of 1 MiB
   runs inline on the enqueuing thread, in 11-15 µs. Alternated with the
   baselines, which evict anydev's code and data from the core's caches, each
@@ -110,12 +115,13 @@ NOTES = """
 - **Scale.** The enqueue rates are the best of five passes: single passes
   on this shared machine vary by 2-3x (one burst of another process's load
   halves a pass), in both directions and for one thread as much as for
-  eight. Threads sharing one stream lose the inline path (only an idle
-  stream runs a small copy on the caller), so their copies become hand-offs
-  to the stream's worker: 0.3-0.6x one thread's rate in separate runs, CPU
-  per copy 300-550 ns against 76-98 ns; blocked enqueuers on a full queue
-  are now woken once it has drained to half instead of on every task, which
-  halves the context switches but not the hand-offs
+  eight. Threads sharing one stream: only an idle stream runs a small
+  copy on the caller, so a thread that enqueues while another runs one
+  inline queues its copy; the inline thread now runs those itself, in
+  order, before it returns (at most `kTurnTasks`, then a worker takes the
+  rest) instead of waking a worker for each (0.3-0.6x one thread's rate
+  before, CPU per copy 300-550 ns against 76-98 ns); blocked enqueuers on a
+  full queue are woken once it has drained to half instead of on every task
   ([reliability.md](reliability.md#store-kinds-and-costs-at-scale-issue-19)). Destroying 1,000 streams in a row cost 4-15 µs per stream until the
   reclaimer stopped being woken while it worked and moved to `SCHED_BATCH`
   (each release had handed the core to it and back); now 0.1-0.2 µs

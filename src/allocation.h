@@ -40,6 +40,7 @@
 #include <utility>
 
 #include "anydev/backend.h"
+#include "small_mutex.h"
 #include "stream.h"
 
 namespace anydev::core {
@@ -89,7 +90,7 @@ struct Allocation {
   void* const address;                 // unsafe_ptr() at offset 0
   const std::size_t bytes;
 
-  std::mutex mutex;
+  SmallMutex mutex;                      // 4 bytes: one per live allocation (small_mutex.h)
   std::shared_ptr<Stream> owner_stream;  // guarded by mutex
   std::shared_ptr<Stream> last_stream;   // guarded by mutex
 
@@ -101,6 +102,10 @@ struct Allocation {
   ReleaseStrategy& strategy_;
   const std::uint64_t fork_generation_;
 };
+
+// One per live buffer (with the handle and the pool's node: issue 19, host
+// memory per handle); pinned like anydev_buffer_s (objects.h).
+static_assert(sizeof(Allocation) <= 96, "Allocation grew: see docs/reliability.md");
 
 // An Allocation with the plain strategy.
 std::shared_ptr<Allocation> make_plain_allocation(const Backend* backend, int device,

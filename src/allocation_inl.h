@@ -41,7 +41,7 @@ anydev_status_t use_allocations(const StreamUse& use, std::span<Allocation* cons
     unique[n++] = allocation;
   }
   if (n == 2 && unique[1] < unique[0]) std::swap(unique[0], unique[1]);
-  std::unique_lock<std::mutex> first, second;
+  std::unique_lock<SmallMutex> first, second;
   if (n > 0) first = std::unique_lock(unique[0]->mutex);
   if (n > 1) second = std::unique_lock(unique[1]->mutex);
   for (std::size_t i = 0; i < n; ++i) {

@@ -41,7 +41,7 @@ anydev_status_t access_buffer(const char* op, const anydev_buffer_s* buf, const 
 BufferHold::~BufferHold() { unlock(); }
 
 void BufferHold::unlock() noexcept {
-  for (std::mutex*& m : locked_) {
+  for (SmallMutex*& m : locked_) {
     if (m != nullptr) m->unlock();
     m = nullptr;
   }
@@ -68,8 +68,8 @@ void BufferHold::unlock() noexcept {
   if (anydev_status_t st = check_handle(op, src, src_what); st != ANYDEV_SUCCESS) return st;
   // Address order, so that copies a->b and b->a on two threads cannot
   // deadlock; the same handle is locked once.
-  std::mutex* first = &dst->mutex;
-  std::mutex* second = &src->mutex;
+  SmallMutex* first = &dst->mutex;
+  SmallMutex* second = &src->mutex;
   if (second < first) std::swap(first, second);
   first->lock();
   locked_[0] = first;

@@ -20,6 +20,7 @@
 #include <mutex>
 
 #include "api_common.h"
+#include "small_mutex.h"
 
 namespace anydev::core {
 
@@ -87,7 +88,7 @@ class BufferHold {
 
  private:
   void unlock() noexcept;
-  std::mutex* locked_[2] = {nullptr, nullptr};
+  SmallMutex* locked_[2] = {nullptr, nullptr};
 };
 
 }  // namespace anydev::core

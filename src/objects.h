@@ -28,6 +28,7 @@
 #include "anydev/backend.h"
 #include "layers/validation.h"
 #include "registry.h"
+#include "small_mutex.h"
 #include "stream.h"
 
 namespace anydev::core {
@@ -80,10 +81,17 @@ struct anydev_buffer_s
   std::size_t size_bytes;
   std::size_t offset_bytes;  // into the allocation
   // Guarded by mutex: reassign_ownership_to and take_ptr change them.
-  mutable std::mutex mutex;
   std::shared_ptr<const anydev::core::ContextState> context;
   std::shared_ptr<anydev::core::Allocation> allocation;  // null once taken
+  // 4 bytes (small_mutex.h): there is one handle per live buffer and view.
+  mutable anydev::core::SmallMutex mutex;
   bool taken = false;
 };
+
+// Host memory per live buffer (issue 19, goal 256 bytes with its
+// allocation record and the pool's node): pinned so that a field added
+// here is a decision, not an accident (anydev-scale-bench reports the
+// total, heap_bytes_per_handle).
+static_assert(sizeof(anydev_buffer_s) <= 88, "anydev_buffer_s grew: see docs/reliability.md");
 
 #endif  // ANYDEV_SRC_OBJECTS_H_

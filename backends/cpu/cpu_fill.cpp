@@ -146,24 +146,38 @@ Writers writers() {
 
 }  // namespace
 
+FillStores fill_stores(const void* pattern, std::size_t pattern_size, bool streaming) {
+  // Past the threshold every width streams: memset and rep stos read each
+  // line before writing it (glibc's memset streams only at its own, larger
+  // threshold), so a streaming fill of the replicated pattern is faster.
+  if (streaming) return FillStores::vector_streaming;
+  const auto* pat = static_cast<const unsigned char*>(pattern);
+  // Zero fills and other byte-uniform patterns are the common case: memset is
+  // the fastest way to write them.
+  if (all_bytes_equal(pat, pattern_size)) return FillStores::memset;
+#ifdef ANYDEV_CPU_FILL_X86
+  // 2, 4 and 8-byte words (and 16-byte patterns made of two equal words).
+  if (pattern_size <= 8 || std::memcmp(pat, pat + 8, 8) == 0) return FillStores::rep_stos;
+#endif
+  return FillStores::vector;
+}
+
 void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std::size_t bytes,
                   bool streaming) {
   auto* out = static_cast<unsigned char*>(dst);
   const auto* pat = static_cast<const unsigned char*>(pattern);
-  // Zero fills and other byte-uniform patterns are the common case: memset is
-  // the fastest way to write them.
-  if (all_bytes_equal(pat, pattern_size)) {
-    std::memset(out, pat[0], bytes);
-    return;
-  }
+  switch (fill_stores(pattern, pattern_size, streaming)) {
+    case FillStores::memset:
+      std::memset(out, pat[0], bytes);
+      return;
 #ifdef ANYDEV_CPU_FILL_X86
-  // 2, 4 and 8-byte words (and 16-byte patterns made of two equal words).
-  if (pattern_size == 16 && std::memcmp(pat, pat + 8, 8) == 0) pattern_size = 8;
-  if (pattern_size <= 8) {
-    stos_words(out, pat, pattern_size, bytes);
-    return;
-  }
+    case FillStores::rep_stos:
+      stos_words(out, pat, pattern_size == 16 ? 8 : pattern_size, bytes);
+      return;
 #endif
+    default:
+      break;
+  }
   const std::size_t mask = pattern_size - 1;  // pattern sizes are powers of two
   // Head: bytes up to the first 64-byte boundary, each at its pattern phase.
   std::size_t head =

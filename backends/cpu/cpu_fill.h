@@ -2,14 +2,17 @@
 // Pattern fill: writes a 1, 2, 4, 8 or 16-byte pattern repeatedly over a
 // range of host-addressable memory, with the pattern's exact bits.
 //
-// Byte-uniform patterns go to memset; on x86-64, 2, 4 and 8-byte words (and
-// 16-byte patterns of two equal words) to rep stos, memset's own fast-string
-// stores. Other 16-byte patterns: aligned 32-byte (AVX2, chosen at run time)
-// or 16-byte vector stores of a 64-byte block holding the pattern at the
-// right phase, and streaming (non-temporal) stores when the caller asks for
-// them (a fill past the last-level cache, cpu_streaming.h), where reading the
-// lines first would only waste bandwidth (64-byte AVX-512 stores where the
-// CPU has them, one per cache line).
+// Cached fills: byte-uniform patterns go to memset; on x86-64, 2, 4 and
+// 8-byte words (and 16-byte patterns of two equal words) to rep stos,
+// memset's own fast-string stores. Other 16-byte patterns: aligned 32-byte
+// (AVX2, chosen at run time) or 16-byte vector stores of a 64-byte block
+// holding the pattern at the right phase. Streaming fills (the caller asks
+// for them: a fill past the last-level cache, cpu_streaming.h), of every
+// pattern width: non-temporal stores of that block, where reading the lines
+// first would only waste bandwidth (64-byte AVX-512 stores where the CPU has
+// them, one per cache line). Issue 19: 1/2/4/8-byte fills of 64-256 MiB took
+// memset / rep stos whatever the size and ran at 0.77-0.99x the best memset
+// while the 16-byte fill streamed.
 //
 // Pure functions of their arguments: thread-safe; the caller owns the memory.
 #ifndef ANYDEV_BACKENDS_CPU_CPU_FILL_H_
@@ -47,6 +50,18 @@ inline void copy_pattern(unsigned char* out, const void* pattern, std::size_t pa
       break;
   }
 }
+
+// How fill_pattern writes a pattern (the decision is exposed so that tests
+// can pin it without timing anything).
+enum class FillStores {
+  memset,           // byte-uniform pattern, cached
+  rep_stos,         // 2, 4 or 8-byte word, cached (x86-64)
+  vector,           // the 64-byte block, cached vector stores
+  vector_streaming  // the 64-byte block, non-temporal stores (every width)
+};
+
+// The stores fill_pattern uses for this pattern and `streaming`. Pure.
+FillStores fill_stores(const void* pattern, std::size_t pattern_size, bool streaming);
 
 // Writes `pattern` (pattern_size bytes, a valid size) over `bytes` bytes at
 // `dst`, starting with the pattern's first byte at dst. `bytes` must be a

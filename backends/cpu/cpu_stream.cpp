@@ -85,13 +85,33 @@ std::uint64_t StreamState::enqueue_copy_or_fill(const CopyOrFill& task) {
   inline_running_ = true;
   lock.unlock();
   run_inline(task);
+  finish_inline(lock);
+  return seq;
+}
+
+[[gnu::always_inline]] inline void StreamState::finish_inline(std::unique_lock<std::mutex>& lock) {
   lock.lock();
   inline_running_ = false;
   complete_task_locked();
-  // Work enqueued meanwhile by other threads, which the pool left to us.
+  // Work enqueued meanwhile by other threads, which the pool left to us: the
+  // small copies and fills at its front run here too, in order, rather than
+  // wake a worker for them (see "Shared streams" in cpu_stream.h).
+  drain_small_on_caller_locked(lock);
   const bool wake = !queue_.empty() && take_onto_pool_locked();
   lock.unlock();
   if (wake) pool_->schedule(this);
+}
+
+std::optional<std::uint64_t> StreamState::enqueue_inline_for_test(
+    const CopyTask& task, const std::function<void()>& during) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!idle_locked() || !may_run_inline(task)) return std::nullopt;
+  const std::uint64_t seq = count_submitted_locked();
+  inline_running_ = true;
+  lock.unlock();
+  run_inline(task);
+  during();
+  finish_inline(lock);
   return seq;
 }
 
@@ -127,8 +147,23 @@ std::uint64_t StreamState::queue_locked(std::unique_lock<std::mutex>& lock, Task
   return seq;
 }
 
+void StreamState::drain_small_on_caller_locked(std::unique_lock<std::mutex>& lock) {
+  // Nothing else runs (no task between the queue and completed_, no caller,
+  // not on the pool), as in synchronize().
+  for (unsigned n = 0; n < kTurnTasks && !queue_.empty() && !inline_running_ && !on_pool_ &&
+                       completed_.load(std::memory_order_relaxed) + queue_.size() ==
+                           submitted_.load(std::memory_order_relaxed) &&
+                       may_run_inline(queue_.front());
+       ++n) {
+    clear_pending_wake_locked();  // running anyway: nothing left to defer
+    ++caller_drained_;
+    run_on_caller_locked(lock);
+  }
+}
+
 bool StreamState::take_onto_pool_locked() {
   if (on_pool_ || inline_running_ || queue_.empty()) return false;
+  ++pool_handoffs_;
   on_pool_ = true;
   self_ = shared_from_this();
   return true;
@@ -184,6 +219,16 @@ std::size_t StreamState::queued() const {
 int StreamState::blocked_enqueuers() const {
   std::lock_guard<std::mutex> hold(mutex_);
   return full_waiters_;
+}
+
+std::uint64_t StreamState::pool_handoffs() const {
+  std::lock_guard<std::mutex> hold(mutex_);
+  return pool_handoffs_;
+}
+
+std::uint64_t StreamState::caller_drained() const {
+  std::lock_guard<std::mutex> hold(mutex_);
+  return caller_drained_;
 }
 
 std::uint64_t StreamState::room_wakeups() const {

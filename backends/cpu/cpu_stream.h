@@ -39,6 +39,15 @@
 // costs about as much as the copy. Failures are kept for synchronize exactly
 // as the worker keeps them.
 //
+// Shared streams: a thread that enqueues a copy or fill while another runs
+// one inline queues it (the stream is not idle), and the inline thread, once
+// done, runs the small copies and fills that queued up meanwhile itself, in
+// order (kTurnTasks at most, then the pool takes the rest), instead of
+// handing them to a worker. Issue 19: handed over, every such task woke a
+// worker, and the threads, the worker and the stream's lock took turns on
+// the cores: two threads on one shared stream of the 2-core VM enqueued 4.4 M
+// copies/s against 13.2 M for one (413-530 ns of CPU per copy against 76).
+//
 // Caller-side execution: synchronize() runs queued copies and fills itself,
 // front first, while the worker is not running a task (typically it has not
 // woken up yet), since the caller would only wait; the same flag keeps the
@@ -62,6 +71,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -138,6 +148,17 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   int blocked_enqueuers() const;
   // How many times blocked enqueuers were woken (for tests).
   std::uint64_t room_wakeups() const;
+  // How many times the stream was handed to the pool (a worker woken or
+  // queued for it), and how many tasks an inline enqueuer ran for other
+  // threads (see "Shared streams"; for tests).
+  std::uint64_t pool_handoffs() const;
+  std::uint64_t caller_drained() const;
+  // For tests: enqueue(task) when it runs inline, calling `during` on the
+  // calling thread after the copy, while the stream is still held (as if
+  // the thread were preempted there); nullopt (nothing enqueued) when the
+  // stream is not idle or the copy is too large to run inline.
+  std::optional<std::uint64_t> enqueue_inline_for_test(const CopyTask& task,
+                                                       const std::function<void()>& during);
 
   // The Stream that owns this state (set by its constructor). Valid
   // while that Stream lives, i.e. while the backend's stream handle does.
@@ -182,6 +203,14 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   // Pops the queue's front and runs it on the calling thread (lock held on
   // entry and on return, released while the task runs).
   void run_on_caller_locked(std::unique_lock<std::mutex>& lock);
+  // After an inline run (lock not held on entry, released on return):
+  // counts the task complete, runs what others queued meanwhile
+  // (drain_small_on_caller_locked) and hands the rest to the pool.
+  void finish_inline(std::unique_lock<std::mutex>& lock);
+  // After an inline run: runs the small copies and fills other threads
+  // queued meanwhile, front first, while nothing else runs (lock held on
+  // entry and on return).
+  void drain_small_on_caller_locked(std::unique_lock<std::mutex>& lock);
   // Pops the queue's front, telling blocked enqueuers there is room. Lock held.
   Task pop_front_locked();
   // Takes the stream onto the pool if it is not on it and has work no one
@@ -207,6 +236,8 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   std::condition_variable room_cv_;    // they wait here
   int unwoken_waiters_ = 0;            // of those, the ones no wake-up has reached yet
   std::uint64_t room_generation_ = 0;  // counts the wake-ups (room_wakeups)
+  std::uint64_t pool_handoffs_ = 0;    // see pool_handoffs()
+  std::uint64_t caller_drained_ = 0;   // see caller_drained()
   WorkerPool* const pool_;
   bool on_pool_ = false;         // see "Scheduling" above
   bool inline_running_ = false;  // an enqueuing thread is running a task

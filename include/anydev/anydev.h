@@ -361,7 +361,7 @@ ANYDEV_API anydev_status_t anydev_context_release_cached_memory(anydev_context_t
  * keeps at most this many cached bytes plus a quarter of its bytes in use
  * (the block released last is always kept); beyond that its oldest cached
  * blocks are freed by a core thread. SIZE_MAX: never trims. Starts at
- * ANYDEV_POOL_RELEASE_THRESHOLD (default 32 MiB). Setting it trims at once
+ * ANYDEV_POOL_RELEASE_THRESHOLD (default 16 MiB). Setting it trims at once
  * without blocking; it applies to every context on the device. */
 ANYDEV_API anydev_status_t anydev_context_set_pool_release_threshold(anydev_context_t ctx,
                                                                      anydev_memory_kind_t kind,

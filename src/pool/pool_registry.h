@@ -3,7 +3,7 @@
 // memory kind), made on first use and never destroyed (releases may arrive
 // during exit). ANYDEV_POOL (0 or 1, default 1) is read once, on first use:
 // with 0 the pools keep statistics but cache nothing.
-// ANYDEV_POOL_RELEASE_THRESHOLD (bytes, default 32 MiB) is each new pool's
+// ANYDEV_POOL_RELEASE_THRESHOLD (bytes, default 16 MiB) is each new pool's
 // release threshold (CachingPool::set_release_threshold), read once too.
 //
 // Fork: a child of fork() starts with fresh, empty pools; the parent's pools

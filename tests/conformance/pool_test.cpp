@@ -263,7 +263,7 @@ TEST_P(PoolTest, ReleaseThresholdTrimsTheCacheAndIsPerKind) {
   const std::size_t device_default = ctx().pool_release_threshold(MemoryKind::device);
   const char* value = std::getenv("ANYDEV_POOL_RELEASE_THRESHOLD");
   if (value == nullptr) {
-    EXPECT_EQ(host_default, std::size_t{32} << 20);
+    EXPECT_EQ(host_default, std::size_t{16} << 20);
   }
   ctx().set_pool_release_threshold(MemoryKind::host, 0);
   EXPECT_EQ(ctx().pool_release_threshold(MemoryKind::host), 0u);

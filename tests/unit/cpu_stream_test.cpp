@@ -9,10 +9,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -172,6 +175,91 @@ TEST(CpuStreamDeferredWake, ALateSynchronizeStopsDeferring) {
   EXPECT_FALSE(stream.state().synchronize().has_value());
   EXPECT_TRUE(all_equal(memory, 0x17));
   EXPECT_FALSE(stream.state().defers_wakes()) << "the deferral cost this caller its overlap";
+}
+
+// Issue 19: two threads enqueueing small copies on one shared stream ran
+// at a third of one thread's rate: whenever one thread queued a copy while
+// the other ran its own inline, the inline thread handed the queued work to a
+// worker (a wake-up, and the worker and both threads then took turns on the
+// stream's lock). The inline thread now runs it itself, in order. Made
+// deterministic: the copies are queued from inside the inline run (where
+// another thread's enqueue would land), then counted.
+TEST(CpuSharedStream, CopiesQueuedDuringAnInlineRunRunOnThatCallerNotAWorker) {
+  Stream stream;
+  StreamState& state = stream.state();
+  std::uint32_t first = 1, destination = 0;
+  std::vector<std::uint32_t> values(40);
+  const std::uint64_t handoffs_before = state.pool_handoffs();
+  const std::optional<std::uint64_t> seq =
+      state.enqueue_inline_for_test(CopyTask{&destination, &first, sizeof first}, [&] {
+        for (std::size_t i = 0; i < values.size(); ++i) {
+          values[i] = static_cast<std::uint32_t>(i + 2);
+          state.enqueue(CopyTask{&destination, &values[i], sizeof destination});
+        }
+        EXPECT_EQ(state.queued(), values.size()) << "queued behind the inline copy";
+      });
+  ASSERT_TRUE(seq.has_value()) << "a new stream is idle: the copy runs inline";
+  EXPECT_EQ(state.queued(), 0u);
+  EXPECT_EQ(state.caller_drained(), values.size());
+  EXPECT_EQ(state.pool_handoffs(), handoffs_before) << "no worker woken for them";
+  EXPECT_TRUE(state.is_complete(*seq + values.size()));
+  EXPECT_EQ(destination, values.back()) << "in order";
+  EXPECT_FALSE(state.synchronize().has_value());
+}
+
+// More than kTurnTasks queued meanwhile: the caller runs kTurnTasks of them
+// and hands the rest to the pool, which finishes them in order.
+TEST(CpuSharedStream, ACallerRunsAtMostATurnOfOthersTasks) {
+  Stream stream;
+  StreamState& state = stream.state();
+  std::uint32_t first = 1, destination = 0;
+  std::vector<std::uint32_t> values(kTurnTasks * 3);
+  ASSERT_TRUE(state
+                  .enqueue_inline_for_test(
+                      CopyTask{&destination, &first, sizeof first},
+                      [&] {
+                        for (std::size_t i = 0; i < values.size(); ++i) {
+                          values[i] = static_cast<std::uint32_t>(i + 2);
+                          state.enqueue(CopyTask{&destination, &values[i], sizeof destination});
+                        }
+                      })
+                  .has_value());
+  EXPECT_EQ(state.caller_drained(), std::uint64_t{kTurnTasks});
+  EXPECT_FALSE(state.synchronize().has_value());
+  EXPECT_EQ(destination, values.back());
+}
+
+// Two threads on one stream, started together: every copy runs, each
+// thread's in its order.
+TEST(CpuSharedStream, SmallCopiesFromTwoThreadsKeepEachThreadsOrder) {
+  Stream stream;
+  StreamState& state = stream.state();
+  constexpr int kCopies = 100000;
+  constexpr int kThreads = 2;
+  std::vector<std::vector<std::uint32_t>> sources(kThreads, std::vector<std::uint32_t>(kCopies));
+  std::uint32_t destinations[kThreads] = {};
+  std::vector<std::thread> threads;
+  std::atomic<int> ready{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready.load() < kThreads) std::this_thread::yield();  // start together
+      for (int i = 0; i < kCopies; ++i) {
+        sources[t][i] = static_cast<std::uint32_t>(i + 1);
+        state.enqueue(CopyTask{&destinations[t], &sources[t][i], sizeof(std::uint32_t)});
+        if (i % 1024 == 1023) {
+          EXPECT_FALSE(state.synchronize().has_value());
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_FALSE(state.synchronize().has_value());
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(destinations[t], std::uint32_t{kCopies}) << "thread " << t << ": order kept";
+  }
+  RecordProperty("pool_handoffs", std::to_string(state.pool_handoffs()));
+  RecordProperty("caller_drained", std::to_string(state.caller_drained()));
 }
 
 }  // namespace

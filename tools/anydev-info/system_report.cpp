@@ -24,7 +24,7 @@ constexpr EnvVarSpec kEnvironment[] = {
     {"ANYDEV_LOG_LEVEL", "trace|debug|info|warn|error|critical|off (unset: warn)"},
     {"ANYDEV_POOL", "caching pools for host and device buffers: 0|1 (unset: 1)"},
     {"ANYDEV_POOL_RELEASE_THRESHOLD",
-     "cached bytes each pool keeps beyond a quarter of its bytes in use (unset: 33554432)"},
+     "cached bytes each pool keeps beyond a quarter of its bytes in use (unset: 16777216)"},
     {"ANYDEV_CPU_MLOCK", "cpu backend pins host buffers with mlock: 0|1 (unset: 1)"},
     {"ANYDEV_CPU_THREADS",
      "cpu backend splits large copies/fills over this many threads (unset: the online CPUs)"},
