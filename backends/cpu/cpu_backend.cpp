@@ -31,6 +31,7 @@
 #include "cpu_stream.h"
 #include "cpu_streaming.h"
 #include "kit_capabilities.h"
+#include "kit_device_props.h"
 #include "kit_entry.h"
 #include "kit_structs.h"
 #include "kit_table.h"
@@ -202,17 +203,8 @@ anydev_status_t device_props(int device, anydev_bk_device_props_t* props) {
     if (anydev_status_t s = check_device("device_props", device); s != ANYDEV_SUCCESS) return s;
     if (props == nullptr) return null_argument("device_props", "props");
     const CpuDeviceInfo& info = device_info();
-    using Props = anydev_bk_device_props_t;
-    if (has_field(props, &Props::name)) copy_text(props->name, info.name);
-    if (has_field(props, &Props::description)) {
-      copy_text(props->description, info.description + "; " + pinned_memory_text());
-    }
-    if (has_field(props, &Props::total_memory)) {
-      props->total_memory = info.total_memory;
-    }
-    if (has_field(props, &Props::host_memory_is_device_accessible)) {
-      props->host_memory_is_device_accessible = 1;
-    }
+    kit::set_basic_device_props(props, info.name, info.description + "; " + pinned_memory_text(),
+                                info.total_memory, true);
     // Device memory is host memory: kDLCPU for both kinds, addressable.
     kit::device_capabilities caps;
     caps.dlpack_device_type = kDLCPU;

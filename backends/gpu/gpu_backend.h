@@ -18,6 +18,7 @@
 #include "gpu_pool.h"
 #include "gpu_state.h"
 #include "kit_capabilities.h"
+#include "kit_device_props.h"
 #include "kit_library.h"
 #include "kit_structs.h"
 
@@ -160,16 +161,7 @@ anydev_status_t device_props(int device, anydev_bk_device_props_t* props) {
     return s;
   }
   const DeviceState<Api>& d = device_state<Api>(device);
-  if (has_field(props, &anydev_bk_device_props_t::name)) copy_text(props->name, d.name);
-  if (has_field(props, &anydev_bk_device_props_t::description)) {
-    copy_text(props->description, d.description);
-  }
-  if (has_field(props, &anydev_bk_device_props_t::total_memory)) {
-    props->total_memory = d.total_memory;
-  }
-  if (has_field(props, &anydev_bk_device_props_t::host_memory_is_device_accessible)) {
-    props->host_memory_is_device_accessible = 0;
-  }
+  kit::set_basic_device_props(props, d.name, d.description, d.total_memory, false);
   kit::device_capabilities caps;
   caps.dlpack_device_type = Api::kDLDevice;
   caps.dlpack_host_device_type = Api::kDLHost;

@@ -14,20 +14,11 @@
 #include "gpu_fill_plan.h"
 #include "gpu_objects.h"
 #include "gpu_state.h"
+#include "kit_memory_ref.h"
 
 namespace anydev::gpu {
 
-inline std::string describe_memory(const anydev_bk_memory_ref_t& ref) {
-  switch (ref.kind) {
-    case ANYDEV_BK_MEMORY_USER_HOST:
-      return cat("host memory ", ref.handle);
-    case ANYDEV_BK_MEMORY_HOST:
-      return cat("pinned memory ", ref.handle, "+", ref.offset, " (device ", ref.device, ")");
-    case ANYDEV_BK_MEMORY_DEVICE:
-      return cat("device ", ref.device, " memory ", ref.handle, "+", ref.offset);
-  }
-  return cat("memory of unknown kind ", static_cast<int>(ref.kind));
-}
+using kit::describe_memory;
 
 template <class Api>
 [[gnu::cold]] anydev_status_t copy_failure(typename Api::status_t r, const char* call,

@@ -15,6 +15,7 @@
 
 #include "anydev/backend.h"
 #include "kit_capabilities.h"
+#include "kit_device_props.h"
 #include "kit_entry.h"
 #include "kit_library.h"
 #include "kit_structs.h"
@@ -294,16 +295,7 @@ anydev_status_t device_props(int device, anydev_bk_device_props_t* props) {
   }
   if (const anydev_status_t s = check_device(device, "device_props"); s != ANYDEV_SUCCESS) return s;
   const DeviceState& d = device_at(device);
-  if (has_field(props, &anydev_bk_device_props_t::name)) copy_text(props->name, d.name);
-  if (has_field(props, &anydev_bk_device_props_t::description)) {
-    copy_text(props->description, d.description);
-  }
-  if (has_field(props, &anydev_bk_device_props_t::total_memory)) {
-    props->total_memory = d.total_memory;
-  }
-  if (has_field(props, &anydev_bk_device_props_t::host_memory_is_device_accessible)) {
-    props->host_memory_is_device_accessible = 0;
-  }
+  kit::set_basic_device_props(props, d.name, d.description, d.total_memory, false);
   bool peers = false;
   for (const auto& other : backend_state().devices) {
     peers = peers || (other.get() != &d && other->driver == d.driver);

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "gpu_fill_plan.h"
+#include "kit_memory_ref.h"
 #include "lz_entries.h"
 #include "lz_errors.h"
 #include "lz_objects.h"
@@ -31,21 +32,8 @@ namespace {
 
 constexpr std::size_t kStagedBytes = 4096;
 
-void* address(const anydev_bk_memory_ref_t& ref) {
-  return static_cast<char*>(ref.handle) + ref.offset;
-}
-
-std::string describe(const anydev_bk_memory_ref_t& ref) {
-  switch (ref.kind) {
-    case ANYDEV_BK_MEMORY_USER_HOST:
-      return cat("host memory ", ref.handle);
-    case ANYDEV_BK_MEMORY_HOST:
-      return cat("pinned memory ", ref.handle, "+", ref.offset, " (device ", ref.device, ")");
-    case ANYDEV_BK_MEMORY_DEVICE:
-      return cat("device ", ref.device, " memory ", ref.handle, "+", ref.offset);
-  }
-  return cat("memory of unknown kind ", static_cast<int>(ref.kind));
-}
+using kit::describe_memory;
+void* address(const anydev_bk_memory_ref_t& ref) { return kit::address_of(ref); }
 
 std::size_t shortest_period(const unsigned char* p, std::size_t size) {
   std::size_t period = size;
@@ -71,9 +59,10 @@ anydev_status_t copy(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
     }
   }
   if (r != ZE_RESULT_SUCCESS) {
-    return report_failure(r, "zeCommandListAppendMemoryCopy",
-                          cat("copy of ", bytes, " bytes from ", describe(src), " to ",
-                              describe(dst), " on a stream of level_zero device ", stream->device));
+    return report_failure(
+        r, "zeCommandListAppendMemoryCopy",
+        cat("copy of ", bytes, " bytes from ", describe_memory(src), " to ", describe_memory(dst),
+            " on a stream of level_zero device ", stream->device));
   }
   return ANYDEV_SUCCESS;
 }
@@ -186,7 +175,7 @@ anydev_status_t fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
                             "byte count)"));
   }
   auto what = [&] {
-    return cat("fill of ", bytes, " bytes of ", describe(dst), " with a ", pattern_size,
+    return cat("fill of ", bytes, " bytes of ", describe_memory(dst), " with a ", pattern_size,
                "-byte pattern on a stream of level_zero device ", stream->device);
   };
   char* const at = static_cast<char*>(address(dst));
