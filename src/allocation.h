@@ -61,8 +61,9 @@ class ReleaseStrategy {
   // Memory a producer outside anydev owns (foreign_memory.h).
   virtual bool foreign() const noexcept { return false; }
   // take_ptr handed the memory to the user: it leaves the pool's
-  // accounting. Called with the allocation's mutex held.
-  virtual void forget_in_use() noexcept {}
+  // accounting (once: allocation.taken says it has). Called with the
+  // allocation's mutex held.
+  virtual void forget_in_use(Allocation& allocation) noexcept;
 
  protected:
   ReleaseStrategy() = default;
@@ -91,6 +92,7 @@ struct Allocation {
   const std::size_t bytes;
 
   SmallMutex mutex;                      // 4 bytes: one per live allocation (small_mutex.h)
+  bool taken = false;                    // guarded by mutex: take_ptr handed the memory out
   std::shared_ptr<Stream> owner_stream;  // guarded by mutex
   std::shared_ptr<Stream> last_stream;   // guarded by mutex
 
@@ -106,6 +108,11 @@ struct Allocation {
 // One per live buffer (with the handle and the pool's node: issue 19, host
 // memory per handle); pinned like anydev_buffer_s (objects.h).
 static_assert(sizeof(Allocation) <= 96, "Allocation grew: see docs/reliability.md");
+
+// Defined after Allocation (it marks it taken).
+inline void ReleaseStrategy::forget_in_use(Allocation& allocation) noexcept {
+  allocation.taken = true;
+}
 
 // An Allocation with the plain strategy.
 std::shared_ptr<Allocation> make_plain_allocation(const Backend* backend, int device,

@@ -161,12 +161,16 @@ void CachingPool::free_list(PoolNode* list) noexcept {
   }
 }
 
-PoolNode* CachingPool::new_node_locked() {
+PoolNode* CachingPool::new_node_locked() noexcept {
   if (spare_nodes_ == nullptr) {
     constexpr std::size_t kChunk = 64;
     std::unique_ptr<PoolNode[]> chunk(new (std::nothrow) PoolNode[kChunk]);
     if (chunk == nullptr) return nullptr;
-    node_chunks_.push_back(std::move(chunk));  // may throw: nothing changed yet
+    try {
+      node_chunks_.push_back(std::move(chunk));
+    } catch (...) {
+      return nullptr;  // nothing changed
+    }
     PoolNode* nodes = node_chunks_.back().get();
     for (std::size_t i = 0; i < kChunk; ++i) {
       nodes[i].newer = spare_nodes_;
@@ -225,41 +229,40 @@ anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std
             " bytes (more than half the address space, ", kPoolLargestRequest, " bytes at most)"));
   }
   std::size_t block_bytes = bytes;
-  PoolNode* node = nullptr;
+  PoolSizeClass* size_class = nullptr;
   if (caching_) {
     block_bytes = *pool_size_class(bytes);  // cannot overflow below kPoolLargestRequest
-    PoolSizeClass* size_class = nullptr;
     bool event_done = false;
+    PoolBlock cached{this, nullptr, nullptr, block_bytes, nullptr};
+    anydev_bk_event_t event = nullptr;
+    std::weak_ptr<Stream> owner;  // reset outside the lock
     {
       std::lock_guard lock(mutex_);
-      size_class = &classes_[block_bytes];
-      size_class->bytes = block_bytes;
-      node = take_cached_locked(*size_class, stream, &event_done);
-      if (node != nullptr) {
+      const auto [entry, added] = classes_.try_emplace(block_bytes);
+      size_class = &entry->second;
+      if (added) size_class->bytes = block_bytes;  // never written again: read unlocked
+      if (PoolNode* node = take_cached_locked(*size_class, stream, &event_done)) {
         stats_.bytes_cached -= block_bytes;
         stats_.bytes_in_use += block_bytes;
         stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
         ++stats_.cache_hits;
         ++stats_.allocation_count;
+        // The block in use needs no node: it goes back to the spares.
+        cached = PoolBlock{this, node->handle, node->address, block_bytes, size_class};
+        event = node->event;
+        owner.swap(node->owner);
+        node->event = nullptr;
+        node->handle = node->address = nullptr;
+        node->prev = node->next = node->older = nullptr;
+        node->newer = spare_nodes_;
+        spare_nodes_ = node;
       }
     }
-    if (node != nullptr) {
-      recycle_event(node->event, true);
-      node->event = nullptr;
-      node->owner.reset();
-      *out = PoolBlock{this, node->handle, node->address, block_bytes, node};
+    if (cached.size_class != nullptr) {
+      recycle_event(event, true);
+      *out = cached;
       return ANYDEV_SUCCESS;
     }
-    {
-      std::lock_guard lock(mutex_);
-      node = new_node_locked();
-    }
-    if (node == nullptr) {
-      return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
-                       cat("pool: no memory for the bookkeeping of a ", kind_name(kind_),
-                           " block of ", block_bytes, " bytes"));
-    }
-    node->size_class = size_class;
   }
   void* handle = nullptr;
   void* address = nullptr;
@@ -276,14 +279,7 @@ anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std
       set_error(status, first_error);
     }
   }
-  if (status != ANYDEV_SUCCESS) {
-    recycle_node(node);
-    return status;
-  }
-  if (node != nullptr) {
-    node->handle = handle;
-    node->address = address;
-  }
+  if (status != ANYDEV_SUCCESS) return status;
   {
     std::lock_guard lock(mutex_);
     stats_.bytes_in_use += block_bytes;
@@ -291,14 +287,24 @@ anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std
     ++stats_.cache_misses;
     ++stats_.allocation_count;
   }
-  *out = PoolBlock{this, handle, address, block_bytes, node};
+  *out = PoolBlock{this, handle, address, block_bytes, size_class};
   return ANYDEV_SUCCESS;
 }
 
 bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream>& owner,
                             bool used_by_streams, bool in_use) noexcept {
-  PoolNode* const node = block.node;
-  if (!caching_ || node == nullptr) {
+  if (!caching_ || block.size_class == nullptr) {
+    if (in_use) forget_in_use(block.bytes);
+    return false;
+  }
+  PoolNode* node = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    node = new_node_locked();
+  }
+  if (node == nullptr) {
+    log_error(backend_->name, ": pool: no memory for the bookkeeping of a cached ",
+              kind_name(kind_), " block of ", block.bytes, " bytes; freeing it instead");
     if (in_use) forget_in_use(block.bytes);
     return false;
   }
@@ -315,6 +321,9 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
     }
   }
   PoolNode* trimmed = nullptr;
+  node->size_class = block.size_class;
+  node->handle = block.handle;
+  node->address = block.address;
   {
     std::lock_guard lock(mutex_);
     node->owner = owner;

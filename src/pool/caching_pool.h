@@ -86,13 +86,14 @@ struct PoolStats {
   std::uint64_t cache_misses = 0;      // served by the backend
 };
 
-// The bookkeeping of one block of a caching pool, taken from the pool's
-// spare nodes with the block and returned to them when the block is freed.
-// Storage owned by the pool; lent to the block's Allocation while handed
-// out. Guarded by the pool's mutex while cached (linked into its class's
-// list and the pool's age list).
+// The bookkeeping of one cached block of a caching pool, taken from the
+// pool's spare nodes when the block is given back and returned to them when
+// the block is handed out again or freed: a block in use has no node (its
+// Allocation holds its handle, address and size class: issue 19, host memory
+// per live buffer). Storage owned by the pool; guarded by the pool's mutex
+// (linked into its class's list and the pool's age list).
 struct PoolNode {
-  PoolSizeClass* size_class = nullptr;  // the class it serves (never changes)
+  PoolSizeClass* size_class = nullptr;  // the class of the block it holds
   void* handle = nullptr;
   void* address = nullptr;
   std::weak_ptr<Stream> owner;        // identity only: never locked
@@ -132,18 +133,18 @@ using PoolAgeList = PoolNodeList<&PoolNode::older, &PoolNode::newer>;
 // while the pool lives, so a PoolNode may point at it); guarded by the
 // pool's mutex.
 struct PoolSizeClass {
-  std::size_t bytes = 0;
+  std::size_t bytes = 0;  // set once when the class is made: read without the lock
   PoolClassList ready;    // no event: reusable by anyone at once
   PoolClassList pending;  // event not yet seen complete: oldest at front
 };
 
 // One block handed out by a pool.
 struct PoolBlock {
-  CachingPool* pool = nullptr;  // where it goes back
-  void* handle = nullptr;       // backend memory handle
-  void* address = nullptr;      // host-visible address at offset 0
-  std::size_t bytes = 0;        // block size: the size class (the request when not caching)
-  PoolNode* node = nullptr;     // its bookkeeping (null when not caching)
+  CachingPool* pool = nullptr;          // where it goes back
+  void* handle = nullptr;               // backend memory handle
+  void* address = nullptr;              // host-visible address at offset 0
+  std::size_t bytes = 0;                // block size: the size class (the request when not caching)
+  PoolSizeClass* size_class = nullptr;  // where it is cached (null when not caching)
 };
 
 // "Never trim": the release threshold of pools made directly (tests).
@@ -176,8 +177,9 @@ class CachingPool {
   // other stream that used it; `used_by_streams` is false when no stream work
   // ever touched it. `in_use` is false for a block that left the accounting
   // (forget_in_use). Returns false when the pool did not keep the block
-  // (caching off, or the release event could not be recorded): the caller
-  // then frees it as before. Never throws, never allocates memory.
+  // (caching off, the release event could not be recorded, or no memory for
+  // its node): the caller then frees it as before. Never throws; allocates
+  // only a chunk of nodes now and then (nothrow).
   bool give_back(const PoolBlock& block, const std::shared_ptr<Stream>& owner, bool used_by_streams,
                  bool in_use) noexcept;
 
@@ -218,7 +220,7 @@ class CachingPool {
   // Nodes come from chunks the pool owns (freed with the pool) and go back
   // to its spare list; a node is never returned to the heap while the pool
   // lives. Under mutex_; null when no memory.
-  PoolNode* new_node_locked();
+  PoolNode* new_node_locked() noexcept;  // null without memory
   void recycle_node(PoolNode* node) noexcept;
   anydev_bk_event_t acquire_event() noexcept;
   // Gives an event back to the event pool; destroys it when `usable` is

@@ -6,37 +6,45 @@
 namespace anydev::core {
 namespace {
 
-// The pooled release strategy: the block and its bookkeeping, lent by the
-// pool while the Allocation lives. Lives beside its Allocation
-// (make_allocation); `in_use` is guarded by the allocation's mutex.
+// The pooled release strategy: where the block goes back, lent by the pool
+// while the Allocation lives (the pool keeps no node for it meanwhile).
+// Lives beside its Allocation (make_allocation); immutable (whether the
+// block still counts as in use is the Allocation's `taken`, under its mutex).
 class PooledRelease final : public ReleaseStrategy {
  public:
   explicit PooledRelease(const PoolBlock& block) noexcept
-      : pool_(block.pool), bytes_(block.bytes), node_(block.node) {}
+      : pool_(block.pool), size_class_(block.size_class) {}
 
   void release(Allocation& allocation) noexcept override {
     order_release_after_last_use(allocation);
-    const PoolBlock block{pool_, allocation.handle, allocation.address, bytes_, node_};
-    node_ = nullptr;  // the pool's again (kept or recycled)
+    const PoolBlock block{pool_, allocation.handle, allocation.address, block_bytes(allocation),
+                          size_class_};
     if (pool_->give_back(block, allocation.owner_stream, allocation.last_stream != nullptr,
-                         in_use_)) {
+                         !allocation.taken)) {
       return;  // cached for reuse (pool/caching_pool.h)
     }
     free_after_owner_stream(allocation);
   }
 
-  void forget_in_use() noexcept override {
-    if (!in_use_) return;
-    pool_->forget_in_use(bytes_);
-    in_use_ = false;
+  void forget_in_use(Allocation& allocation) noexcept override {
+    if (allocation.taken) return;
+    pool_->forget_in_use(block_bytes(allocation));
+    allocation.taken = true;
   }
 
  private:
+  // The block size: its size class, or the request when the pool does not
+  // cache (then the block is exactly the request, the Allocation's bytes).
+  std::size_t block_bytes(const Allocation& allocation) const noexcept {
+    return size_class_ != nullptr ? size_class_->bytes : allocation.bytes;
+  }
+
+  // Three words beside the Allocation (issue 19: host memory per handle).
   CachingPool* const pool_;
-  const std::size_t bytes_;  // the block size
-  PoolNode* node_;           // the block's bookkeeping (null when not caching)
-  bool in_use_ = true;       // cleared when take_ptr hands the memory to the user
+  PoolSizeClass* const size_class_;  // where it is cached (null when not caching)
 };
+
+static_assert(sizeof(PooledRelease) <= 3 * sizeof(void*), "PooledRelease grew");
 
 }  // namespace
 
@@ -60,7 +68,7 @@ std::shared_ptr<Allocation> make_pooled_allocation(const Backend* backend, int d
 
 void forget_pool_in_use(Allocation& allocation) {
   std::lock_guard lock(allocation.mutex);
-  allocation.strategy().forget_in_use();
+  allocation.strategy().forget_in_use(allocation);
 }
 
 }  // namespace anydev::core
