@@ -15,8 +15,10 @@
 //             and release (views, then buffers), the faster of two passes
 //             (the first also grows the process's memory); host memory per live
 //             handle (mallinfo2 heap growth, and resident-set growth less
-//             the buffers' own bytes); baseline: malloc + free of 64 bytes
-//             at the same live counts
+//             the buffers' own bytes); baselines: malloc + free of 64 bytes
+//             at the same live counts, and the records baseline (touch_*:
+//             the same records made, written, counted and freed in the same
+//             order without anydev, touch_pass)
 //   streams   1,000 streams on one context: per-operation time to create
 //             (stream + context on it), use (one 4-byte copy + synchronize
 //             each) and destroy, beside the same with one stream live
@@ -37,6 +39,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -179,7 +182,60 @@ void suite_enqueue(anydev_context_t ctx, bool quick, std::string& json) {
 struct BufferPass {
   double create = 0, sub = 0, release = 0, malloc_free = 0;
   double heap_per = 0, rss_per = 0;
+  double touch_create = 0, touch_sub = 0, touch_release = 0;  // the records baseline
 };
+
+// The records baseline: the same memory traffic as anydev's handles without
+// anydev: per buffer, a handle and a record of the sizes anydev allocates
+// (anydev_buffer_s, src/objects.h; the Allocation with its release strategy
+// and shared_ptr control block, src/allocation.h), written when made; per
+// sub-buffer another handle, written, and the record's count raised
+// (atomically, as a shared_ptr copy); released in the same order, each
+// count lowered. What grows with the live count here is the machine's
+// (caches, TLB, the allocator's free lists), not anydev's.
+constexpr std::size_t kTouchHandleBytes = 88;
+constexpr std::size_t kTouchRecordBytes = 136;
+
+struct TouchRecord {
+  std::atomic<long> refs;
+};
+struct TouchHandle {
+  TouchRecord* record;
+};
+
+void touch_pass(std::size_t n, BufferPass& p) {
+  std::vector<TouchHandle*> buffers(n), views(n);
+  auto make_handle = [](TouchRecord* record) {
+    auto* h = static_cast<TouchHandle*>(std::malloc(kTouchHandleBytes));
+    if (h == nullptr) std::exit(1);
+    std::memset(static_cast<void*>(h), 0, kTouchHandleBytes);
+    h->record = record;
+    return h;
+  };
+  auto start = Clock::now();
+  for (std::size_t i = 0; i < n; ++i) {
+    auto* r = static_cast<TouchRecord*>(std::malloc(kTouchRecordBytes));
+    if (r == nullptr) std::exit(1);
+    std::memset(static_cast<void*>(r), 0, kTouchRecordBytes);
+    r->refs.store(1, std::memory_order_relaxed);
+    buffers[i] = make_handle(r);
+  }
+  p.touch_create = since(start) / static_cast<double>(n);
+  start = Clock::now();
+  for (std::size_t i = 0; i < n; ++i) {
+    buffers[i]->record->refs.fetch_add(1, std::memory_order_relaxed);
+    views[i] = make_handle(buffers[i]->record);
+  }
+  p.touch_sub = since(start) / static_cast<double>(n);
+  auto drop = [](TouchHandle* h) {
+    if (h->record->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) std::free(h->record);
+    std::free(h);
+  };
+  start = Clock::now();
+  for (std::size_t i = 0; i < n; ++i) drop(views[i]);
+  for (std::size_t i = 0; i < n; ++i) drop(buffers[i]);
+  p.touch_release = since(start) / (2.0 * static_cast<double>(n));
+}
 
 BufferPass buffer_pass(anydev_context_t ctx, std::size_t n, std::size_t bytes) {
   BufferPass p;
@@ -213,6 +269,7 @@ BufferPass buffer_pass(anydev_context_t ctx, std::size_t n, std::size_t bytes) {
   for (std::size_t i = 0; i < n; ++i) blocks[i] = std::malloc(bytes);
   for (std::size_t i = 0; i < n; ++i) std::free(blocks[i]);
   p.malloc_free = since(start) / static_cast<double>(n);
+  touch_pass(n, p);
   const double count = static_cast<double>(n);
   p.heap_per = (static_cast<double>(heap_live) - static_cast<double>(heap_before)) / count;
   p.rss_per = (static_cast<double>(rss_live) - static_cast<double>(rss_before)) / count -
@@ -242,16 +299,22 @@ void suite_buffers(anydev_context_t ctx, bool quick, std::string& json) {
       b.sub = std::min(b.sub, c.sub);
       b.release = std::min(b.release, c.release);
       b.malloc_free = std::min(b.malloc_free, c.malloc_free);
+      b.touch_create = std::min(b.touch_create, c.touch_create);
+      b.touch_sub = std::min(b.touch_sub, c.touch_sub);
+      b.touch_release = std::min(b.touch_release, c.touch_release);
     }
-    char row[512];
-    std::snprintf(row, sizeof row,
-                  "%s{\"live\": %zu, \"create_ns\": %.1f, \"sub_buffer_ns\": %.1f, "
-                  "\"release_ns\": %.1f, \"malloc_free_ns\": %.1f, \"first_create_ns\": %.1f, "
-                  "\"heap_bytes_per_handle\": %.1f, \"rss_bytes_per_handle\": %.1f}",
-                  first ? "" : ", ", n, std::min(a.create, b.create) * 1e9,
-                  std::min(a.sub, b.sub) * 1e9, std::min(a.release, b.release) * 1e9,
-                  std::min(a.malloc_free, b.malloc_free) * 1e9, a.create * 1e9, a.heap_per,
-                  a.rss_per);
+    char row[768];
+    std::snprintf(
+        row, sizeof row,
+        "%s{\"live\": %zu, \"create_ns\": %.1f, \"sub_buffer_ns\": %.1f, "
+        "\"release_ns\": %.1f, \"malloc_free_ns\": %.1f, \"first_create_ns\": %.1f, "
+        "\"heap_bytes_per_handle\": %.1f, \"rss_bytes_per_handle\": %.1f, "
+        "\"touch_create_ns\": %.1f, \"touch_sub_buffer_ns\": %.1f, "
+        "\"touch_release_ns\": %.1f}",
+        first ? "" : ", ", n, std::min(a.create, b.create) * 1e9, std::min(a.sub, b.sub) * 1e9,
+        std::min(a.release, b.release) * 1e9, std::min(a.malloc_free, b.malloc_free) * 1e9,
+        a.create * 1e9, a.heap_per, a.rss_per, std::min(a.touch_create, b.touch_create) * 1e9,
+        std::min(a.touch_sub, b.touch_sub) * 1e9, std::min(a.touch_release, b.touch_release) * 1e9);
     json += row;
     first = false;
   }
