@@ -191,15 +191,36 @@ TEST_F(PoolReleaseFaultTest, TrimmingAndSettingTheThresholdWithoutMemoryNeverThr
   for (int i = 0; i < 64; ++i) {
     buffers.push_back(Pooled(*pool, ANYDEV_BK_MEMORY_DEVICE, 1024u << (i % 10)));
   }
+  // A block in use has no pool node (issue 19); the first give-back makes a
+  // chunk of 64, so the others need no memory to be cached.
+  buffers.front().reset();
   {
     FailAllocations fail;
     for (auto& buffer : buffers) EXPECT_NO_THROW(buffer.reset());
+    EXPECT_EQ(pool->stats().bytes_in_use, 0u);
     EXPECT_NO_THROW(pool->set_release_threshold(0));
   }
   drain_releases();
   EXPECT_EQ(LiveBlocks(), 1u) << "only the newest block stays cached";
   pool.reset();
   EXPECT_EQ(LiveBlocks(), 0u);
+}
+
+TEST_F(PoolReleaseFaultTest, GivingBackWithoutMemoryForANodeFreesTheBlock) {
+  // No spare node and none can be made: the block is freed, not cached, and
+  // leaves the accounting (issue 19: blocks in use hold no node).
+  auto pool = std::make_unique<CachingPool>(&backend_, 0, ANYDEV_BK_MEMORY_DEVICE, true);
+  auto buffer = Pooled(*pool, ANYDEV_BK_MEMORY_DEVICE, 4096);
+  {
+    FailAllocations fail;
+    EXPECT_NO_THROW(buffer.reset());
+  }
+  drain_releases();
+  EXPECT_EQ(LiveBlocks(), 0u);
+  EXPECT_EQ(pool->stats().bytes_in_use, 0u);
+  EXPECT_EQ(pool->stats().bytes_cached, 0u);
+  pool.reset();
+  EXPECT_EQ(live_events.load(), 0);
 }
 
 TEST_F(PoolReleaseFaultTest, UnpooledReleaseWithoutMemoryNeverThrows) {
