@@ -303,18 +303,37 @@ void suite_buffers(anydev_context_t ctx, bool quick, std::string& json) {
       b.touch_sub = std::min(b.touch_sub, c.touch_sub);
       b.touch_release = std::min(b.touch_release, c.touch_release);
     }
-    char row[768];
+    // The same passes with the pool keeping every block (no trim at the
+    // release threshold): what the threshold's trimming costs at high counts.
+    std::size_t saved = 0;
+    check(anydev_context_pool_release_threshold(ctx, ANYDEV_MEMORY_DEVICE, &saved),
+          "pool_release_threshold");
+    check(anydev_context_set_pool_release_threshold(ctx, ANYDEV_MEMORY_DEVICE, SIZE_MAX),
+          "set_pool_release_threshold");
+    BufferPass keep = buffer_pass(ctx, n, kBytes);
+    for (std::size_t k = 1; k < passes; ++k) {
+      const BufferPass c = buffer_pass(ctx, n, kBytes);
+      keep.create = std::min(keep.create, c.create);
+      keep.sub = std::min(keep.sub, c.sub);
+      keep.release = std::min(keep.release, c.release);
+    }
+    check(anydev_context_set_pool_release_threshold(ctx, ANYDEV_MEMORY_DEVICE, saved),
+          "set_pool_release_threshold");
+    check(anydev_context_release_cached_memory(ctx), "release_cached_memory");
+    char row[1024];
     std::snprintf(
         row, sizeof row,
         "%s{\"live\": %zu, \"create_ns\": %.1f, \"sub_buffer_ns\": %.1f, "
         "\"release_ns\": %.1f, \"malloc_free_ns\": %.1f, \"first_create_ns\": %.1f, "
         "\"heap_bytes_per_handle\": %.1f, \"rss_bytes_per_handle\": %.1f, "
         "\"touch_create_ns\": %.1f, \"touch_sub_buffer_ns\": %.1f, "
-        "\"touch_release_ns\": %.1f}",
+        "\"touch_release_ns\": %.1f, \"keep_create_ns\": %.1f, "
+        "\"keep_sub_buffer_ns\": %.1f, \"keep_release_ns\": %.1f}",
         first ? "" : ", ", n, std::min(a.create, b.create) * 1e9, std::min(a.sub, b.sub) * 1e9,
         std::min(a.release, b.release) * 1e9, std::min(a.malloc_free, b.malloc_free) * 1e9,
         a.create * 1e9, a.heap_per, a.rss_per, std::min(a.touch_create, b.touch_create) * 1e9,
-        std::min(a.touch_sub, b.touch_sub) * 1e9, std::min(a.touch_release, b.touch_release) * 1e9);
+        std::min(a.touch_sub, b.touch_sub) * 1e9, std::min(a.touch_release, b.touch_release) * 1e9,
+        keep.create * 1e9, keep.sub * 1e9, keep.release * 1e9);
     json += row;
     first = false;
   }
