@@ -126,10 +126,33 @@ NOTES = """
   reclaimer stopped being woken while it worked and moved to `SCHED_BATCH`
   (each release had handed the core to it and back); now 0.1-0.2 µs
   ([reliability.md](reliability.md#store-kinds-and-costs-at-scale-issue-19)).
-  The live-buffer step between 10^4 and 10^5 is the handles leaving the
-  last-level cache, and host memory per handle is the core's handle and
-  allocation record (same page); the pool's reserved/live ratio is its
-  release allowance, shown beside a run with the threshold at 0.
+  The pool's reserved/live ratio is its release allowance, shown beside a
+  run with the threshold at 0.
+- **Live buffers.** Host memory per live handle is 233-241 heap bytes: the
+  handle (88 bytes, a 96-byte chunk) and one chunk of 144 bytes for the
+  `shared_ptr` control block, the `Allocation` (96) and the pool's release
+  strategy (24: pool, size class); a block in use no longer holds a pool
+  node (80 bytes: the pool takes one from its spares when the block comes
+  back), which took it from 320-336
+  ([reliability.md](reliability.md#live-buffers-host-memory-and-growth-issue-19)).
+  The per-operation growth from 10^3 to 10^6 live, measured beside the
+  records baseline (the same records, made, written, counted and freed in
+  the same order without anydev; three runs, the machine otherwise idle):
+  sub-buffer 36 -> 100-160 ns against the baseline's 12 -> 84-144, create
+  101 -> 120-216 against 26 -> 37-48: the growth is the records leaving the
+  32 MiB L3 (10^6 buffers and their views hold ~330 MB of records), which
+  the baseline pays as much or more. Release 47 -> 170-330 ns against
+  12 -> 19-24 has a second cause that is anydev's: the pool keeps at most
+  its release threshold (16 MiB, 32,768 blocks of 512 bytes) plus a
+  quarter of the bytes in use, so past ~10^4 live buffers each release
+  trims the oldest cached block to the reclaimer thread (a queue entry and
+  the backend's free on the other core) and the next pass's creates miss
+  the cache. With the pool keeping every block (the *kept* column)
+  release grows 47 -> 143-179 ns while the baseline's grows 12 -> 45-51:
+  the same factor, the machine's. Nothing in anydev walks, hashes or
+  locks longer by the live count (the validation layer's handle table is
+  off unless `ANYDEV_VALIDATE` is set); the trim is the price of a bounded
+  cache, kept.
 - **Noise.** The machine is shared with other builds; the load average is
   printed above. A burst of load during one side of a separate measurement
   moves its ratio by tens of percent, hence the paired ratios. Figures at 64
