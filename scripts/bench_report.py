@@ -137,22 +137,28 @@ NOTES = """
   ([reliability.md](reliability.md#live-buffers-host-memory-and-growth-issue-19)).
   The per-operation growth from 10^3 to 10^6 live, measured beside the
   records baseline (the same records, made, written, counted and freed in
-  the same order without anydev; three runs, the machine otherwise idle):
-  sub-buffer 36 -> 100-160 ns against the baseline's 12 -> 84-144, create
-  101 -> 120-216 against 26 -> 37-48: the growth is the records leaving the
-  32 MiB L3 (10^6 buffers and their views hold ~330 MB of records), which
-  the baseline pays as much or more. Release 47 -> 170-330 ns against
-  12 -> 19-24 has a second cause that is anydev's: the pool keeps at most
-  its release threshold (16 MiB, 32,768 blocks of 512 bytes) plus a
-  quarter of the bytes in use, so past ~10^4 live buffers each release
-  trims the oldest cached block to the reclaimer thread (a queue entry and
-  the backend's free on the other core) and the next pass's creates miss
-  the cache. With the pool keeping every block (the *kept* column)
-  release grows 47 -> 143-179 ns while the baseline's grows 12 -> 45-51:
-  the same factor, the machine's. Nothing in anydev walks, hashes or
-  locks longer by the live count (the validation layer's handle table is
-  off unless `ANYDEV_VALIDATE` is set); the trim is the price of a bounded
-  cache, kept.
+  the same order without anydev; three runs with the machine otherwise
+  idle, best pass of each): create 101 -> 107-125 ns (the baseline 26 ->
+  25-33), within 2x; sub-buffer 36 -> 80-97 against the baseline's 12 ->
+  77-89: the view's handle and the record's count miss the caches once the
+  records leave the 32 MiB L3 (10^6 buffers and their views: ~330 MB of
+  records), and the baseline pays that more than anydev; release 47 ->
+  162-221 against 12 -> 18-20, anydev's, in two parts. (1) The pool keeps
+  at most its release threshold (16 MiB: 32,768 blocks of 512 bytes) plus
+  a quarter of the bytes in use, so past ~10^4 live each release trims the
+  oldest cached block to the reclaimer thread (a queue entry, then the
+  backend's free on the other core) and the next creates miss the cache;
+  with the pool keeping every block (the *kept* column) release is 47 ->
+  106-130. (2) What remains is glibc's: at 10^6 the profile of the kept
+  run is 38% `unlink_chunk`, `_int_malloc` and `malloc_consolidate`
+  (the 144-byte records are above the fast bins and coalesce on free), and
+  past the event pool's 64 idle events each release creates a completion
+  event and each cache hit destroys one (`src/event_pool.h`), allocator
+  traffic between the records that the baseline does not have. Nothing in
+  anydev walks, hashes or locks longer by the live count (the validation
+  layer's handle table exists only under `ANYDEV_VALIDATE`). Not fixed:
+  keeping events with the pool's spare nodes, or records in a slab, would
+  remove (2); the trim in (1) is the price of a bounded cache.
 - **Noise.** The machine is shared with other builds; the load average is
   printed above. A burst of load during one side of a separate measurement
   moves its ratio by tens of percent, hence the paired ratios. Figures at 64
