@@ -297,17 +297,6 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
     if (in_use) forget_in_use(block.bytes);
     return false;
   }
-  PoolNode* node = nullptr;
-  {
-    std::lock_guard lock(mutex_);
-    node = new_node_locked();
-  }
-  if (node == nullptr) {
-    log_error(backend_->name, ": pool: no memory for the bookkeeping of a cached ",
-              kind_name(kind_), " block of ", block.bytes, " bytes; freeing it instead");
-    if (in_use) forget_in_use(block.bytes);
-    return false;
-  }
   anydev_bk_event_t event = nullptr;
   if (used_by_streams) {
     event = acquire_event();
@@ -316,24 +305,32 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
                 " block failed (", last_error_message(), "); freeing it instead of caching it");
       if (event != nullptr) bk(table_).event_destroy(event);
       if (in_use) forget_in_use(block.bytes);
-      recycle_node(node);
       return false;
     }
   }
   PoolNode* trimmed = nullptr;
-  node->size_class = block.size_class;
-  node->handle = block.handle;
-  node->address = block.address;
+  PoolNode* node = nullptr;
   {
     std::lock_guard lock(mutex_);
-    node->owner = owner;
-    node->event = event;
-    PoolSizeClass& size_class = *node->size_class;
-    (event == nullptr ? size_class.ready : size_class.pending).push_back(node);
-    age_.push_back(node);
     if (in_use) stats_.bytes_in_use -= block.bytes;
-    stats_.bytes_cached += block.bytes;
-    trimmed = trim_locked();
+    node = new_node_locked();  // a spare, or a new chunk of them (nothrow)
+    if (node != nullptr) {
+      node->size_class = block.size_class;
+      node->handle = block.handle;
+      node->address = block.address;
+      node->owner = owner;
+      node->event = event;
+      (event == nullptr ? block.size_class->ready : block.size_class->pending).push_back(node);
+      age_.push_back(node);
+      stats_.bytes_cached += block.bytes;
+      trimmed = trim_locked();
+    }
+  }
+  if (node == nullptr) {
+    log_error(backend_->name, ": pool: no memory for the bookkeeping of a cached ",
+              kind_name(kind_), " block of ", block.bytes, " bytes; freeing it instead");
+    recycle_event(event, true);  // recorded, never waited on: reusable
+    return false;
   }
   hand_to_reclaimer(trimmed);
   return true;
