@@ -128,7 +128,7 @@ NOTES = """
   ([reliability.md](reliability.md#store-kinds-and-costs-at-scale-issue-19)).
   The pool's reserved/live ratio is its release allowance, shown beside a
   run with the threshold at 0.
-- **Live buffers.** Host memory per live handle is 233-241 heap bytes: the
+- **Live buffers.** Host memory per live handle is 218-241 heap bytes: the
   handle (88 bytes, a 96-byte chunk) and one chunk of 144 bytes for the
   `shared_ptr` control block, the `Allocation` (96) and the pool's release
   strategy (24: pool, size class); a block in use no longer holds a pool
