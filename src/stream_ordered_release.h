@@ -67,6 +67,12 @@ void drain_releases();
 // behind its batch without a wake-up.
 std::uint64_t reclaimer_wakeups();
 
+// Backpressure (tests): past reclaimer_backlog_bound() requests not yet
+// taken by the thread, a request from another thread wakes it and waits
+// (10 ms at most) for it to take them; how many requests waited so far.
+std::uint64_t reclaimer_backlog_waits();
+std::size_t reclaimer_backlog_bound();
+
 }  // namespace anydev::core
 
 #endif  // ANYDEV_SRC_STREAM_ORDERED_RELEASE_H_

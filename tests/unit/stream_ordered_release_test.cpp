@@ -211,6 +211,41 @@ TEST_F(ReclaimerTest, ABurstOfRequestsWhileItWorksWakesItNoMore) {
   for (int& m : memory) ASSERT_EQ(fake.freed.count(&m), 1u) << "a queued release was lost";
 }
 
+// A releasing thread that never sleeps starved the reclaimer's thread of
+// CPU on a loaded machine: the soak test queued 71,000 requests (180 MB not
+// yet freed) before the thread ran. Past the backlog bound a request now
+// wakes the thread and waits for it to take the queue, at most 10 ms, so
+// the queue stays near the bound. Counted, not timed: with the thread held
+// in a callback, every request past the bound waits, the ones below it do
+// not, and none is lost.
+TEST_F(ReclaimerTest, RequestsPastTheBacklogBoundWaitForTheThread) {
+  Gate held;
+  bool started = false;
+  run_after_event(&backend_, nullptr, [&] {
+    std::unique_lock lock(fake.mutex);
+    started = true;
+    fake.changed.notify_all();
+    fake.changed.wait(lock, [&] { return held.open; });
+  });
+  ASSERT_TRUE(Eventually([&] { return started; })) << "the reclaimer never ran the callback";
+  const std::size_t bound = reclaimer_backlog_bound();
+  const std::uint64_t before = reclaimer_backlog_waits();
+  std::vector<int> memory(bound + 3);
+  for (std::size_t i = 0; i + 1 < bound; ++i) {
+    release_after_event(&backend_, 0, MakeEvent(true), ANYDEV_BK_MEMORY_HOST, &memory[i]);
+  }
+  EXPECT_EQ(reclaimer_backlog_waits() - before, 0u) << "a request below the bound waited";
+  for (std::size_t i = bound - 1; i < memory.size(); ++i) {
+    release_after_event(&backend_, 0, MakeEvent(true), ANYDEV_BK_MEMORY_HOST, &memory[i]);
+  }
+  EXPECT_EQ(reclaimer_backlog_waits() - before, 4u)
+      << "every request from the bound on (" << bound << " queued) waits for the thread";
+  Open(held);
+  drain_releases();
+  std::lock_guard lock(fake.mutex);
+  for (int& m : memory) ASSERT_EQ(fake.freed.count(&m), 1u) << "a queued release was lost";
+}
+
 // The other half of the same finding: under the default policy, waking the
 // reclaimer preempted the releasing thread on its own core. It runs under
 // SCHED_BATCH, as the cpu backend's stream workers do.
