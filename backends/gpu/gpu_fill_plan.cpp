@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "gpu_fill_plan.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace anydev::gpu {
@@ -30,14 +31,18 @@ FillPlan plan_fill(const void* pattern, std::size_t pattern_size, std::size_t by
     default:
       // bytes is a multiple of the period: 0 (nothing to write) or at least one period.
       if (bytes == 0) return plan;
-      for (std::size_t offset = 0; offset < period; offset += 4) {
-        std::uint32_t word = 0;
-        std::memcpy(&word, p + offset, sizeof(word));
-        plan.passes[plan.size++] =
-            strided ? FillPass{FillPass::Kind::kD2D32, word, offset, bytes / period, period}
-                    : FillPass{FillPass::Kind::kD32, word, offset, 1, 0};
+      {
+        // kStridedFillHeadBytes is a multiple of the period, so the head is too.
+        const std::size_t head = strided ? std::min(bytes, kStridedFillHeadBytes) : period;
+        for (std::size_t offset = 0; offset < period; offset += 4) {
+          std::uint32_t word = 0;
+          std::memcpy(&word, p + offset, sizeof(word));
+          plan.passes[plan.size++] =
+              strided ? FillPass{FillPass::Kind::kD2D32, word, offset, head / period, period}
+                      : FillPass{FillPass::Kind::kD32, word, offset, 1, 0};
+        }
+        if (bytes > head) plan.replicate_from = head;
       }
-      if (!strided && bytes > period) plan.replicate_from = period;
       return plan;
   }
 }

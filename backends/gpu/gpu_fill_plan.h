@@ -6,17 +6,19 @@
 //
 // A pattern is first reduced to its shortest period (a 16-byte pattern of
 // four equal words is a 4-byte pattern). Periods of 1, 2 and 4 bytes are one
-// 8-, 16- or 32-bit memset. An 8- or 16-byte period is written either
+// 8-, 16- or 32-bit memset. An 8- or 16-byte period first gets a head written
+// by memsets, either
 //   - strided: one strided 32-bit memset per 4-byte word of the pattern (the
 //     word's offset in the pattern, pitch = the period, width = one 32-bit
-//     element, height = the number of repetitions), when the device has one
-//     (cuMemsetD2D32Async); or
-//   - replicated: one 32-bit memset of one element per word writes the first
-//     period, then copies within the destination double what is written
-//     (period, 2 periods, 4, ...; the last copy takes what is left), each
-//     copy reading only bytes already written and ordered after them on the
-//     stream: log2(bytes / period) copies.
-// Either way every byte gets its exact bits. Pure; thread-safe.
+//     element, height = the head's repetitions), when the device has one
+//     (cuMemsetD2D32Async): the head is the first kStridedFillHeadBytes
+//     bytes, or the whole fill when it is no longer; or
+//   - one 32-bit memset of one element per word: the head is one period;
+// then copies within the destination double what is written (head, 2 heads,
+// 4, ...; the last copy takes what is left), each copy reading only bytes
+// already written and ordered after them on the stream: log2(bytes / head)
+// copies, rounded up. Either way every byte gets its exact bits. Pure;
+// thread-safe.
 #ifndef ANYDEV_BACKENDS_GPU_GPU_FILL_PLAN_H_
 #define ANYDEV_BACKENDS_GPU_GPU_FILL_PLAN_H_
 
@@ -35,11 +37,20 @@ struct FillPass {
   std::size_t pitch;    // D2D32 only: bytes between rows
 };
 
+// The most bytes of an 8- or 16-byte fill that strided memsets write.
+// A strided memset writes one 4-byte element per row: on an NVIDIA H200
+// (driver 580, docs/hardware-results.md) 256 MiB of 8- or 16-byte pattern
+// took 42 ms that way (6.3 GB/s), against 0.07 ms for a 32-bit memset of the
+// same bytes. Past the head, device-to-device copies move whole blocks.
+// A multiple of every period (8 and 16).
+inline constexpr std::size_t kStridedFillHeadBytes = 4096;
+static_assert(kStridedFillHeadBytes % 16 == 0, "the head must hold whole periods");
+
 struct FillPlan {
   std::array<FillPass, 4> passes;
   int size = 0;
   // When not 0: after the passes, which wrote the first `replicate_from`
-  // bytes, copies double them up to the whole fill (next_replica).
+  // bytes (the head), copies double them up to the whole fill (next_replica).
   std::size_t replicate_from = 0;
 };
 
