@@ -118,7 +118,7 @@ TEST(GpuFillPlan, StridedAndReplicatedPlansWriteExactBitsAtEverySize) {
 // fill, strided memsets write only its head, and copies of whole blocks the
 // rest (for 256 MiB: 2 or 4 memsets of 4 KiB and 16 copies).
 TEST(GpuFillPlan, StridedMemsetsWriteOnlyTheHeadOfALongFill) {
-  const std::array<unsigned char, 16> pattern = {1, 2, 3, 4, 5, 6, 7, 8,
+  const std::array<unsigned char, 16> pattern = {1, 2,  3,  4,  5,  6,  7,  8,
                                                  9, 10, 11, 12, 13, 14, 15, 16};
   constexpr std::size_t kBytes = std::size_t{256} << 20;
   for (std::size_t size : {8u, 16u}) {
