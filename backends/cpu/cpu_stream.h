@@ -39,14 +39,24 @@
 // costs about as much as the copy. Failures are kept for synchronize exactly
 // as the worker keeps them.
 //
-// Shared streams: a thread that enqueues a copy or fill while another runs
-// one inline queues it (the stream is not idle), and the inline thread, once
-// done, runs the small copies and fills that queued up meanwhile itself, in
-// order (kTurnTasks at most, then the pool takes the rest), instead of
-// handing them to a worker. Issue 19: handed over, every such task woke a
-// worker, and the threads, the worker and the stream's lock took turns on
-// the cores: two threads on one shared stream of the 2-core VM enqueued 4.4 M
-// copies/s against 13.2 M for one (413-530 ns of CPU per copy against 76).
+// Shared streams: a copy or fill of at most kLockedRunBytes that finds the
+// stream idle runs with the stream's lock held, from the check to its
+// completion: one lock round trip, and a thread that enqueues meanwhile
+// waits a few hundred nanoseconds for the lock (spinning, then yielding:
+// lock_spinning) and then finds the stream idle again, so tiny work from
+// many threads never queues. A larger inline run releases the lock; a thread
+// that enqueues a copy or fill meanwhile queues it (the stream is not idle),
+// and the inline thread, once done, runs the small copies and fills that
+// queued up itself, in order, in batches (kTurnTasks at most, then the pool
+// takes the rest), instead of handing them to a worker. Issue 19: two
+// threads on one shared stream of the 2-core VM enqueued 4-5 M 4-byte
+// copies/s against 11-13 M for one (390-530 ns of CPU per copy against
+// 76-98): every copy took the lock twice (check, then completion) and the
+// other thread's copy queued and was drained, the threads contending for the
+// lock took the cache line of the state its holder was writing (the lock
+// now has a line of its own), and threads that slept on the lock turned
+// every unlock into a futex system call. Now 15-17 M/s with 2, 4 and 8
+// threads (docs/performance.md, Scale).
 //
 // Caller-side execution: synchronize() runs queued copies and fills itself,
 // front first, while the worker is not running a task (typically it has not
@@ -103,6 +113,28 @@ inline constexpr std::size_t kQueueDepth = 1024;
 // 3-4 M copies/s against 10-13 M for one thread, 460-510 ns of CPU per copy
 // against 76-98).
 inline constexpr std::size_t kRoomWakeDepth = kQueueDepth / 2;
+
+// Copies and fills of at most this many bytes that run inline run with the
+// stream's lock held (about 100 ns at most): one lock round trip per
+// operation instead of two, and a thread that enqueues meanwhile on a
+// shared stream waits for the lock instead of queueing its task for the
+// inline thread to drain. Larger inline work runs with the lock released.
+inline constexpr std::size_t kLockedRunBytes = 4096;
+
+// A thread that finishes an inline run drains the small copies and fills
+// other threads queued meanwhile (kTurnTasks at most, then the pool takes
+// the rest), kDrainBatch of them per lock round trip.
+inline constexpr unsigned kDrainBatch = 16;
+
+// A contended enqueue or drain tries the lock kLockSpins times, spinning,
+// then kLockYields times, yielding the CPU in between (the holder may have
+// been preempted: more threads than cores), before it blocks. A thread that
+// blocks makes every later unlock a futex wake-up system call while the
+// lock stays contended; with eight threads on one stream of the 2-core VM
+// that convoy held the rate at 4-5 M copies/s (390 ns of CPU per copy)
+// against 17-18 M without it.
+inline constexpr int kLockSpins = 64;
+inline constexpr int kLockYields = 16;
 
 class StreamState : public std::enable_shared_from_this<StreamState> {
  public:
@@ -193,6 +225,8 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   void finish_task_locked(std::optional<TaskFailure> failure);
   // Counts the running task complete and wakes the waiters. Lock held.
   void complete_task_locked();
+  // The same for the `n` tasks run since the last completion. Lock held.
+  void complete_tasks_locked(unsigned n);
   // Returns and clears the kept failure (lock held).
   std::optional<TaskFailure> take_failure_locked();
   // Issues a deferred wake-up, if one is pending; `polled`: asked for by an
@@ -224,8 +258,10 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   // Lock held.
   void resume_parked_locked() noexcept;
 
-  mutable std::mutex mutex_;
-  std::condition_variable done_cv_;  // waiters wait here for `completed` to advance
+  // The lock has a cache line of its own: threads trying for it (a shared
+  // stream) then do not take the lines of the state its holder works on.
+  alignas(64) mutable std::mutex mutex_;
+  alignas(64) std::condition_variable done_cv_;  // waiters wait here for `completed` to advance
   std::deque<Task> queue_;
   // Written only under mutex_; read without it by submitted() and by
   // synchronize()'s lock-free check.

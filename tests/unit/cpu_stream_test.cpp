@@ -262,5 +262,68 @@ TEST(CpuSharedStream, SmallCopiesFromTwoThreadsKeepEachThreadsOrder) {
   RecordProperty("caller_drained", std::to_string(state.caller_drained()));
 }
 
+// Issue 19: a tiny copy runs whole under the stream's lock, so a thread that
+// enqueues while another runs one waits for the lock and then finds the
+// stream idle: nothing from either thread is ever queued, drained by the
+// other or handed to a worker. Before, every copy that met another thread's
+// inline run was queued and drained by that thread (two threads at 0.3-0.6x
+// one thread's rate); here the counts say which path the copies took.
+TEST(CpuSharedStream, TinyCopiesFromManyThreadsNeverQueue) {
+  Stream stream;
+  StreamState& state = stream.state();
+  constexpr int kCopies = 50000;
+  constexpr int kThreads = 4;
+  std::vector<std::vector<std::uint32_t>> sources(kThreads, std::vector<std::uint32_t>(kCopies));
+  std::uint32_t destinations[kThreads] = {};
+  std::vector<std::thread> threads;
+  std::atomic<int> ready{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready.load() < kThreads) std::this_thread::yield();  // start together
+      for (int i = 0; i < kCopies; ++i) {
+        sources[t][i] = static_cast<std::uint32_t>(i + 1);
+        state.enqueue(CopyTask{&destinations[t], &sources[t][i], sizeof(std::uint32_t)});
+        if (i % 1024 == 1023) {
+          EXPECT_FALSE(state.synchronize().has_value());
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_FALSE(state.synchronize().has_value());
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(destinations[t], std::uint32_t{kCopies}) << "thread " << t << ": order kept";
+  }
+  EXPECT_EQ(state.caller_drained(), 0u) << "no copy was queued behind another thread's";
+  EXPECT_EQ(state.pool_handoffs(), 0u) << "no worker was woken";
+  EXPECT_TRUE(state.is_complete(std::uint64_t{kCopies} * kThreads));
+}
+
+// Copies just above kLockedRunBytes still run inline, with the lock
+// released while they run; those queued meanwhile are drained in order, in
+// batches (a batch boundary falls inside the 40).
+TEST(CpuSharedStream, CopiesAboveTheLockedSizeQueuedDuringAnInlineRunDrainInOrder) {
+  Stream stream;
+  StreamState& state = stream.state();
+  constexpr std::size_t kBytes = kLockedRunBytes + 64;
+  std::vector<unsigned char> first(kBytes, 1), destination(kBytes, 0);
+  std::vector<std::vector<unsigned char>> values;
+  for (int i = 0; i < 40; ++i) values.emplace_back(kBytes, static_cast<unsigned char>(i + 2));
+  ASSERT_GT(values.size(), std::size_t{kDrainBatch});
+  const std::optional<std::uint64_t> seq =
+      state.enqueue_inline_for_test(CopyTask{destination.data(), first.data(), kBytes}, [&] {
+        for (const std::vector<unsigned char>& v : values) {
+          state.enqueue(CopyTask{destination.data(), v.data(), kBytes});
+        }
+        EXPECT_EQ(state.queued(), values.size());
+      });
+  ASSERT_TRUE(seq.has_value());
+  EXPECT_EQ(state.caller_drained(), values.size());
+  EXPECT_TRUE(state.is_complete(*seq + values.size()));
+  EXPECT_EQ(destination, values.back()) << "in order: the last copy wrote last";
+  EXPECT_FALSE(state.synchronize().has_value());
+}
+
 }  // namespace
 }  // namespace anydev::cpu
