@@ -115,14 +115,17 @@ NOTES = """
 - **Scale.** The enqueue rates are the best of five passes: single passes
   on this shared machine vary by 2-3x (one burst of another process's load
   halves a pass), in both directions and for one thread as much as for
-  eight. Threads sharing one stream: only an idle stream runs a small
-  copy on the caller, so a thread that enqueues while another runs one
-  inline queues its copy; the inline thread now runs those itself, in
-  order, before it returns (at most `kTurnTasks`, then a worker takes the
-  rest) instead of waking a worker for each (0.3-0.6x one thread's rate
-  before, CPU per copy 300-550 ns against 76-98 ns); blocked enqueuers on a
-  full queue are woken once it has drained to half instead of on every task
-  ([reliability.md](reliability.md#store-kinds-and-costs-at-scale-issue-19)). Destroying 1,000 streams in a row cost 4-15 µs per stream until the
+  eight. Threads sharing one stream: a copy or fill of at most 4 KiB that
+  finds the stream idle runs with the stream's lock held from the check to
+  its completion, so a thread that enqueues meanwhile waits a few hundred
+  nanoseconds for the lock and finds the stream idle again; the lock has a
+  cache line of its own, and a contended enqueue spins, then yields, before
+  it sleeps on it. Before (0b7745f), each copy took the lock twice, a copy
+  that met another thread's inline run was queued and drained by that
+  thread, the threads trying for the lock took the line its holder was
+  writing, and threads sleeping on it made every unlock a system call:
+  0.3-0.6x one thread's rate, 390-530 ns of CPU per copy against 76-98
+  ([reliability.md](reliability.md#costs-at-scale-second-pass-issue-19)). Destroying 1,000 streams in a row cost 4-15 µs per stream until the
   reclaimer stopped being woken while it worked and moved to `SCHED_BATCH`
   (each release had handed the core to it and back); now 0.1-0.2 µs
   ([reliability.md](reliability.md#store-kinds-and-costs-at-scale-issue-19)).

@@ -37,6 +37,9 @@ struct Item {
   anydev_bk_stream_t stream = nullptr;  // stream to destroy (null for memory)
   std::function<void()> callback = {};  // run instead of memory_free when set
   EventPool* events = nullptr;          // where the event goes back (null: destroyed)
+  // A batch (release_after_events): memory blocks of `kind`, each freed
+  // after its own event; `event` and `handle` are then unused.
+  std::vector<EventRelease> batch = {};
 };
 
 // Sleeps between polls of pending events: from kFirstPoll doubling to kLastPoll.
@@ -137,6 +140,24 @@ void run(Item& item) noexcept {
   }
 }
 
+// run() for a request that may be a batch: every block, in order, here.
+void run_request(Item& item) noexcept {
+  if (item.batch.empty()) {
+    run(item);
+    return;
+  }
+  Item one;
+  one.backend = item.backend;
+  one.device = item.device;
+  one.kind = item.kind;
+  one.events = item.events;
+  for (const EventRelease& release : item.batch) {
+    one.event = release.event;
+    one.handle = release.handle;
+    run(one);
+  }
+}
+
 // Never destroyed: releases may arrive during exit.
 class Reclaimer {
  public:
@@ -209,7 +230,7 @@ class Reclaimer {
         }
       }
     }
-    run(item);  // after exit began, or no thread: do it here
+    run_request(item);  // after exit began, or no thread: do it here
   }
 
   std::uint64_t wakeups() {
@@ -300,6 +321,10 @@ class Reclaimer {
   bool work(std::vector<Item>& arrived) noexcept {
     bool progressed = false;
     for (Item& item : arrived) {
+      if (!item.batch.empty()) {
+        progressed |= work_batch(item);
+        continue;
+      }
       prepare_stream(item);
       if (ready(item)) {
         run(item);
@@ -320,6 +345,32 @@ class Reclaimer {
       progressed = true;
     }
     pending_.erase(done, pending_.end());
+    return progressed;
+  }
+
+  // One item per block of a batch: freed at once when ready, else pending.
+  bool work_batch(Item& batch) noexcept {
+    bool progressed = false;
+    Item item;
+    item.backend = batch.backend;
+    item.device = batch.device;
+    item.kind = batch.kind;
+    item.events = batch.events;
+    for (const EventRelease& release : batch.batch) {
+      item.event = release.event;
+      item.handle = release.handle;
+      if (ready(item)) {
+        run(item);
+        progressed = true;
+        continue;
+      }
+      try {
+        pending_.push_back(item);
+      } catch (const std::bad_alloc&) {
+        run(item);  // waits here instead
+        progressed = true;
+      }
+    }
     return progressed;
   }
 
@@ -352,6 +403,18 @@ void release_after_event(const Backend* backend, int device, anydev_bk_event_t e
   item.event = event;
   item.kind = kind;
   item.handle = handle;
+  Reclaimer::instance().push(std::move(item));
+}
+
+void release_after_events(const Backend* backend, int device, anydev_bk_memory_kind_t kind,
+                          std::vector<EventRelease>&& releases, EventPool* events) noexcept {
+  if (releases.empty()) return;
+  Item item;
+  item.events = events;
+  item.backend = backend;
+  item.device = device;
+  item.kind = kind;
+  item.batch = std::move(releases);
   Reclaimer::instance().push(std::move(item));
 }
 

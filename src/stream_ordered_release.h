@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "anydev/backend.h"
 
@@ -43,6 +44,21 @@ class EventPool;
 void release_after_event(const Backend* backend, int device, anydev_bk_event_t event,
                          anydev_bk_memory_kind_t kind, void* handle,
                          EventPool* events = nullptr) noexcept;
+
+// One block of a batch (release_after_events): its memory handle and the
+// event its release waits for (null: none).
+struct EventRelease {
+  anydev_bk_event_t event = nullptr;
+  void* handle = nullptr;
+};
+
+// release_after_event for each of `releases` (all of `kind`, on `device`),
+// handed over as one request: one lock round trip and at most one wake-up
+// for the whole batch (a caching pool's trim). Each block is still freed as
+// soon as its own event completes. Never throws.
+void release_after_events(const Backend* backend, int device, anydev_bk_memory_kind_t kind,
+                          std::vector<EventRelease>&& releases,
+                          EventPool* events = nullptr) noexcept;
 
 // Runs `callback` (on the reclaimer thread) after `event` completes (at once
 // when `event` is null), then gives the event back to `events` (destroys it

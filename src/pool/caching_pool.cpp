@@ -113,13 +113,17 @@ PoolNode* CachingPool::take_cached_locked(PoolSizeClass& size_class,
   return nullptr;
 }
 
-PoolNode* CachingPool::trim_locked() noexcept {
+PoolNode* CachingPool::trim_locked(bool with_slack) noexcept {
   const std::size_t quarter = stats_.bytes_in_use / 4;
   const std::size_t limit =
       release_threshold_ > kPoolNoTrim - quarter ? kPoolNoTrim : release_threshold_ + quarter;
+  if (stats_.bytes_cached <= limit) return nullptr;
+  // Past the limit: down to an eighth below it, so that the next releases
+  // do not trim one block each (see Trimming in caching_pool.h).
+  const std::size_t target = with_slack ? limit - limit / kTrimSlackDivisor : limit;
   PoolNode* detached = nullptr;
   PoolNode* last = nullptr;
-  while (stats_.bytes_cached > limit && age_.front != age_.back) {
+  while (stats_.bytes_cached > target && age_.front != age_.back) {
     PoolNode* oldest = age_.front;
     unlink_locked(oldest);
     stats_.bytes_cached -= oldest->size_class->bytes;
@@ -199,15 +203,40 @@ void CachingPool::hand_to_reclaimer(PoolNode* list) noexcept {
   // Each block is a release of its own: the reclaimer frees it once its own
   // event has completed (polled, stream_ordered_release.h), so a block that a
   // slow stream still uses holds up no other release. The event goes back to
-  // the event pool afterwards; the node is the pool's again at once.
-  // release_after_event never throws: without memory or a thread it frees on
-  // this thread instead.
-  while (list != nullptr) {
-    PoolNode* node = list;
-    list = node->newer;
-    release_after_event(backend_, device_, node->event, kind_, node->handle, &events_);
-    recycle_node(node);
+  // the event pool afterwards; the node is the pool's again at once. The
+  // blocks go over as one batch (one request, at most one wake-up); when
+  // there is no memory for the batch, one request each.
+  // release_after_event(s) never throw: without memory or a thread they
+  // free on this thread instead.
+  if (list == nullptr) return;
+  std::vector<EventRelease> batch;
+  try {
+    std::size_t n = 0;
+    for (PoolNode* node = list; node != nullptr; node = node->newer) ++n;
+    batch.reserve(n);
+  } catch (const std::bad_alloc&) {
+    while (list != nullptr) {
+      PoolNode* node = list;
+      list = node->newer;
+      release_after_event(backend_, device_, node->event, kind_, node->handle, &events_);
+      recycle_node(node);
+    }
+    return;
   }
+  PoolNode* last = nullptr;
+  for (PoolNode* node = list; node != nullptr; node = node->newer) {
+    batch.push_back(EventRelease{node->event, node->handle});  // reserved: no throw
+    node->owner.reset();
+    node->event = nullptr;
+    node->handle = nullptr;
+    node->address = nullptr;
+    node->prev = node->next = node->older = nullptr;
+    last = node;
+  }
+  release_after_events(backend_, device_, kind_, std::move(batch), &events_);
+  std::lock_guard lock(mutex_);
+  last->newer = spare_nodes_;  // the list, linked through `newer`, joins the spares
+  spare_nodes_ = list;
 }
 
 anydev_status_t CachingPool::backend_allocate(const std::shared_ptr<Stream>& stream,
@@ -323,7 +352,7 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
       (event == nullptr ? block.size_class->ready : block.size_class->pending).push_back(node);
       age_.push_back(node);
       stats_.bytes_cached += block.bytes;
-      trimmed = trim_locked();
+      trimmed = trim_locked(/*with_slack=*/true);
     }
   }
   if (node == nullptr) {
@@ -370,7 +399,7 @@ void CachingPool::set_release_threshold(std::size_t bytes) noexcept {
   {
     std::lock_guard lock(mutex_);
     release_threshold_ = bytes;
-    trimmed = trim_locked();
+    trimmed = trim_locked(/*with_slack=*/false);
   }
   hand_to_reclaimer(trimmed);
 }

@@ -152,6 +152,34 @@ TEST_F(ReclaimerTest, AReleaseBehindASlowStreamsReleaseIsNotHeldUp) {
   EXPECT_TRUE(Eventually([&] { return fake.freed.count(&slow_memory) == 1; }));
 }
 
+// A batch (a caching pool's trim) is one request, but each block in it is
+// still freed after its own event: a busy one holds up neither the blocks
+// after it in the batch nor a later request.
+TEST_F(ReclaimerTest, EachBlockOfABatchIsFreedAfterItsOwnEvent) {
+  anydev_bk_event_t slow = MakeEvent(false);
+  int memory[4] = {};
+  std::vector<EventRelease> batch = {{MakeEvent(true), &memory[0]},
+                                     {slow, &memory[1]},
+                                     {nullptr, &memory[2]},
+                                     {MakeEvent(true), &memory[3]}};
+  release_after_events(&backend_, 0, ANYDEV_BK_MEMORY_HOST, std::move(batch));
+  int later = 0;
+  release_after_event(&backend_, 0, MakeEvent(true), ANYDEV_BK_MEMORY_HOST, &later);
+  EXPECT_TRUE(Eventually([&] {
+    return fake.freed.count(&memory[0]) == 1 && fake.freed.count(&memory[2]) == 1 &&
+           fake.freed.count(&memory[3]) == 1 && fake.freed.count(&later) == 1;
+  })) << "the ready blocks waited for the busy one";
+  {
+    std::lock_guard lock(fake.mutex);
+    EXPECT_EQ(fake.freed.count(&memory[1]), 0u) << "freed before its event completed";
+  }
+  Open(reinterpret_cast<FakeEvent*>(slow)->own);
+  EXPECT_TRUE(Eventually([&] { return fake.freed.count(&memory[1]) == 1; }));
+  drain_releases();
+  std::lock_guard lock(fake.mutex);
+  EXPECT_EQ(fake.live_events, 0) << "every event of the batch was destroyed (no event pool)";
+}
+
 TEST_F(ReclaimerTest, ABusyStreamsDestructionDoesNotHoldUpOtherReleases) {
   Gate busy_stream;  // its work finishes when opened
   Gate idle_stream{true};
