@@ -66,7 +66,16 @@ NOTES = """
   `memset` at 64-256 MiB; alternated runs of the two rules on this machine
   (`ANYDEV_CPU_STREAMING_BYTES` set past every size for the old one), paired
   ratios at 64 and 256 MiB: 0.91-1.06 (one run of six figures 1.0-1.85)
-  against 0.80-0.95 (one 1.2-1.5).
+  against 0.80-0.95 (one 1.2-1.5). Split by size, though, the fast-string
+  stores win at twice the cache: the reports at d3fe91a and 71e16e8 put the
+  streaming 1, 2, 4 and 8-byte fills of 64 MiB at 0.931-0.953, and paired
+  runs of the two rules gave 1.02-1.06 for `rep stos` there against
+  0.94-0.99 streaming, while at 256 MiB streaming stayed ahead (1.00 against
+  0.95-0.98). Fills with a fast-string form (byte-uniform patterns, 2, 4 and
+  8-byte words) now stream only past four times the cache
+  (`kStringFillStreamFactor`, `backends/cpu/cpu_streaming.h`); on the Intel
+  VM, whose sysfs reports 260 MiB, they then stay `rep stos` up to 1 GiB,
+  as glibc 2.36's `memset` does at every size.
 - **1 MiB: the cost of a call with cold caches.** A copy or fill of 1 MiB
   runs inline on the enqueuing thread, in 11-15 µs. Alternated with the
   baselines, which evict anydev's code and data from the core's caches, each
@@ -148,11 +157,15 @@ NOTES = """
   records), and the baseline pays that more than anydev; release 47 ->
   162-221 against 12 -> 18-20, anydev's, in two parts. (1) The pool keeps
   at most its release threshold (16 MiB: 32,768 blocks of 512 bytes) plus
-  a quarter of the bytes in use, so past ~10^4 live each release trims the
-  oldest cached block to the reclaimer thread (a queue entry, then the
-  backend's free on the other core) and the next creates miss the cache;
-  with the pool keeping every block (the *kept* column) release is 47 ->
-  106-130. (2) What remains is glibc's: at 10^6 the profile of the kept
+  a quarter of the bytes in use, so past ~10^4 live releases trim the
+  oldest cached blocks to the reclaimer thread and the next creates miss
+  the cache. Until 71e16e8 a trim went down to the limit exactly, so every
+  release past it trimmed one block (a queue entry and often a wake-up of
+  the reclaimer, whose frees then contended with the releasing thread for
+  the allocator); a trim now goes an eighth below the limit and hands its
+  blocks over as one batch (10^6 live, the test program of that commit:
+  buffer release 550-720 -> 310-380 ns). With the pool keeping every block
+  (the *kept* column) release is 47 -> 106-130. (2) What remains is glibc's: at 10^6 the profile of the kept
   run is 38% `unlink_chunk`, `_int_malloc` and `malloc_consolidate`
   (the 144-byte records are above the fast bins and coalesce on free), and
   past the event pool's 64 idle events each release creates a completion

@@ -7,7 +7,8 @@
 // memset's own fast-string stores. Other 16-byte patterns: aligned 32-byte
 // (AVX2, chosen at run time) or 16-byte vector stores of a 64-byte block
 // holding the pattern at the right phase. Streaming fills (the caller asks
-// for them: a fill past the last-level cache, cpu_streaming.h), of every
+// for them: a fill past the last-level cache, or past four times it for
+// patterns with a fast-string form, cpu_streaming.h), of every
 // pattern width: non-temporal stores of that block, where reading the lines
 // first would only waste bandwidth (64-byte AVX-512 stores where the CPU has
 // them, one per cache line). Issue 19: 1/2/4/8-byte fills of 64-256 MiB took
@@ -62,6 +63,13 @@ enum class FillStores {
 
 // The stores fill_pattern uses for this pattern and `streaming`. Pure.
 FillStores fill_stores(const void* pattern, std::size_t pattern_size, bool streaming);
+
+// True when the cached stores of this pattern are fast-string ones (memset,
+// rep stos), which stay cached to a larger size (cpu_streaming.h). Pure.
+inline bool has_string_form(const void* pattern, std::size_t pattern_size) {
+  const FillStores cached = fill_stores(pattern, pattern_size, false);
+  return cached == FillStores::memset || cached == FillStores::rep_stos;
+}
 
 // Writes `pattern` (pattern_size bytes, a valid size) over `bytes` bytes at
 // `dst`, starting with the pattern's first byte at dst. `bytes` must be a

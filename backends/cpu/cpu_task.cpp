@@ -78,7 +78,8 @@ struct TaskRunner {
     return std::nullopt;
   }
   std::optional<TaskFailure> operator()(FillTask& task) const {
-    const bool streaming = fill_streams(task.bytes, streaming_footprint());
+    const bool streaming = fill_streams(task.bytes, streaming_footprint(),
+                                        has_string_form(task.pattern, task.pattern_size));
     if (task.bytes >= kSplitFillBytes) {
       SplitFill split{&task, streaming};
       split_work(task.bytes, fill_chunk, &split);
