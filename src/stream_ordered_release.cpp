@@ -140,20 +140,26 @@ void run(Item& item) noexcept {
   }
 }
 
+// The release of one block of a batch, as a request of its own.
+Item block_of(const Item& batch, const EventRelease& release) noexcept {
+  Item one;
+  one.backend = batch.backend;
+  one.device = batch.device;
+  one.kind = batch.kind;
+  one.events = batch.events;
+  one.event = release.event;
+  one.handle = release.handle;
+  return one;
+}
+
 // run() for a request that may be a batch: every block, in order, here.
 void run_request(Item& item) noexcept {
   if (item.batch.empty()) {
     run(item);
     return;
   }
-  Item one;
-  one.backend = item.backend;
-  one.device = item.device;
-  one.kind = item.kind;
-  one.events = item.events;
   for (const EventRelease& release : item.batch) {
-    one.event = release.event;
-    one.handle = release.handle;
+    Item one = block_of(item, release);
     run(one);
   }
 }
@@ -351,14 +357,8 @@ class Reclaimer {
   // One item per block of a batch: freed at once when ready, else pending.
   bool work_batch(Item& batch) noexcept {
     bool progressed = false;
-    Item item;
-    item.backend = batch.backend;
-    item.device = batch.device;
-    item.kind = batch.kind;
-    item.events = batch.events;
     for (const EventRelease& release : batch.batch) {
-      item.event = release.event;
-      item.handle = release.handle;
+      Item item = block_of(batch, release);
       if (ready(item)) {
         run(item);
         progressed = true;

@@ -229,22 +229,19 @@ TEST(CpuSharedStream, ACallerRunsAtMostATurnOfOthersTasks) {
   EXPECT_EQ(destination, values.back());
 }
 
-// Two threads on one stream, started together: every copy runs, each
-// thread's in its order.
-TEST(CpuSharedStream, SmallCopiesFromTwoThreadsKeepEachThreadsOrder) {
-  Stream stream;
-  StreamState& state = stream.state();
-  constexpr int kCopies = 100000;
-  constexpr int kThreads = 2;
-  std::vector<std::vector<std::uint32_t>> sources(kThreads, std::vector<std::uint32_t>(kCopies));
-  std::uint32_t destinations[kThreads] = {};
-  std::vector<std::thread> threads;
+// Starts `threads` threads together, each enqueueing `copies` 4-byte copies
+// of 1, 2, ... into a destination of its own on `state` (a synchronize every
+// 1024), and checks that every copy ran, each thread's in its order.
+void CopyFromThreadsInOrder(StreamState& state, int threads, int copies) {
+  std::vector<std::vector<std::uint32_t>> sources(threads, std::vector<std::uint32_t>(copies));
+  std::vector<std::uint32_t> destinations(threads, 0);
+  std::vector<std::thread> running;
   std::atomic<int> ready{0};
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
+  for (int t = 0; t < threads; ++t) {
+    running.emplace_back([&, t] {
       ready.fetch_add(1);
-      while (ready.load() < kThreads) std::this_thread::yield();  // start together
-      for (int i = 0; i < kCopies; ++i) {
+      while (ready.load() < threads) std::this_thread::yield();  // start together
+      for (int i = 0; i < copies; ++i) {
         sources[t][i] = static_cast<std::uint32_t>(i + 1);
         state.enqueue(CopyTask{&destinations[t], &sources[t][i], sizeof(std::uint32_t)});
         if (i % 1024 == 1023) {
@@ -253,11 +250,20 @@ TEST(CpuSharedStream, SmallCopiesFromTwoThreadsKeepEachThreadsOrder) {
       }
     });
   }
-  for (std::thread& thread : threads) thread.join();
+  for (std::thread& thread : running) thread.join();
   EXPECT_FALSE(state.synchronize().has_value());
-  for (int t = 0; t < kThreads; ++t) {
-    EXPECT_EQ(destinations[t], std::uint32_t{kCopies}) << "thread " << t << ": order kept";
+  for (int t = 0; t < threads; ++t) {
+    EXPECT_EQ(destinations[t], static_cast<std::uint32_t>(copies))
+        << "thread " << t << ": order kept";
   }
+}
+
+// Two threads on one stream, started together: every copy runs, each
+// thread's in its order.
+TEST(CpuSharedStream, SmallCopiesFromTwoThreadsKeepEachThreadsOrder) {
+  Stream stream;
+  StreamState& state = stream.state();
+  CopyFromThreadsInOrder(state, 2, 100000);
   RecordProperty("pool_handoffs", std::to_string(state.pool_handoffs()));
   RecordProperty("caller_drained", std::to_string(state.caller_drained()));
 }
@@ -273,28 +279,7 @@ TEST(CpuSharedStream, TinyCopiesFromManyThreadsNeverQueue) {
   StreamState& state = stream.state();
   constexpr int kCopies = 50000;
   constexpr int kThreads = 4;
-  std::vector<std::vector<std::uint32_t>> sources(kThreads, std::vector<std::uint32_t>(kCopies));
-  std::uint32_t destinations[kThreads] = {};
-  std::vector<std::thread> threads;
-  std::atomic<int> ready{0};
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      ready.fetch_add(1);
-      while (ready.load() < kThreads) std::this_thread::yield();  // start together
-      for (int i = 0; i < kCopies; ++i) {
-        sources[t][i] = static_cast<std::uint32_t>(i + 1);
-        state.enqueue(CopyTask{&destinations[t], &sources[t][i], sizeof(std::uint32_t)});
-        if (i % 1024 == 1023) {
-          EXPECT_FALSE(state.synchronize().has_value());
-        }
-      }
-    });
-  }
-  for (std::thread& thread : threads) thread.join();
-  EXPECT_FALSE(state.synchronize().has_value());
-  for (int t = 0; t < kThreads; ++t) {
-    EXPECT_EQ(destinations[t], std::uint32_t{kCopies}) << "thread " << t << ": order kept";
-  }
+  CopyFromThreadsInOrder(state, kThreads, kCopies);
   EXPECT_EQ(state.caller_drained(), 0u) << "no copy was queued behind another thread's";
   EXPECT_EQ(state.pool_handoffs(), 0u) << "no worker was woken";
   EXPECT_TRUE(state.is_complete(std::uint64_t{kCopies} * kThreads));
