@@ -332,17 +332,7 @@ class Reclaimer {
         continue;
       }
       prepare_stream(item);
-      if (ready(item)) {
-        run(item);
-        progressed = true;
-        continue;
-      }
-      try {
-        pending_.push_back(std::move(item));
-      } catch (const std::bad_alloc&) {
-        run(item);  // waits here instead
-        progressed = true;
-      }
+      progressed |= finish_or_keep(item);
     }
     const auto done = std::partition(pending_.begin(), pending_.end(),
                                      [](const Item& item) { return !ready(item); });
@@ -354,22 +344,28 @@ class Reclaimer {
     return progressed;
   }
 
-  // One item per block of a batch: freed at once when ready, else pending.
-  bool work_batch(Item& batch) noexcept {
+  // Runs `item` when it is ready, else keeps it in pending_ (runs it here,
+  // waiting, when there is no memory to keep it); true when it ran.
+  bool finish_or_keep(Item& item) noexcept {
+    if (ready(item)) {
+      run(item);
+      return true;
+    }
+    try {
+      pending_.push_back(std::move(item));
+      return false;
+    } catch (const std::bad_alloc&) {
+      run(item);  // waits here instead
+      return true;
+    }
+  }
+
+  // One request per block of a batch, each finished or kept on its own.
+  bool work_batch(const Item& batch) noexcept {
     bool progressed = false;
     for (const EventRelease& release : batch.batch) {
       Item item = block_of(batch, release);
-      if (ready(item)) {
-        run(item);
-        progressed = true;
-        continue;
-      }
-      try {
-        pending_.push_back(item);
-      } catch (const std::bad_alloc&) {
-        run(item);  // waits here instead
-        progressed = true;
-      }
+      progressed |= finish_or_keep(item);
     }
     return progressed;
   }

@@ -199,14 +199,8 @@ void StreamState::drain_small_on_caller_locked(std::unique_lock<std::mutex>& loc
     n += taken;
     inline_running_ = true;
     lock.unlock();
-    for (unsigned i = 0; i < taken; ++i) {
-      // Copies and fills of at most kInlineBytes: run_inline cannot fail.
-      if (auto* copy = std::get_if<CopyTask>(&batch[i])) {
-        run_inline(*copy);
-      } else {
-        run_inline(std::get<FillTask>(batch[i]));
-      }
-    }
+    // Copies and fills of at most kInlineBytes: run_inline cannot fail.
+    for (unsigned i = 0; i < taken; ++i) run_inline(batch[i]);
     lock_spinning(lock);
     inline_running_ = false;
     complete_tasks_locked(taken);

@@ -12,9 +12,9 @@
 // 512 KiB chunks streams all of them).
 //
 // The threshold: half the last-level cache as the machine reports it
-// (for fills with a fast-string form, eight times that: fill_streams)
 // (sysfs, else sysconf; 32 MiB when unknown), so the footprint leaves room for
-// the rest of the working set. Measured on the 2-core AMD EPYC VM (32 MiB L3),
+// the rest of the working set (fills with a fast-string form: eight times
+// that, fill_streams below). Measured on the 2-core AMD EPYC VM (32 MiB L3),
 // one thread, best of 30: 4 MiB copies (8 MiB footprint) 28 GB/s with
 // memcpy, 28 GB/s streaming; 8 MiB (16 MiB) 22 against 28 GB/s; 16 MiB and
 // more 12-18 against 17-25 GB/s. ANYDEV_CPU_STREAMING_BYTES (cpu_config.h)

@@ -111,6 +111,14 @@ bool may_run_inline(const Task& task) {
 
 [[gnu::hot]] void run_inline(const FillTask& task) noexcept { fill_unsplit(task, false); }
 
+void run_inline(const Task& task) noexcept {
+  if (const auto* copy = std::get_if<CopyTask>(&task)) {
+    run_inline(*copy);
+  } else {
+    run_inline(std::get<FillTask>(task));
+  }
+}
+
 bool may_run_on_caller(const Task& task) {
   return std::holds_alternative<CopyTask>(task) || std::holds_alternative<FillTask>(task);
 }

@@ -83,6 +83,8 @@ bool may_run_on_caller(const Task& task);
 // Cannot fail.
 void run_inline(const CopyTask& task) noexcept;
 void run_inline(const FillTask& task) noexcept;
+// The same for a task for which may_run_inline holds.
+void run_inline(const Task& task) noexcept;
 
 // Runs `task` on the calling thread; nullopt on success. Copies and fills of
 // at least kSplitCopyBytes / kSplitFillBytes are split across threads

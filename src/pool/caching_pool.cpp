@@ -187,13 +187,17 @@ PoolNode* CachingPool::new_node_locked() noexcept {
   return node;
 }
 
-void CachingPool::recycle_node(PoolNode* node) noexcept {
-  if (node == nullptr) return;
+void CachingPool::clear_node(PoolNode* node) noexcept {
   node->owner.reset();
   node->event = nullptr;
   node->handle = nullptr;
   node->address = nullptr;
   node->prev = node->next = node->older = nullptr;
+}
+
+void CachingPool::recycle_node(PoolNode* node) noexcept {
+  if (node == nullptr) return;
+  clear_node(node);
   std::lock_guard lock(mutex_);
   node->newer = spare_nodes_;
   spare_nodes_ = node;
@@ -226,11 +230,7 @@ void CachingPool::hand_to_reclaimer(PoolNode* list) noexcept {
   PoolNode* last = nullptr;
   for (PoolNode* node = list; node != nullptr; node = node->newer) {
     batch.push_back(EventRelease{node->event, node->handle});  // reserved: no throw
-    node->owner.reset();
-    node->event = nullptr;
-    node->handle = nullptr;
-    node->address = nullptr;
-    node->prev = node->next = node->older = nullptr;
+    clear_node(node);  // keeps `newer`: the list joins the spares below
     last = node;
   }
   release_after_events(backend_, device_, kind_, std::move(batch), &events_);

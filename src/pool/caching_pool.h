@@ -48,9 +48,9 @@
 // Release paths never throw, and the only thing they allocate is a trim's
 // batch list (without memory for it, each block is handed over on its own):
 // the bookkeeping node of a block (PoolNode) is made when the backend
-// allocates the block and travels with it. Events come from, and go back to, the event pool of the
-// device (event_pool.h; bounded, never allocating on give-back), shared with cross-stream ordering
-// and the reclaimer.
+// allocates the block and travels with it. Events come from, and go back
+// to, the event pool of the device (event_pool.h; bounded, never allocating
+// on give-back), shared with cross-stream ordering and the reclaimer.
 //
 // Ownership: the pool owns the cached blocks and their events, and frees
 // them through the backend table (the events back to the event pool). The
@@ -232,6 +232,8 @@ class CachingPool {
   // lives. Under mutex_; null when no memory.
   PoolNode* new_node_locked() noexcept;  // null without memory
   void recycle_node(PoolNode* node) noexcept;
+  // Clears what a node held (all but its `newer` link), as a spare has it.
+  static void clear_node(PoolNode* node) noexcept;
   anydev_bk_event_t acquire_event() noexcept;
   // Gives an event back to the event pool; destroys it when `usable` is
   // false (its wait failed).
