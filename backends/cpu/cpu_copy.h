@@ -6,7 +6,8 @@
 //
 // On x86-64: unaligned vector loads, aligned streaming stores (64-byte
 // AVX-512, else 32-byte AVX2, else 16-byte SSE2, chosen at run time), the
-// unaligned head and tail through memcpy, and a store fence before returning.
+// source read four pages in turn (cpu_copy.cpp says why), the unaligned head
+// and tail through memcpy, and a store fence before returning.
 // Elsewhere: memcpy.
 //
 // A pure function of its arguments: thread-safe; the caller owns the memory.
