@@ -62,6 +62,18 @@ __attribute__((target("avx2"))) void stream_avx2(unsigned char* out, std::size_t
   _mm_sfence();  // streaming stores are weakly ordered: publish them before returning
 }
 
+// Cached with one 64-byte store per line where the CPU has AVX-512: paired
+// 16-byte fills on the 2-core Intel Xeon VM (two threads), 16 MiB 0.90-0.93x
+// memset with two 32-byte stores per line, 0.95-1.01x with one 64-byte
+// store; 64 MiB 0.81 against 0.89x.
+__attribute__((target("avx512f"))) void write_avx512(unsigned char* out, std::size_t bytes,
+                                                     const unsigned char* block) {
+  const __m512i v = _mm512_load_si512(block);
+  for (std::size_t i = 0; i < bytes; i += kBlockBytes) {
+    _mm512_store_si512(reinterpret_cast<__m512i*>(out + i), v);
+  }
+}
+
 // Streaming with one 64-byte store per cache line: paired 64 and 256 MiB
 // 16-byte fills measured 0.95-1.04x memset on the Zen 4 VM, against
 // 0.92-0.99x with two 32-byte streaming stores per line (with the pairing
@@ -115,7 +127,7 @@ void stos_words(unsigned char* out, const unsigned char* pat, std::size_t patter
 
 Writers pick_writers() {
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return {write_avx2, stream_avx512};
+  if (__builtin_cpu_supports("avx512f")) return {write_avx512, stream_avx512};
   if (__builtin_cpu_supports("avx2")) return {write_avx2, stream_avx2};
   return {write_sse2, stream_sse2};
 }
