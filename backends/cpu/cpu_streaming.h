@@ -13,12 +13,12 @@
 //
 // The threshold: half the last-level cache as the machine reports it
 // (sysfs, else sysconf; 32 MiB when unknown), so the footprint leaves room for
-// the rest of the working set (fills with a fast-string form: eight times
-// that, fill_streams below). Measured on the 2-core AMD EPYC VM (32 MiB L3),
-// one thread, best of 30: 4 MiB copies (8 MiB footprint) 28 GB/s with
-// memcpy, 28 GB/s streaming; 8 MiB (16 MiB) 22 against 28 GB/s; 16 MiB and
-// more 12-18 against 17-25 GB/s. ANYDEV_CPU_STREAMING_BYTES (cpu_config.h)
-// overrides it for the process.
+// the rest of the working set (fills with a fast-string form on a CPU whose
+// fast-string stores keep up: eight times that, fill_streams below).
+// Measured on the 2-core AMD EPYC VM (32 MiB L3), one thread, best of 30:
+// 4 MiB copies (8 MiB footprint) 28 GB/s with memcpy, 28 GB/s streaming;
+// 8 MiB (16 MiB) 22 against 28 GB/s; 16 MiB and more 12-18 against 17-25 GB/s.
+// ANYDEV_CPU_STREAMING_BYTES (cpu_config.h) overrides it for the process.
 //
 // Thread-safe: the threshold is read on first use without a lock (racing
 // threads compute the same value; no C++ static guard, so a fork() at that
@@ -46,19 +46,27 @@ std::size_t streaming_footprint();
 // Fills that fast-string stores can write (memset, rep stos: byte-uniform
 // patterns and 2, 4 and 8-byte words, cpu_fill.h has_string_form) stream only
 // past kStringFillStreamFactor times the threshold (four times the last-level
-// cache): up to there the CPU's own fast-string protocol writes DRAM at least
-// as fast as non-temporal stores. Measured on the 2-core AMD EPYC VM (32 MiB
-// L3), paired with memset on one thread and on both cores, 1 and 8-byte
-// fills: 64 MiB cached 1.04-1.06x, streaming 0.94-0.99x (two reports in a
-// row at 0.931-0.953); 256 MiB cached 0.95-0.98x, streaming 1.00x.
+// cache) on a CPU whose fast-string stores write lines that are in no cache
+// as fast as non-temporal stores: up to there they keep what they wrote
+// cached at no cost. Measured on the 2-core AMD EPYC VM (32 MiB L3), paired
+// with memset on one thread and on both cores, 1 and 8-byte fills: 64 MiB
+// cached 1.04-1.06x, streaming 0.94-0.99x (two reports in a row at
+// 0.931-0.953); 256 MiB cached 0.95-0.98x, streaming 1.00x. Where they are
+// slower (cpu_store_probe.h measures it once per process), those fills stream
+// past the threshold like every other: on the 2-core Intel Xeon VM, 256 MiB
+// and 1 GiB 4-byte fills from two threads 19-20 GB/s cached, 46-48 streaming.
 inline constexpr std::size_t kStringFillStreamFactor = 8;
 
 // Whether a copy of `bytes` (footprint 2 * bytes) or a fill of `bytes`
 // (footprint bytes) streams, against `threshold`; `string_form`: the fill's
-// pattern has a fast-string form (see above). Pure.
+// pattern has a fast-string form; `string_slow_cold`: this CPU's fast-string
+// stores are slower than streaming ones on lines in no cache (see above).
+// Pure.
 inline bool copy_streams(std::size_t bytes, std::size_t threshold) { return bytes > threshold / 2; }
-inline bool fill_streams(std::size_t bytes, std::size_t threshold, bool string_form = false) {
-  return string_form ? bytes / kStringFillStreamFactor > threshold : bytes > threshold;
+inline bool fill_streams(std::size_t bytes, std::size_t threshold, bool string_form = false,
+                         bool string_slow_cold = false) {
+  return string_form && !string_slow_cold ? bytes / kStringFillStreamFactor > threshold
+                                          : bytes > threshold;
 }
 
 }  // namespace anydev::cpu

@@ -7,6 +7,7 @@
 #include "cpu_copy.h"
 #include "cpu_fill.h"
 #include "cpu_parallel.h"
+#include "cpu_store_probe.h"
 #include "cpu_stream.h"
 #include "cpu_streaming.h"
 
@@ -78,8 +79,7 @@ struct TaskRunner {
     return std::nullopt;
   }
   std::optional<TaskFailure> operator()(FillTask& task) const {
-    const bool streaming = fill_streams(task.bytes, streaming_footprint(),
-                                        has_string_form(task.pattern, task.pattern_size));
+    const bool streaming = fill_task_streams(task);
     if (task.bytes >= kSplitFillBytes) {
       SplitFill split{&task, streaming};
       split_work(task.bytes, fill_chunk, &split);
@@ -121,6 +121,15 @@ void run_inline(const Task& task) noexcept {
 
 bool may_run_on_caller(const Task& task) {
   return std::holds_alternative<CopyTask>(task) || std::holds_alternative<FillTask>(task);
+}
+
+bool fill_task_streams(const FillTask& task) {
+  const std::size_t threshold = streaming_footprint();
+  const bool string_form = has_string_form(task.pattern, task.pattern_size);
+  // The probe (once per process) only for a fill whose store kind it decides.
+  return fill_streams(
+      task.bytes, threshold, string_form,
+      string_form && task.bytes > threshold && cold_stores() == ColdStores::streaming_faster);
 }
 
 [[gnu::hot]] std::optional<TaskFailure> run_task(Task& task) {

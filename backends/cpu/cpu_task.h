@@ -91,6 +91,11 @@ void run_inline(const Task& task) noexcept;
 // (cpu_parallel.h).
 std::optional<TaskFailure> run_task(Task& task);
 
+// Whether run_task writes this fill with streaming stores (cpu_streaming.h
+// fill_streams; may run the store probe once, cpu_store_probe.h). Tests pin
+// the decision with it without timing anything.
+bool fill_task_streams(const FillTask& task);
+
 }  // namespace anydev::cpu
 
 #endif  // ANYDEV_BACKENDS_CPU_CPU_TASK_H_
