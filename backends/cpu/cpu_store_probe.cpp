@@ -5,11 +5,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "cpu_fill.h"
+#include "cpu_services.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -20,6 +23,12 @@ namespace anydev::cpu {
 namespace {
 
 std::atomic<ColdStores> g_verdict{ColdStores::unmeasured};
+
+std::string microseconds(double ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f us", ns / 1000);
+  return text;
+}
 
 #ifdef ANYDEV_CPU_PROBE_X86
 // Three rounds of one string piece and one streaming piece, each on lines of
@@ -77,8 +86,17 @@ ColdStores probe_cold_stores(double* string_ns, double* streaming_ns) {
 ColdStores cold_stores() {
   ColdStores verdict = g_verdict.load(std::memory_order_relaxed);
   if (verdict != ColdStores::unmeasured) return verdict;
-  verdict = probe_cold_stores();
+  double string_ns = 0;
+  double streaming_ns = 0;
+  verdict = probe_cold_stores(&string_ns, &streaming_ns);
   g_verdict.store(verdict, std::memory_order_relaxed);
+  log(ANYDEV_LOG_DEBUG,
+      "store probe: uncached lines written in " + microseconds(string_ns) +
+          " with fast-string stores, " + microseconds(streaming_ns) +
+          " with streaming stores (best of three pieces of 256 KiB each): " +
+          (verdict == ColdStores::streaming_faster
+               ? "fills of 1, 2, 4 and 8-byte patterns stream past the threshold"
+               : "fills of 1, 2, 4 and 8-byte patterns stay cached to 8 times the threshold"));
   return verdict;
 }
 
