@@ -42,7 +42,10 @@ NOTES = """
   core runs slowly, as one half per thread did in some runs. The stream workers run under `SCHED_BATCH`, so waking one
   never preempts the enqueuing thread. Fills below the streaming threshold
   use `rep stos` for byte, 2, 4 and 8-byte patterns (the fast-string stores
-  of `memset`); 16-byte patterns use 32-byte AVX2 stores. Every pattern's exact bits are checked by
+  of `memset`); 16-byte patterns use one 64-byte AVX-512 store per line where
+  the CPU has AVX-512 (on the Intel Xeon VM, paired 16 MiB fills 0.90-0.93x
+  with two 32-byte AVX2 stores, 0.95-1.01x with one; 0a137a8), else 32-byte
+  AVX2 stores. Every pattern's exact bits are checked by
   `tests/unit/cpu_fill_test.cpp` at every alignment.
 - **Store kind: decided per operation, by what the machine's cache holds.**
   A copy or fill whose footprint (bytes written, plus bytes read for a copy)
@@ -52,7 +55,10 @@ NOTES = """
   leave no dirty lines to write back: 16-byte fills one 64-byte AVX-512
   store per line where the CPU has AVX-512, copies their own kernel
   (`backends/cpu/cpu_copy.cpp`: unaligned vector loads, aligned streaming
-  stores). The choice is made once for the whole operation, so every 512 KiB
+  stores, the source read four pages in turn as glibc's own non-temporal
+  `memcpy` does: on the Intel Xeon VM, 1 GiB copies from two threads went
+  from 17-18 GB/s in address order, 0.72-0.82x two-thread `memcpy`, to
+  23 GB/s, 1.00-1.03x; 0403d12). The choice is made once for the whole operation, so every 512 KiB
   chunk of a split copy streams: `memcpy` decides per call, by glibc's own
   threshold, so the chunks never streamed. On an Intel Xeon VM (2 cores,
   sysfs L3 260 MiB) that left 256 MiB copies at 0.61x and 16-byte fills at
@@ -72,10 +78,31 @@ NOTES = """
   runs of the two rules gave 1.02-1.06 for `rep stos` there against
   0.94-0.99 streaming, while at 256 MiB streaming stayed ahead (1.00 against
   0.95-0.98). Fills with a fast-string form (byte-uniform patterns, 2, 4 and
-  8-byte words) now stream only past four times the cache
-  (`kStringFillStreamFactor`, `backends/cpu/cpu_streaming.h`); on the Intel
-  VM, whose sysfs reports 260 MiB, they then stay `rep stos` up to 1 GiB,
-  as glibc 2.36's `memset` does at every size.
+  8-byte words) stream only past four times the cache
+  (`kStringFillStreamFactor`, `backends/cpu/cpu_streaming.h`) on a CPU whose
+  fast-string stores write lines that are in no cache as fast as streaming
+  stores, as the AMD EPYC VM's do. Whether they do is measured once per
+  process, at the first such fill past the threshold, not assumed per
+  vendor (`backends/cpu/cpu_store_probe.h`: 256 KiB pieces of a private
+  buffer flushed from every cache, written alternately with `rep stosq` and
+  with streaming stores, best of three each; streaming must win by 1.5x).
+  On the Intel Xeon VM `rep stosq` wrote cold lines at 0.43x the streaming
+  stores' speed (1 MiB in 97 against 42 µs, the same in every run), and
+  256 MiB and 1 GiB 1, 2, 4 and 8-byte fills, which had stayed `rep stos`
+  there like glibc 2.36's `memset` (19-20 GB/s from two threads, 1.0x),
+  now stream at 45-46 GB/s, 2.3x (db3b75c).
+- **The Intel Xeon VM's cache.** Its sysfs reports a 480 MiB L3 (an earlier
+  machine of that kind, 260 MiB), so the streaming threshold is 240 MiB,
+  but the paired rotation's three 64 MiB buffers already run at DRAM speed
+  there (`memset` from two threads: 45 GB/s over three 16 MiB buffers, 20
+  over three 64 MiB ones): the VM holds far less of that cache than it
+  reports. The 64 MiB rows (not a target size) therefore compare cached
+  stores that read every line with `memset`, which does the same: 1, 2, 4
+  and 8-byte fills 1.0x, 16-byte fills 0.89x, where streaming stores would
+  write 46 GB/s. `ANYDEV_CPU_STREAMING_BYTES` set to the share of the
+  cache the VM really gets moves them; finding that share by measurement
+  at first use, as the fast-string probe does for the store kind, is not
+  done.
 - **1 MiB: the cost of a call with cold caches.** A copy or fill of 1 MiB
   runs inline on the enqueuing thread, in 11-15 µs. Alternated with the
   baselines, which evict anydev's code and data from the core's caches, each
