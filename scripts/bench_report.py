@@ -23,6 +23,11 @@ GB = 1e9
 NOTES = """
 ## Notes
 
+The tables above come from the machine under *Machine*. The figures in these
+notes that name no machine ("here", "this machine") were measured on the
+2-core AMD EPYC VM where the earlier reports were generated;
+those from the Intel Xeon VM say so.
+
 - **How the cpu backend gets there.** A copy or fill of at most 1 MiB enqueued
   on an idle stream runs at once on the enqueuing thread; `synchronize()` runs
   queued copies and fills itself when the worker has not started them; a
@@ -201,7 +206,34 @@ NOTES = """
   anydev walks, hashes or locks longer by the live count (the validation
   layer's handle table exists only under `ANYDEV_VALIDATE`). Not fixed:
   keeping events with the pool's spare nodes, or records in a slab, would
-  remove (2); the trim in (1) is the price of a bounded cache.
+  remove (2); the trim in (1) is the price of a bounded cache. On the Intel
+  Xeon VM (report at 0bd65d4) the spread is 4.47x (release 71 -> 317 ns;
+  kept 1.83x; the records baseline 3.82x). A profile there of 10^6 device
+  buffers created, viewed and released (a C program on the C API) puts a
+  buffer's release at 532-594 ns against 122-124 at 10^3, and at 575-594
+  with `ANYDEV_POOL=0` too: what grows is the stream-ordered free of each
+  block, not the pool's cache. A new device buffer counts as used by its
+  owner stream, so every release records an event; past the cache limit
+  the reclaimer queries that event, frees the block and returns the event,
+  and the releasing thread and the reclaimer meet on the event pool's, the
+  cpu event's and the small-block allocator's locks (futex calls 17-19% of
+  the samples) while the event pool's 64 idle events run out. A spinning
+  lock for the event pool changed nothing (539-562 ns). Not done: freeing a
+  block at once when its stream has nothing pending (the cpu backend knows
+  that without a call; its optional `memory_free_async` could do it, and
+  the pool could skip the event) would remove the event and the hand-over.
+- **The issue's sizes on the Intel Xeon VM** (report at 0bd65d4, paired
+  medians): copies 1 MiB 1.02-1.03, 16 MiB 0.99-1.01, 256 MiB 1.66-1.69,
+  1 GiB 1.07-1.17; fills 1 MiB 1.20-1.25, 16 MiB 1.02-1.13, 256 MiB
+  2.28-2.42, 1 GiB 2.42-2.51: every one met. The two misses in the table
+  are at sizes between them: copy_d2d 4 MiB 0.940 read 1.01 in a rerun of
+  the four 4 MiB copies straight after the report (h2h, h2d, d2h
+  1.05-1.09; five repetitions), within the control's 0.998-1.262 of that
+  run; fill_16 64 MiB 0.912 is the cache the VM reports and does not have
+  (*The Intel Xeon VM's cache*, above). The AMD EPYC row under Machines is
+  from d62635d, before the four-page copy, the store probe and the AVX-512
+  cached 16-byte writer: no AMD machine was lent since, so those three are
+  unmeasured there.
 - **Noise.** The machine is shared with other builds; the load average is
   printed above. A burst of load during one side of a separate measurement
   moves its ratio by tens of percent, hence the paired ratios. Figures at 64
