@@ -6,11 +6,12 @@
 // 8-byte words (and 16-byte patterns of two equal words) to rep stos,
 // memset's own fast-string stores. Other 16-byte patterns: aligned 64-byte
 // (AVX-512), 32-byte (AVX2, chosen at run time) or 16-byte vector stores of
-// a 64-byte block holding the pattern at the right phase. Streaming fills (the caller asks
-// for them: a fill past the last-level cache, or past four times it for
-// patterns with a fast-string form where the CPU's fast-string stores keep up
-// with streaming ones, cpu_streaming.h and cpu_store_probe.h), of every
-// pattern width: non-temporal stores of that block, where reading the lines
+// a 64-byte block holding the pattern at the right phase. Streaming fills
+// (the caller asks for them: a fill past the last-level cache, or past four
+// times it for patterns with a fast-string form where the CPU's fast-string
+// stores keep up with streaming ones, cpu_streaming.h and
+// cpu_store_probe.h), of every pattern width: non-temporal stores of that
+// block, where reading the lines
 // first would only waste bandwidth (64-byte AVX-512 stores where the CPU has
 // them, one per cache line). Issue 19: 1/2/4/8-byte fills of 64-256 MiB took
 // memset / rep stos whatever the size and ran at 0.77-0.99x the best memset

@@ -30,11 +30,12 @@ std::string microseconds(double ns) {
   return text;
 }
 
-#ifdef ANYDEV_CPU_PROBE_X86
 // Three rounds of one string piece and one streaming piece, each on lines of
 // its own: the best of three drops a round the hypervisor interrupted.
 constexpr std::size_t kPieceBytes = std::size_t{256} << 10;
 constexpr int kRounds = 3;
+
+#ifdef ANYDEV_CPU_PROBE_X86
 constexpr std::size_t kLine = 64;
 
 // An 8-byte word that is not byte-uniform: fill_pattern writes it with rep
@@ -93,7 +94,8 @@ ColdStores cold_stores() {
   log(ANYDEV_LOG_DEBUG,
       "store probe: uncached lines written in " + microseconds(string_ns) +
           " with fast-string stores, " + microseconds(streaming_ns) +
-          " with streaming stores (best of three pieces of 256 KiB each): " +
+          " with streaming stores (best of " + std::to_string(kRounds) + " pieces of " +
+          std::to_string(kPieceBytes >> 10) + " KiB each): " +
           (verdict == ColdStores::streaming_faster
                ? "fills of 1, 2, 4 and 8-byte patterns stream past the threshold"
                : "fills of 1, 2, 4 and 8-byte patterns stay cached to 8 times the threshold"));
