@@ -146,6 +146,20 @@ void free_after_owner_stream(Allocation& allocation) noexcept {
     }
     return;
   }
+  if (completed_at_once(backend, event)) {
+    // The stream has already finished with it (a cheap query only): freed
+    // here, as without a stream, the event idle again at once.
+    if (events != nullptr) {
+      events->give_back(event);
+    } else {
+      bk(table).event_destroy(event);
+    }
+    note_host_free(backend, device, kind, handle);
+    if (bk(table).memory_free(device, kind, handle) != ANYDEV_SUCCESS) {
+      log_failure(backend, "memory_free");
+    }
+    return;
+  }
   // The reclaimer gives the event back to `events` once it completed
   // (stream_ordered_release.h). It never throws: without memory or a thread
   // it frees on this thread.

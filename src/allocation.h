@@ -132,8 +132,9 @@ std::shared_ptr<Allocation> make_allocation(Strategy strategy, Args&&... args);
 // last_stream here (logged) rather than free memory still in use.
 void order_release_after_last_use(Allocation& allocation) noexcept;
 // Frees the memory after the owner stream's work (memory_free_async, else
-// the reclaimer after an event; synchronously, logged, when neither can be
-// arranged).
+// the reclaimer after an event; here, at once, when the backend's query is
+// cheap and the event has already completed; synchronously, logged, when
+// none can be arranged).
 void free_after_owner_stream(Allocation& allocation) noexcept;
 
 // The stream an operation runs on: the object, and a shared_ptr to it that

@@ -105,6 +105,12 @@ EventPool& event_pool_for(const Backend* backend, int device) {
   return *pool;
 }
 
+bool completed_at_once(const Backend* backend, anydev_bk_event_t event) noexcept {
+  if ((backend->flags & ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY) == 0) return false;
+  int complete = 0;
+  return bk(backend->table).event_query(event, &complete) == ANYDEV_SUCCESS && complete != 0;
+}
+
 EventPool* event_pool_or_null(const Backend* backend, int device) noexcept {
   try {
     return &event_pool_for(backend, device);

@@ -75,6 +75,14 @@ EventPool& event_pool_for(const Backend* backend, int device);
 // own event).
 EventPool* event_pool_or_null(const Backend* backend, int device) noexcept;
 
+// True when `backend` answers event_query from memory
+// (ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY) and `event`, just recorded, has already
+// completed: a release on an idle stream then needs no event and no
+// reclaimer (caching_pool.h, allocation.h). False, without a backend call,
+// for a backend whose query is a driver call (issue 19: a release stays one
+// event_record there), and when the query fails. Never throws.
+bool completed_at_once(const Backend* backend, anydev_bk_event_t event) noexcept;
+
 }  // namespace anydev::core
 
 #endif  // ANYDEV_SRC_EVENT_POOL_H_

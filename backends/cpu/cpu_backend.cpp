@@ -509,10 +509,12 @@ anydev_status_t native_handle(int device, int kind, void* object, void** out) {
 }
 
 // Survives fork(): its workers, memory registry and pools are recreated or
-// reset in a child (docs/reliability.md, fork()).
+// reset in a child (docs/reliability.md, fork()). event_query reads the
+// captured stream's completed count under the event's own mutex: cheap.
 constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     kBackendName, .native_handle = kit::entry<native_handle>,
-    .memory_is_locked = kit::entry<memory_is_locked>, .flags = ANYDEV_BK_FLAG_SURVIVES_FORK);
+    .memory_is_locked = kit::entry<memory_is_locked>,
+    .flags = ANYDEV_BK_FLAG_SURVIVES_FORK | ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY);
 
 }  // namespace
 }  // namespace anydev::cpu

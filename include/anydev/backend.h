@@ -208,6 +208,15 @@ typedef struct anydev_backend_table_t {
  * initialized in the child. */
 #define ANYDEV_BK_FLAG_SURVIVES_FORK (1ull << 0)
 
+/* anydev_backend_table_t.flags: event_query only reads state the backend
+ * keeps in memory (no driver call, no system call, never blocks). The core
+ * may then ask, right after recording the release event of memory that a
+ * stream used, whether that work has already finished: the caching pool keeps
+ * such a block without an event, and a block freed without the pool is freed
+ * at once instead of by the core's reclaimer thread. A backend whose query is
+ * a driver call leaves it unset: a release then stays one event_record. */
+#define ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY (1ull << 1)
+
 /* The signature of the entry symbol. */
 typedef anydev_status_t (*anydev_backend_entry_fn)(uint32_t core_abi_version,
                                                    const anydev_core_services_t* core,

@@ -113,7 +113,8 @@ PoolNode* CachingPool::take_cached_locked(PoolSizeClass& size_class,
   return nullptr;
 }
 
-PoolNode* CachingPool::trim_locked(bool with_slack) noexcept {
+PoolNode* CachingPool::trim_locked(bool with_slack, std::size_t* count) noexcept {
+  *count = 0;
   const std::size_t quarter = stats_.bytes_in_use / 4;
   const std::size_t limit =
       release_threshold_ > kPoolNoTrim - quarter ? kPoolNoTrim : release_threshold_ + quarter;
@@ -129,6 +130,7 @@ PoolNode* CachingPool::trim_locked(bool with_slack) noexcept {
     stats_.bytes_cached -= oldest->size_class->bytes;
     (last != nullptr ? last->newer : detached) = oldest;
     last = oldest;
+    ++*count;
   }
   return detached;
 }
@@ -203,7 +205,7 @@ void CachingPool::recycle_node(PoolNode* node) noexcept {
   spare_nodes_ = node;
 }
 
-void CachingPool::hand_to_reclaimer(PoolNode* list) noexcept {
+void CachingPool::hand_to_reclaimer(PoolNode* list, std::size_t count) noexcept {
   // Each block is a release of its own: the reclaimer frees it once its own
   // event has completed (polled, stream_ordered_release.h), so a block that a
   // slow stream still uses holds up no other release. The event goes back to
@@ -215,9 +217,10 @@ void CachingPool::hand_to_reclaimer(PoolNode* list) noexcept {
   if (list == nullptr) return;
   std::vector<EventRelease> batch;
   try {
-    std::size_t n = 0;
-    for (PoolNode* node = list; node != nullptr; node = node->newer) ++n;
-    batch.reserve(n);
+    if (count == 0) {
+      for (PoolNode* node = list; node != nullptr; node = node->newer) ++count;
+    }
+    batch.reserve(count);
   } catch (const std::bad_alloc&) {
     while (list != nullptr) {
       PoolNode* node = list;
@@ -336,8 +339,15 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
       if (in_use) forget_in_use(block.bytes);
       return false;
     }
+    // Its stream has already finished with it (a cheap query only): cached
+    // as ready, without holding an event (see Cost).
+    if (completed_at_once(backend_, event)) {
+      recycle_event(event, true);
+      event = nullptr;
+    }
   }
   PoolNode* trimmed = nullptr;
+  std::size_t trimmed_count = 0;
   PoolNode* node = nullptr;
   {
     std::lock_guard lock(mutex_);
@@ -352,7 +362,7 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
       (event == nullptr ? block.size_class->ready : block.size_class->pending).push_back(node);
       age_.push_back(node);
       stats_.bytes_cached += block.bytes;
-      trimmed = trim_locked(/*with_slack=*/true);
+      trimmed = trim_locked(/*with_slack=*/true, &trimmed_count);
     }
   }
   if (node == nullptr) {
@@ -361,7 +371,7 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
     recycle_event(event, true);  // recorded, never waited on: reusable
     return false;
   }
-  hand_to_reclaimer(trimmed);
+  hand_to_reclaimer(trimmed, trimmed_count);
   return true;
 }
 
@@ -389,19 +399,20 @@ std::size_t CachingPool::release_cached(bool wait) noexcept {
   if (wait) {
     free_list(list);
   } else {
-    hand_to_reclaimer(list);
+    hand_to_reclaimer(list, 0);
   }
   return released;
 }
 
 void CachingPool::set_release_threshold(std::size_t bytes) noexcept {
   PoolNode* trimmed = nullptr;
+  std::size_t count = 0;
   {
     std::lock_guard lock(mutex_);
     release_threshold_ = bytes;
-    trimmed = trim_locked(/*with_slack=*/false);
+    trimmed = trim_locked(/*with_slack=*/false, &count);
   }
-  hand_to_reclaimer(trimmed);
+  hand_to_reclaimer(trimmed, count);
 }
 
 std::size_t CachingPool::release_threshold() const noexcept {
