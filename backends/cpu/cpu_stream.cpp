@@ -3,6 +3,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <string>
@@ -41,19 +42,52 @@ bool spin_until(Done&& done, std::chrono::microseconds limit) {
   }
 }
 
-// Takes the lock behind `lock`, trying for a short while before it blocks:
-// under contention the holder releases it within a few hundred nanoseconds
-// (it holds it only to move tasks and counters), and a futex sleep and
-// wake-up costs the two threads 5-20 us on a virtual machine.
+// See StreamState::failed_lock_tries_on_this_thread().
+thread_local std::uint64_t t_failed_lock_tries = 0;
+
+// Waits `wait` without touching memory that another thread writes, yielding
+// the CPU once it has waited kSpinBeforeYield (the holder may need this
+// core: more threads than cores).
+[[gnu::cold, gnu::noinline]] void back_off(std::chrono::nanoseconds wait) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  for (;;) {
+    for (int i = 0; i < 8; ++i) cpu_relax();
+    const Clock::duration spent = Clock::now() - start;
+    if (spent >= wait) return;
+    if (spent >= kSpinBeforeYield) sched_yield();
+  }
+}
+
+// How a contended lock_spinning waits between its tries.
+enum class LockWait {
+  kSpin,     // a pause: the holder is about to release (completion, drains)
+  kBackOff,  // microseconds: another thread's enqueue (kEnqueueBackoff)
+};
+
+// Takes the lock behind `lock`, trying for a while before it blocks: under
+// contention the holder releases it within a few hundred nanoseconds (it
+// holds it only to move tasks and counters, or for one small copy), and a
+// futex sleep and wake-up costs the two threads 5-20 us on a virtual
+// machine. The first try is the uncontended path: nothing else runs there.
+template <LockWait kWait>
 [[gnu::always_inline]] inline void lock_spinning(std::unique_lock<std::mutex>& lock) {
   std::mutex& mutex = *lock.mutex();
-  for (int i = 0; i < kLockSpins + kLockYields; ++i) {
+  constexpr int kTries = kWait == LockWait::kBackOff ? kEnqueueBackoffTries : kLockSpins;
+  std::chrono::nanoseconds wait = kEnqueueBackoff;
+  for (int i = 0; i < kTries + kLockYields; ++i) {
     if (mutex.try_lock()) {
       lock = std::unique_lock<std::mutex>(mutex, std::adopt_lock);
       return;
     }
-    if (i < kLockSpins) {
-      cpu_relax();
+    ++t_failed_lock_tries;
+    if (i < kTries) {
+      if constexpr (kWait == LockWait::kBackOff) {
+        back_off(wait);
+        wait = std::min(wait * 2, kEnqueueBackoffLongest);
+      } else {
+        cpu_relax();
+      }
     } else {
       sched_yield();
     }
@@ -102,7 +136,7 @@ std::uint64_t StreamState::enqueue(Task task) {
 template <class CopyOrFill>
 std::uint64_t StreamState::enqueue_copy_or_fill(const CopyOrFill& task) {
   std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
-  lock_spinning(lock);
+  lock_spinning<LockWait::kBackOff>(lock);
   if (!idle_locked() || !may_run_inline(task)) return queue_locked(lock, Task(task));
   const std::uint64_t seq = count_submitted_locked();
   if (task.bytes <= kLockedRunBytes) {
@@ -122,7 +156,7 @@ std::uint64_t StreamState::enqueue_copy_or_fill(const CopyOrFill& task) {
 }
 
 [[gnu::always_inline]] inline void StreamState::finish_inline(std::unique_lock<std::mutex>& lock) {
-  lock_spinning(lock);
+  lock_spinning<LockWait::kSpin>(lock);
   inline_running_ = false;
   complete_task_locked();
   // Work enqueued meanwhile by other threads, which the pool left to us: the
@@ -201,7 +235,7 @@ void StreamState::drain_small_on_caller_locked(std::unique_lock<std::mutex>& loc
     lock.unlock();
     // Copies and fills of at most kInlineBytes: run_inline cannot fail.
     for (unsigned i = 0; i < taken; ++i) run_inline(batch[i]);
-    lock_spinning(lock);
+    lock_spinning<LockWait::kSpin>(lock);
     inline_running_ = false;
     complete_tasks_locked(taken);
   }
@@ -265,6 +299,13 @@ std::size_t StreamState::queued() const {
 int StreamState::blocked_enqueuers() const {
   std::lock_guard<std::mutex> hold(mutex_);
   return full_waiters_;
+}
+
+std::uint64_t StreamState::failed_lock_tries_on_this_thread() { return t_failed_lock_tries; }
+
+void StreamState::hold_lock_for_test(const std::function<void()>& during) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  during();
 }
 
 std::uint64_t StreamState::pool_handoffs() const {

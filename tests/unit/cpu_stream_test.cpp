@@ -285,6 +285,45 @@ TEST(CpuSharedStream, TinyCopiesFromManyThreadsNeverQueue) {
   EXPECT_TRUE(state.is_complete(std::uint64_t{kCopies} * kThreads));
 }
 
+// A contended enqueue waits kEnqueueBackoff and more between its tries for
+// the stream's lock, instead of trying every few nanoseconds (each try takes
+// the lock's cache line from its holder): while another thread holds the
+// stream for a while, it tries at most once per kEnqueueBackoff. Before,
+// 64 tries in a microsecond, then 16 yields, then it blocked: 80 tries
+// within any hold of more than a few microseconds. An upper bound from the
+// hold's own length: a slower machine only tries less.
+TEST(CpuSharedStream, AContendedEnqueueBacksOffBetweenTries) {
+  Stream stream;
+  StreamState& state = stream.state();
+  unsigned char source[4] = {1, 2, 3, 4};
+  unsigned char destination[4] = {};
+  constexpr auto kHold = std::chrono::microseconds(100);
+  std::atomic<bool> started{false};
+  std::atomic<std::uint64_t> tries{0};
+  std::chrono::steady_clock::duration held{};
+  std::thread other;
+  state.hold_lock_for_test([&] {
+    other = std::thread([&] {
+      started = true;
+      const std::uint64_t before = StreamState::failed_lock_tries_on_this_thread();
+      state.enqueue(CopyTask{destination, source, sizeof source});
+      tries = StreamState::failed_lock_tries_on_this_thread() - before;
+    });
+    while (!started) std::this_thread::yield();
+    const auto start = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(kHold);
+    held = std::chrono::steady_clock::now() - start;
+  });
+  other.join();
+  EXPECT_FALSE(state.synchronize().has_value());
+  EXPECT_EQ(std::memcmp(destination, source, sizeof source), 0);
+  // The thread may have started its first try a little before `start`
+  // (a thread preempted until after the hold tries less, not more).
+  const auto bound = held / kEnqueueBackoff + 2;
+  EXPECT_LE(tries.load(), static_cast<std::uint64_t>(bound))
+      << "held for " << std::chrono::duration<double, std::micro>(held).count() << " us";
+}
+
 // Copies just above kLockedRunBytes still run inline, with the lock
 // released while they run; those queued meanwhile are drained in order, in
 // batches (a batch boundary falls inside the 40).
