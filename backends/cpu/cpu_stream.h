@@ -42,9 +42,9 @@
 // Shared streams: a copy or fill of at most kLockedRunBytes that finds the
 // stream idle runs with the stream's lock held, from the check to its
 // completion: one lock round trip, and a thread that enqueues meanwhile
-// waits a few hundred nanoseconds for the lock (spinning, then yielding:
-// lock_spinning) and then finds the stream idle again, so tiny work from
-// many threads never queues. A larger inline run releases the lock; a thread
+// waits for the lock (backing off microseconds between tries, then
+// yielding: kEnqueueBackoff, lock_spinning) and then finds the stream idle
+// again, so tiny work from many threads never queues. A larger inline run releases the lock; a thread
 // that enqueues a copy or fill meanwhile queues it (the stream is not idle),
 // and the inline thread, once done, runs the small copies and fills that
 // queued up itself, in order, in batches (kTurnTasks at most, then the pool
