@@ -74,7 +74,6 @@ template <LockWait kWait>
 [[gnu::always_inline]] inline void lock_spinning(std::unique_lock<std::mutex>& lock) {
   std::mutex& mutex = *lock.mutex();
   constexpr int kTries = kWait == LockWait::kBackOff ? kEnqueueBackoffTries : kLockSpins;
-  std::chrono::nanoseconds wait = kEnqueueBackoff;
   for (int i = 0; i < kTries + kLockYields; ++i) {
     if (mutex.try_lock()) {
       lock = std::unique_lock<std::mutex>(mutex, std::adopt_lock);
@@ -83,8 +82,10 @@ template <LockWait kWait>
     ++t_failed_lock_tries;
     if (i < kTries) {
       if constexpr (kWait == LockWait::kBackOff) {
-        back_off(wait);
-        wait = std::min(wait * 2, kEnqueueBackoffLongest);
+        // The i-th wait: kEnqueueBackoff doubled i times, at most the longest.
+        back_off(std::min(kEnqueueBackoff * (std::int64_t{1} << std::min(i, 30)),
+                          std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              kEnqueueBackoffLongest)));
       } else {
         cpu_relax();
       }
