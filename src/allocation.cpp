@@ -57,11 +57,7 @@ anydev_status_t order_after(Stream& waiter, Stream& signaler) {
   if (status == ANYDEV_SUCCESS) {
     // The backend does not need the event after stream_wait_event (backend.h):
     // it is idle again at once.
-    if (events != nullptr) {
-      events->give_back(event);
-    } else {
-      bk(table).event_destroy(event);
-    }
+    give_back_or_destroy(events, table, event);
     return ANYDEV_SUCCESS;
   }
   // A failed event is not reused; destroying it must not replace the error.
@@ -130,6 +126,13 @@ void free_after_owner_stream(Allocation& allocation) noexcept {
     // failure: the stream-ordered release below frees it.
     if (s != ANYDEV_BK_DECLINED) log_failure(backend, "memory_free_async");
   }
+  // Frees on this thread, once the owner stream's work is known to be done.
+  const auto free_here = [&] {
+    note_host_free(backend, device, kind, handle);
+    if (bk(table).memory_free(device, kind, handle) != ANYDEV_SUCCESS) {
+      log_failure(backend, "memory_free");
+    }
+  };
   EventPool* const events = owner.events;
   anydev_bk_event_t event = nullptr;
   const anydev_status_t taken =
@@ -140,24 +143,14 @@ void free_after_owner_stream(Allocation& allocation) noexcept {
     if (bk(table).stream_synchronize(owner.native) != ANYDEV_SUCCESS) {
       log_failure(backend, "stream_synchronize");
     }
-    note_host_free(backend, device, kind, handle);
-    if (bk(table).memory_free(device, kind, handle) != ANYDEV_SUCCESS) {
-      log_failure(backend, "memory_free");
-    }
+    free_here();
     return;
   }
   if (completed_at_once(backend, event)) {
     // The stream has already finished with it (a cheap query only): freed
     // here, as without a stream, the event idle again at once.
-    if (events != nullptr) {
-      events->give_back(event);
-    } else {
-      bk(table).event_destroy(event);
-    }
-    note_host_free(backend, device, kind, handle);
-    if (bk(table).memory_free(device, kind, handle) != ANYDEV_SUCCESS) {
-      log_failure(backend, "memory_free");
-    }
+    give_back_or_destroy(events, table, event);
+    free_here();
     return;
   }
   // The reclaimer gives the event back to `events` once it completed

@@ -105,6 +105,15 @@ EventPool& event_pool_for(const Backend* backend, int device) {
   return *pool;
 }
 
+void give_back_or_destroy(EventPool* events, const anydev_backend_table_t* table,
+                          anydev_bk_event_t event) noexcept {
+  if (events != nullptr) {
+    events->give_back(event);
+  } else {
+    bk(table).event_destroy(event);
+  }
+}
+
 bool completed_at_once(const Backend* backend, anydev_bk_event_t event) noexcept {
   if ((backend->flags & ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY) == 0) return false;
   int complete = 0;

@@ -75,6 +75,11 @@ EventPool& event_pool_for(const Backend* backend, int device);
 // own event).
 EventPool* event_pool_or_null(const Backend* backend, int device) noexcept;
 
+// Gives back `event`, which nothing waits on any more, to `events`; destroys
+// it when there is no pool (streams made without one). Never throws.
+void give_back_or_destroy(EventPool* events, const anydev_backend_table_t* table,
+                          anydev_bk_event_t event) noexcept;
+
 // True when `backend` answers event_query from memory
 // (ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY) and `event`, just recorded, has already
 // completed: a release on an idle stream then needs no event and no

@@ -46,11 +46,7 @@ class ForeignRelease final : public ReleaseStrategy {
       } catch (...) {  // std::bad_alloc copying the callback: wait here instead
       }
       bk(table).event_synchronize(event);
-      if (events != nullptr) {
-        events->give_back(event);
-      } else {
-        bk(table).event_destroy(event);
-      }
+      give_back_or_destroy(events, table, event);
     } else {
       try {  // a release never throws: without memory for the message, none
         log(ANYDEV_LOG_ERROR,

@@ -83,9 +83,8 @@ template <LockWait kWait>
     if (i < kTries) {
       if constexpr (kWait == LockWait::kBackOff) {
         // The i-th wait: kEnqueueBackoff doubled i times, at most the longest.
-        back_off(
-            std::min(kEnqueueBackoff * (std::int64_t{1} << std::min(i, 30)),
-                     std::chrono::duration_cast<std::chrono::nanoseconds>(kEnqueueBackoffLongest)));
+        back_off(std::min(kEnqueueBackoff * (std::int64_t{1} << std::min(i, 30)),
+                          kEnqueueBackoffLongest));
       } else {
         cpu_relax();
       }

@@ -44,16 +44,20 @@
 // completion: one lock round trip, and a thread that enqueues meanwhile
 // waits for the lock (backing off microseconds between tries, then
 // yielding: kEnqueueBackoff, lock_spinning) and then finds the stream idle
-// again, so tiny work from many threads never queues. A larger inline run releases the lock; a
-// thread that enqueues a copy or fill meanwhile queues it (the stream is not idle), and the inline
-// thread, once done, runs the small copies and fills that queued up itself, in order, in batches
-// (kTurnTasks at most, then the pool takes the rest), instead of handing them to a worker. Issue
-// 19: two threads on one shared stream of the 2-core VM enqueued 4-5 M 4-byte copies/s against
-// 11-13 M for one (390-530 ns of CPU per copy against 76-98): every copy took the lock twice
-// (check, then completion) and the other thread's copy queued and was drained, the threads
-// contending for the lock took the cache line of the state its holder was writing (the lock now has
-// a line of its own), and threads that slept on the lock turned every unlock into a futex system
-// call. Now 15-17 M/s with 2, 4 and 8 threads (docs/performance.md, Scale).
+// again, so tiny work from many threads never queues. A larger inline run
+// releases the lock; a thread that enqueues a copy or fill meanwhile queues
+// it (the stream is not idle), and the inline thread, once done, runs the
+// small copies and fills that queued up itself, in order, in batches
+// (kTurnTasks at most, then the pool takes the rest), instead of handing
+// them to a worker. Issue 19: two threads on one shared stream of the 2-core
+// AMD EPYC VM enqueued 4-5 M 4-byte copies/s against 11-13 M for one
+// (390-530 ns of CPU per copy against 76-98): every copy took the lock twice
+// (check, then completion) and the other thread's copy queued and was
+// drained, the threads contending for the lock took the cache line of the
+// state its holder was writing (the lock now has a line of its own), and
+// threads that slept on the lock turned every unlock into a futex system
+// call. Then 15-17 M/s with 2, 4 and 8 threads there (docs/performance.md,
+// Scale); for the Intel Xeon VM see kEnqueueBackoff.
 //
 // Caller-side execution: synchronize() runs queued copies and fills itself,
 // front first, while the worker is not running a task (typically it has not
