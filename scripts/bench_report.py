@@ -274,6 +274,17 @@ those from the Intel Xeon VM say so.
 """
 TARGET = 0.95
 
+# The sizes issue 19 names for the cpu copy and fill targets; the suites also
+# measure sizes between them (4 and 64 MiB), judged in rows of their own.
+ISSUE_SIZES = ("1MiB", "16MiB", "256MiB", "1024MiB")
+
+
+def lowest(ratios, only_sizes=None):
+    """The smallest (ratio, "op size") of `ratios`, counting only the sizes
+    in `only_sizes` when given; None when nothing is left."""
+    kept = [r for r in ratios if only_sizes is None or r[1].split(" ")[-1] in only_sizes]
+    return min(kept) if kept else None
+
 
 def load(path):
     if not os.path.exists(path):
@@ -740,8 +751,11 @@ def main():
             r = paired_ratio(f"paired/fill_{n}/{s}")
             if r is not None:
                 fill_ratios.setdefault(n, []).append((r, f"fill_{n} {s}"))
-    worst_copy = min(copy_ratios) if copy_ratios else None
-    worst_fill = min((x for n in (1, 2, 4, 8, 16) for x in fill_ratios.get(n, [])), default=None)
+    all_fills = [x for n in (1, 2, 4, 8, 16) for x in fill_ratios.get(n, [])]
+    worst_copy = lowest(copy_ratios)
+    worst_fill = lowest(all_fills)
+    issue_copy = lowest(copy_ratios, ISSUE_SIZES)
+    issue_fill = lowest(all_fills, ISSUE_SIZES)
     rt = med_seconds(cpu.get("cpu/roundtrip", []))
     rt_ratio = med(ocl.get("roundtrip/cpu_vs_raw_opencl/paired", []), "ratio")
     raw_rt = med_seconds(ocl.get("roundtrip/raw_opencl", []))
@@ -761,14 +775,19 @@ def main():
     w("")
     w("| target | measured | verdict |")
     w("|---|---|---|")
-    w(f"| cpu copies ≥ 1 MiB ≥ 0.95× the best memcpy | lowest paired ratio "
-      f"{fmt(worst_copy[0] if worst_copy else None, 3)}"
-      f"{' (' + worst_copy[1] + ')' if worst_copy else ''} | "
-      f"{verdict(worst_copy[0] if worst_copy else None, TARGET)} |")
-    w(f"| cpu fills of 1, 2, 4, 8, 16-byte patterns ≥ 0.95× the best memset | lowest paired ratio "
-      f"{fmt(worst_fill[0] if worst_fill else None, 3)}"
-      f"{' (' + worst_fill[1] + ')' if worst_fill else ''} | "
-      f"{verdict(worst_fill[0] if worst_fill else None, TARGET)} |")
+    def ratio_row(target, worst):
+        w(f"| {target} | lowest paired ratio {fmt(worst[0] if worst else None, 3)}"
+          f"{' (' + worst[1] + ')' if worst else ''} | "
+          f"{verdict(worst[0] if worst else None, TARGET)} |")
+
+    ratio_row("cpu copies at the issue's sizes (1, 16, 256 MiB, 1 GiB) ≥ 0.95× the best memcpy",
+              issue_copy)
+    ratio_row("cpu fills of 1, 2, 4, 8, 16-byte patterns at the issue's sizes ≥ 0.95× the best "
+              "memset", issue_fill)
+    ratio_row("cpu copies at every measured size from 1 MiB (4 and 64 MiB too) ≥ 0.95×",
+              worst_copy)
+    ratio_row("cpu fills at every measured size from 1 MiB (4 and 64 MiB too) ≥ 0.95×",
+              worst_fill)
     w(f"| round trip (4-byte copy + synchronize) ≤ 2 µs median | "
       f"{fmt(rt, 3, 1e-6)} µs | {verdict(rt, 2e-6, higher_is_better=False)} |")
     w(f"| round trip ≥ 20× faster than raw OpenCL on PoCL | {fmt(rt_ratio, 1)}× "

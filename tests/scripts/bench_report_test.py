@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """scripts/bench_report.py keeps the sections of docs/performance.md that it
-does not generate (run by ctest as scripts.bench_report_keeps_sections)."""
+does not generate, and judges the issue's sizes apart from the others (run by
+ctest as scripts.bench_report_keeps_sections)."""
 import importlib.util
 import os
 import sys
@@ -53,4 +54,16 @@ with tempfile.TemporaryDirectory() as folder:
                                               bench_report.GENERATED_SECTIONS)
     if missing != []:
         sys.exit(f"a page that does not exist kept {missing!r}")
-print("ok: both hand-written sections kept, generated ones not")
+
+RATIOS = [(0.93, "copy_d2d 4MiB"), (1.02, "copy_h2d 1MiB"), (0.97, "copy_h2h 1024MiB"),
+          (0.90, "fill_16 64MiB")]
+checks = [
+    (bench_report.lowest(RATIOS), (0.90, "fill_16 64MiB")),
+    (bench_report.lowest(RATIOS, bench_report.ISSUE_SIZES), (0.97, "copy_h2h 1024MiB")),
+    (bench_report.lowest(RATIOS, ("256MiB",)), None),
+    (bench_report.lowest([]), None),
+]
+for got, expected in checks:
+    if got != expected:
+        sys.exit(f"lowest: {got!r}, expected {expected!r}")
+print("ok: both hand-written sections kept, generated ones not; the issue's sizes judged apart")
