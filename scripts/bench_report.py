@@ -97,17 +97,24 @@ those from the Intel Xeon VM say so.
   there like glibc 2.36's `memset` (19-20 GB/s from two threads, 1.0x),
   now stream at 45-46 GB/s, 2.3x (db3b75c).
 - **The Intel Xeon VM's cache.** Its sysfs reports a 480 MiB L3 (an earlier
-  machine of that kind, 260 MiB), so the streaming threshold is 240 MiB,
-  but the paired rotation's three 64 MiB buffers already run at DRAM speed
-  there (`memset` from two threads: 45 GB/s over three 16 MiB buffers, 20
-  over three 64 MiB ones): the VM holds far less of that cache than it
-  reports. The 64 MiB rows (not a target size) therefore compare cached
-  stores that read every line with `memset`, which does the same: 1, 2, 4
-  and 8-byte fills 1.0x, 16-byte fills 0.89x, where streaming stores would
-  write 46 GB/s. `ANYDEV_CPU_STREAMING_BYTES` set to the share of the
-  cache the VM really gets moves them; finding that share by measurement
-  at first use, as the fast-string probe does for the store kind, is not
-  done.
+  machine of that kind, 260 MiB), so the streaming threshold is 240 MiB and
+  every fill up to 64 MiB uses cached stores. How much of that cache the VM
+  really gets changes from run to run: in the report at 0bd65d4 the paired
+  rotation's three 64 MiB buffers ran at DRAM speed (`memset` from two
+  threads 20 GB/s, against 45 over three 16 MiB buffers); in the one at
+  dedf071 at cache speed (52-53 GB/s). Either way the 64 MiB rows (not a
+  target size) compare cached stores with `memset`: 1, 2, 4 and 8-byte
+  fills (`memset`, `rep stos`) 0.99-1.03x, 16-byte fills (64-byte vector
+  stores) 0.89-0.93x. Fast-string stores take a line they overwrite whole
+  without reading it; vector stores read it first. A program outside the
+  project, one thread, one 64 MiB buffer written over and over: `memset`
+  29.1 GB/s, 64-byte vector stores 27.5, `rep movsb` from a 64 KiB copy of
+  the pattern 28.9 (4 KiB: 27.9); on the AMD EPYC VM `rep movsb` from a
+  cache-resident copy measured 0.77-0.84x (*16-byte fills at 64 MiB*,
+  below). Choosing the 16-byte writer by a measurement at first use, as the
+  store probe does for the string fills, is not done.
+  `ANYDEV_CPU_STREAMING_BYTES` set to the share of the cache the VM really
+  gets moves the streaming threshold.
 - **1 MiB: the cost of a call with cold caches.** A copy or fill of 1 MiB
   runs inline on the enqueuing thread, in 11-15 µs. Alternated with the
   baselines, which evict anydev's code and data from the core's caches, each
@@ -167,21 +174,32 @@ those from the Intel Xeon VM say so.
   writing, and threads sleeping on it made every unlock a system call:
   0.3-0.6x one thread's rate, 390-530 ns of CPU per copy against 76-98
   ([reliability.md](reliability.md#costs-at-scale-second-pass-issue-19)).
-  **The shared-stream rows of the report at 819068c on the Intel Xeon VM
-  (0.46-0.55) are before 86aed04**: there a cache line moves between the
-  two cores in 60-90 ns (a two-thread ping-pong; the same program, both
-  threads pinned to one core: 10.5 M copies/s, no loss), and a waiting
-  thread that tried the lock every few nanoseconds took the stream from its
-  holder after nearly every copy. A contended enqueue now waits 4 µs
-  between tries, doubling to 16 µs (`kEnqueueBackoff`,
+  **One shared stream on the Intel Xeon VM.** A cache line moves between
+  its two cores in 60-90 ns (a two-thread ping-pong; the same program with
+  both threads pinned to one core: 10.5 M copies/s, no loss), about a whole
+  4-byte copy's cost. In the report at 819068c a waiting thread tried the
+  lock every few nanoseconds and took the stream from its holder after
+  nearly every copy: 0.46-0.55x one thread's rate. Since 86aed04 a contended
+  enqueue waits 4 µs between tries, doubling to 16 µs (`kEnqueueBackoff`,
   `backends/cpu/cpu_stream.h`), so the holder runs dozens of copies per
-  hand-over: `anydev-scale-bench --only=enqueue` at 86aed04, two runs on
-  the same VM: one shared stream 10.6-11.3 M copies/s with 1 thread,
-  10.2-11.1 M with 2, 4 and 8 (0.90-1.04x one thread's rate; 159-180 ns of
-  CPU per copy, the waiter's backing off included); own streams unchanged
-  (1.74-2.07x). Where a line transfer costs as much as a whole 4-byte copy
-  the shared stream's aggregate stays near one thread's rate, not above it:
-  the target is met in some runs there, not in all. Destroying 1,000 streams in a row cost 4-15 µs per stream until the
+  hand-over: 0.89-0.93x in the report at dedf071 (161-185 ns of CPU per
+  copy, the waiter's backing off included), 0.92-1.13x (median 0.97) over
+  ten runs of `anydev-scale-bench --only=enqueue` alternated with the
+  variant below; own streams 1.72-1.97x. The target is missed there, for a
+  measured reason: copies on one stream are ordered, so every copy writes
+  the stream's counters, and two threads can only add up to more than one
+  if a thread hands its copy to the thread that holds the stream (an inbox
+  it drains before unlocking) and goes on; each copy handed over moves at
+  least its task's line between the cores, 60-90 ns, as much as the copy
+  itself, so the holder would fall behind. A back-off four times longer
+  (16 µs doubling to 64 µs), the two libraries alternated ten runs each:
+  median 0.981 against 0.970, lowest 0.910 against 0.919, no measurable
+  gain; the shorter one, which keeps a waiter's latency lower, stays. A
+  model of the lock outside the project (a 4-byte copy under a
+  `pthread_mutex_t`, 40 ns of work outside it) loses 2-7% to hand-overs at
+  any back-off from 4 to 100 µs there. On the AMD EPYC VM the same path
+  ran 1.12-1.16x (d62635d).
+  Destroying 1,000 streams in a row cost 4-15 µs per stream until the
   reclaimer stopped being woken while it worked and moved to `SCHED_BATCH`
   (each release had handed the core to it and back); now 0.1-0.2 µs
   ([reliability.md](reliability.md#store-kinds-and-costs-at-scale-issue-19)).
@@ -242,18 +260,18 @@ those from the Intel Xeon VM say so.
   growth in release is the trim (kept: 90 -> 101). GPU backends do not set
   the flag (a query is a driver call there), so their release stays one
   `event_record`. The AMD EPYC row's 3.79x is from d62635d, before this.
-- **The issue's sizes on the Intel Xeon VM** (report at 819068c, paired
-  medians): copies 1 MiB 1.02-1.03, 16 MiB 1.00-1.02, 256 MiB 1.68-1.71,
-  1 GiB 1.02; fills 1 MiB 1.25-1.33, 16 MiB 1.01-1.11, 256 MiB 2.41-2.52,
-  1 GiB 2.44-2.54: every one met (at 0bd65d4 too). The two misses in the
-  table are at sizes between them, as in the report at 0bd65d4: copy_d2d
-  4 MiB 0.933 (0.940 then, 1.01 in a rerun straight after; the other three
-  4 MiB copies 0.95-1.03 in this run), noise of the shared machine; fill_16
-  64 MiB 0.934 (0.912 then) is the cache the VM reports and does not have
-  (*The Intel Xeon VM's cache*, above). The AMD EPYC row under Machines is
-  from d62635d, before the four-page copy, the store probe, the AVX-512
-  cached 16-byte writer and the cheap release query: no AMD machine was
-  lent since, so those are unmeasured there.
+- **The issue's sizes on the Intel Xeon VM** (report at dedf071, paired
+  medians): copies 1 MiB 1.01, 16 MiB 1.00-1.02, 256 MiB 1.72-1.74, 1 GiB 1.02-1.05;
+  fills 1 MiB 1.15-1.20, 16 MiB 1.05-1.09, 256 MiB 2.34-2.40, 1 GiB 2.35-2.41:
+  every one met (at 0bd65d4 and 819068c too); the Targets table judges them
+  in rows of their own. Of the sizes between them, the 4 MiB copies are at
+  0.96-1.02 here (copy_d2d 4 MiB read 0.933 at 819068c and 1.01 in a rerun
+  straight after: noise of the shared machine), and the 16-byte fill at 64
+  MiB at 0.931 (*The Intel Xeon VM's cache*, above). The AMD EPYC row under
+  Machines is from d62635d, before the four-page copy, the store probe, the
+  AVX-512 cached 16-byte writer, the cheap release query and the
+  shared-stream back-off: no AMD machine was lent since, so those are
+  unmeasured there.
 - **Noise.** The machine is shared with other builds; the load average is
   printed above. A burst of load during one side of a separate measurement
   moves its ratio by tens of percent, hence the paired ratios. Figures at 64
