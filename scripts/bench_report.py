@@ -193,8 +193,12 @@ those from the Intel Xeon VM say so.
   least its task's line between the cores, 60-90 ns, as much as the copy
   itself, so the holder would fall behind. A back-off four times longer
   (16 µs doubling to 64 µs), the two libraries alternated ten runs each:
-  median 0.981 against 0.970, lowest 0.910 against 0.919, no measurable
-  gain; the shorter one, which keeps a waiter's latency lower, stays. A
+  median 0.981 against 0.970, lowest 0.910 against 0.919; again with a
+  third, 64 µs every time, fourteen runs each: medians 0.962 (4-16 µs),
+  0.974 (16-64), 0.994 (64), lowest 0.918, 0.900, 0.883, highest 1.177,
+  1.064, 1.088. Single runs spread more than the variants differ, so no
+  gain is measurable; the shortest, which keeps a waiter's latency lowest,
+  stays. A
   model of the lock outside the project (a 4-byte copy under a
   `pthread_mutex_t`, 40 ns of work outside it) loses 2-7% to hand-overs at
   any back-off from 4 to 100 µs there. On the AMD EPYC VM the same path
