@@ -235,6 +235,7 @@ anydev_status_t initialize(const anydev_core_services_t* core, const char** libr
     }
     dr->version = cat(hex(dprops.driverVersion), " (API ", ZE_MAJOR_VERSION(version), ".",
                       ZE_MINOR_VERSION(version), ")");
+    dr->in_order_lists.store(version >= ZE_MAKE_VERSION(1, 7), std::memory_order_relaxed);
     ze_context_desc_t cdesc = {};
     cdesc.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC;
     if ((r = ze.zeContextCreate(dr->driver, &cdesc, &dr->context)) != ZE_RESULT_SUCCESS) {

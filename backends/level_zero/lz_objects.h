@@ -21,13 +21,15 @@
 
 namespace anydev::level_zero {
 
-// An immediate command list on one device, kept in order with barriers (lz_streams.cpp says why
-// immediate). `held`: what commands appended since the list's last signal
+// An immediate command list on one device (lz_streams.cpp says why
+// immediate): in order by creation (`in_order`, API 1.7+) or kept in order
+// with barriers. `held`: what commands appended since the list's last signal
 // still use (slots waited on, staging memory, fill patterns); the next signal
 // takes them into its slot, which keeps them until it is recycled.
 struct LzStream {
   int device = 0;
   ze_command_list_handle_t list = nullptr;
+  bool in_order = false;  // created with ZE_COMMAND_QUEUE_FLAG_IN_ORDER
   std::mutex mutex;
   std::vector<std::shared_ptr<void>> held;
 };
@@ -48,11 +50,10 @@ inline anydev_bk_event_t to_token(LzEvent* e) { return reinterpret_cast<anydev_b
 // With the stream's mutex held: appends a barrier that signals a fresh slot
 // once everything before it ran, moving the stream's `held` into the slot.
 anydev_status_t signal_locked(LzStream& stream, const char* operation, SlotRef* out);
-// With the stream's mutex held: a barrier after a command, so that later
-// commands start only after it completed. Debian's Level Zero 1.4 headers
-// (and the 1.8 loader) predate ZE_COMMAND_QUEUE_FLAG_IN_ORDER (1.7), and a
-// command list orders nothing by itself: without it two commands of one list
-// may run concurrently or in any order.
+// With the stream's mutex held: makes later commands start only after the
+// ones appended so far completed. Nothing to do on an in-order list; on any
+// other, a barrier: a command list orders nothing by itself, and without one
+// two commands of the list may run concurrently or in any order.
 ze_result_t order_locked(LzStream& stream);
 // With the stream's mutex held: keeps `what` alive until the commands
 // appended so far ran. Past a bound it appends a signal so that `held`

@@ -40,6 +40,11 @@ struct DriverState {
   ze_context_handle_t context = nullptr;  // one per driver, for the process
   std::unique_ptr<EventSlots> events;     // host-visible events of `context`
   std::string version;                    // "1.4, driver version 0x..."
+  // Whether streams ask for in-order command lists (lz_streams.cpp): set at
+  // initialize when the driver reports API 1.7 or later, cleared for good
+  // when a creation with the flag is refused as an unknown enumerator (a
+  // validation layer of an older loader between anydev and the driver).
+  std::atomic<bool> in_order_lists{false};
 };
 
 struct DeviceState {

@@ -2,9 +2,14 @@
 // Streams and events.
 //
 // A stream is one immediate command list (zeCommandListCreateImmediate,
-// asynchronous mode) on the device's compute queue group, kept in order by a
-// barrier after each copy or fill (order_locked, lz_objects.h: the 1.4
-// headers have no in-order flag). Immediate rather than a queue
+// asynchronous mode) on the device's compute queue group. Where the driver
+// reports API 1.7 or later the list is created in order
+// (ZE_COMMAND_QUEUE_FLAG_IN_ORDER, defined here: Debian's headers are 1.4),
+// and a copy or fill is one driver call; otherwise a barrier after each copy
+// or fill keeps it in order (order_locked, lz_objects.h): two calls. A
+// validation layer of an older loader refuses the flag as an unknown
+// enumerator even when the driver knows it; the backend then creates the list
+// without it, and stops asking for that driver. Immediate rather than a queue
 // plus command lists, for latency: each append is submitted to the device as
 // it is made, in one driver call; a regular list would need close, execute
 // and a fence per submission (three more calls and a batch boundary the core
@@ -30,6 +35,9 @@ namespace {
 
 // Held objects before a stream appends a signal of its own to release them.
 constexpr std::size_t kMaxHeld = 256;
+
+// ZE_COMMAND_QUEUE_FLAG_IN_ORDER (ZE_BIT(1), Level Zero 1.7).
+constexpr ze_command_queue_flags_t kQueueFlagInOrder = 1u << 1;
 
 anydev_status_t null_token(const char* operation, const char* what) {
   return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, cat(operation, ": null ", what));
@@ -64,6 +72,7 @@ anydev_status_t signal_locked(LzStream& stream, const char* operation, SlotRef* 
 }
 
 ze_result_t order_locked(LzStream& stream) {
+  if (stream.in_order) return ZE_RESULT_SUCCESS;
   return api().zeCommandListAppendBarrier(stream.list, nullptr, 0, nullptr);
 }
 
@@ -94,7 +103,6 @@ anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
   desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
   desc.ordinal = d.queue_ordinal;
   desc.index = 0;
-  desc.flags = 0;  // no ZE_COMMAND_QUEUE_FLAG_IN_ORDER before 1.7: order_locked
   desc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
   desc.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
   auto* stream = new (std::nothrow) LzStream;
@@ -102,8 +110,27 @@ anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
     return report_error(ANYDEV_ERROR_OUT_OF_MEMORY, "stream_create: out of host memory");
   }
   stream->device = device;
-  const ze_result_t r =
-      api().zeCommandListCreateImmediate(d.driver->context, d.device, &desc, &stream->list);
+  ze_result_t r = ZE_RESULT_ERROR_INVALID_ENUMERATION;
+  if (d.driver->in_order_lists.load(std::memory_order_relaxed)) {
+    desc.flags = kQueueFlagInOrder;
+    r = api().zeCommandListCreateImmediate(d.driver->context, d.device, &desc, &stream->list);
+    if (r == ZE_RESULT_SUCCESS) {
+      stream->in_order = true;
+    } else if (r == ZE_RESULT_ERROR_INVALID_ENUMERATION) {
+      // Not an error: the flag is newer than something between us and the
+      // driver (a validation layer of a pre-1.7 loader). Barriers order the
+      // stream instead, on every later stream of this driver too.
+      d.driver->in_order_lists.store(false, std::memory_order_relaxed);
+      log(ANYDEV_LOG_INFO,
+          cat("stream_create on level_zero device ", device,
+              ": in-order command lists refused (ZE_RESULT_ERROR_INVALID_ENUMERATION, a loader or "
+              "layer older than API 1.7?); its streams order copies and fills with barriers"));
+    }
+  }
+  if (r == ZE_RESULT_ERROR_INVALID_ENUMERATION) {
+    desc.flags = 0;
+    r = api().zeCommandListCreateImmediate(d.driver->context, d.device, &desc, &stream->list);
+  }
   if (r != ZE_RESULT_SUCCESS) {
     delete stream;
     return report_failure(

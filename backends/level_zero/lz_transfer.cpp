@@ -12,7 +12,8 @@
 // that cannot fill even 4 bytes gets the first 4 KiB staged in pinned host
 // memory and copied instead. The pattern words and the staging memory are
 // kept alive until the commands that read them ran (hold_locked,
-// lz_objects.h); a barrier follows each command that a later one reads.
+// lz_objects.h); a barrier follows each command that a later one reads,
+// unless the stream's list is in order (order_locked).
 #include <algorithm>
 #include <array>
 #include <cstdint>

@@ -50,7 +50,7 @@ ze_result_t ZE_APICALL emu_zeDriverGetApiVersion(ze_driver_handle_t hDriver,
   count_call("zeDriverGetApiVersion");
   ANYDEV_LZ_CHECK_DRIVER("zeDriverGetApiVersion", hDriver);
   if (version == nullptr) return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "null version");
-  *version = ZE_API_VERSION_1_4;
+  *version = static_cast<ze_api_version_t>(ZE_MAKE_VERSION(1, api_minor()));
   return ZE_RESULT_SUCCESS;
 }
 

@@ -101,6 +101,13 @@ ze_result_t close_batch(CommandList& list, std::vector<EventRef> waits, EventRef
   return ZE_RESULT_SUCCESS;
 }
 
+// An in-order list queues each command as it is appended (a batch of one):
+// the stream runs batches in order. Other lists keep it for the next barrier.
+ze_result_t submit_if_in_order(CommandList& list, const char* api) {
+  if (!list.in_order) return ZE_RESULT_SUCCESS;
+  return close_batch(list, {}, nullptr, api);
+}
+
 }  // namespace
 
 ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hContext,
@@ -119,9 +126,18 @@ ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hCon
     return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
                   "zeCommandListCreateImmediate: null desc or out");
   }
+  // ZE_COMMAND_QUEUE_FLAG_IN_ORDER is an enumerator from API 1.7 on; a
+  // driver of an older version does not know it.
+  const ze_command_queue_flags_t known =
+      ZE_COMMAND_QUEUE_FLAG_EXPLICIT_ONLY | (api_minor() >= 7 ? kQueueFlagInOrder : 0u);
+  if ((desc->flags & ~known) != 0) {
+    return misuse(ZE_RESULT_ERROR_INVALID_ENUMERATION,
+                  "zeCommandListCreateImmediate: flags " + std::to_string(desc->flags) +
+                      " unknown to a driver of API 1." + std::to_string(api_minor()) +
+                      " (ZE_COMMAND_QUEUE_FLAG_IN_ORDER needs 1.7)");
+  }
   if (desc->stype != ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC || desc->ordinal != 0 ||
-      desc->index != 0 || (desc->flags & ~ZE_COMMAND_QUEUE_FLAG_EXPLICIT_ONLY) != 0 ||
-      desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS) {
+      desc->index != 0 || desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS) {
     return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                   "zeCommandListCreateImmediate: wrong stype, ordinal " +
                       std::to_string(desc->ordinal) + " (one group), index " +
@@ -131,6 +147,7 @@ ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hCon
   list->context = context;
   list->device = device->index;
   list->synchronous = desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS;
+  list->in_order = (desc->flags & kQueueFlagInOrder) != 0;
   list->stream = core::Stream::create(&device->primary);
   *phCommandList = add_command_list(list);
   return ZE_RESULT_SUCCESS;
@@ -182,19 +199,21 @@ ze_result_t ZE_APICALL emu_zeCommandListAppendMemoryCopy(
       r != core::Status::success) {
     return to_ze(r);
   }
-  const std::lock_guard<std::mutex> lock(list->mutex);
-  list->batch.push_back([api, dst, src, size] {
-    std::byte* to = dst.bytes();
-    const std::byte* from = src.bytes();
-    if (to == nullptr || from == nullptr) {
-      return core::misuse(core::Status::illegal_address,
-                          std::string(api) + ": " + (to == nullptr ? dst : src).describe() +
-                              " was freed before the copy ran");
-    }
-    std::memcpy(to, from, size);
-    return core::Status::success;
-  });
-  return ZE_RESULT_SUCCESS;
+  {
+    const std::lock_guard<std::mutex> lock(list->mutex);
+    list->batch.push_back([api, dst, src, size] {
+      std::byte* to = dst.bytes();
+      const std::byte* from = src.bytes();
+      if (to == nullptr || from == nullptr) {
+        return core::misuse(core::Status::illegal_address,
+                            std::string(api) + ": " + (to == nullptr ? dst : src).describe() +
+                                " was freed before the copy ran");
+      }
+      std::memcpy(to, from, size);
+      return core::Status::success;
+    });
+  }
+  return submit_if_in_order(*list, api);
 }
 
 ze_result_t ZE_APICALL emu_zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList,
@@ -226,21 +245,24 @@ ze_result_t ZE_APICALL emu_zeCommandListAppendMemoryFill(ze_command_list_handle_
       r != core::Status::success) {
     return to_ze(r);
   }
-  const std::lock_guard<std::mutex> lock(list->mutex);
-  // The pattern is read when the command runs, not when it is appended: the
-  // caller keeps it alive until then (stricter than a driver that copies it).
-  list->batch.push_back([api, dst, pattern, pattern_size, size] {
-    std::byte* to = dst.bytes();
-    if (to == nullptr) {
-      return core::misuse(core::Status::illegal_address, std::string(api) + ": " + dst.describe() +
-                                                             " was freed before the fill ran");
-    }
-    for (std::size_t done = 0; done < size; done += pattern_size) {
-      std::memcpy(to + done, pattern, pattern_size);
-    }
-    return core::Status::success;
-  });
-  return ZE_RESULT_SUCCESS;
+  {
+    const std::lock_guard<std::mutex> lock(list->mutex);
+    // The pattern is read when the command runs, not when it is appended: the
+    // caller keeps it alive until then (stricter than a driver that copies it).
+    list->batch.push_back([api, dst, pattern, pattern_size, size] {
+      std::byte* to = dst.bytes();
+      if (to == nullptr) {
+        return core::misuse(
+            core::Status::illegal_address,
+            std::string(api) + ": " + dst.describe() + " was freed before the fill ran");
+      }
+      for (std::size_t done = 0; done < size; done += pattern_size) {
+        std::memcpy(to + done, pattern, pattern_size);
+      }
+      return core::Status::success;
+    });
+  }
+  return submit_if_in_order(*list, api);
 }
 
 ze_result_t ZE_APICALL emu_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList,

@@ -7,7 +7,7 @@
 // "anydev-level-zero-emulator:". What is Level Zero's own lives here: one
 // driver handle, contexts, event pools and binary host-visible events with
 // their reset rules, and immediate command lists whose commands between two
-// barriers run unordered.
+// barriers run unordered (unless the list is in order, API 1.7).
 //
 // Every handle the face hands out is checked against the live set of its kind
 // before use (a destroyed or foreign handle is misuse, answered with the
@@ -44,6 +44,12 @@ namespace core = anydev_emu::core;
 // ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN: the queue group's
 // maxMemoryFillPatternSize (default 16; a power of two up to 256).
 std::size_t max_fill_pattern();
+
+// ANYDEV_LEVEL_ZERO_EMULATOR_API_MINOR: the minor number of the Level Zero
+// API version 1.x the driver reports (default 4, 4 to 15). From 7 on it takes
+// ZE_COMMAND_QUEUE_FLAG_IN_ORDER (1.7), which the 1.4 headers lack.
+int api_minor();
+inline constexpr ze_command_queue_flags_t kQueueFlagInOrder = 1u << 1;  // ZE_BIT(1), spec 1.7
 
 // Reports "anydev-level-zero-emulator: <message>" (core::report_misuse),
 // counts it, and returns `result` so an entry point can `return misuse(...)`.
@@ -88,6 +94,9 @@ struct CommandList {
   Context* context = nullptr;
   int device = 0;
   bool synchronous = false;
+  // ZE_COMMAND_QUEUE_FLAG_IN_ORDER: each command is queued as it is
+  // appended, so the list runs in the order of appending without barriers.
+  bool in_order = false;
   core::StreamRef stream;
   std::mutex mutex;
   std::vector<std::function<core::Status()>> batch;  // appended, not yet queued

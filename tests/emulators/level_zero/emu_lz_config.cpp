@@ -59,6 +59,11 @@ std::size_t max_fill_pattern() {
   return value;
 }
 
+int api_minor() {
+  static const int value = static_cast<int>(core::read_setting("API_MINOR", 4, 4, 15));
+  return value;
+}
+
 ze_result_t misuse(ze_result_t result, const std::string& message) {
   g_misuse.fetch_add(1, std::memory_order_relaxed);
   char code[16];

@@ -136,6 +136,49 @@ TEST_F(Emulator, CommandsWithoutABarrierBetweenThemAreUnordered) {
   EXPECT_EQ(zeMemFree(context_, d), ZE_RESULT_SUCCESS);
 }
 
+// ZE_COMMAND_QUEUE_FLAG_IN_ORDER (ZE_BIT(1)) is an enumerator of API 1.7: a
+// driver reporting 1.7 or later (ANYDEV_LEVEL_ZERO_EMULATOR_API_MINOR) takes
+// it, and then runs the list's commands in the order of appending without
+// barriers; an older one refuses it, and so does the 1.8 loader's validation
+// layer (it knows API 1.4), before the driver sees the call.
+TEST_F(Emulator, InOrderListsComeWithApi1_7) {
+  constexpr ze_command_queue_flags_t kInOrder = 1u << 1;
+  ze_api_version_t version = {};
+  ASSERT_EQ(zeDriverGetApiVersion(driver_, &version), ZE_RESULT_SUCCESS);
+  const char* layer = std::getenv("ZE_ENABLE_VALIDATION_LAYER");
+  const bool validated = layer != nullptr && std::strcmp(layer, "1") == 0;
+  const bool knows = ZE_MINOR_VERSION(version) >= 7 && !validated;
+  ASSERT_NE(probe_.call_count, nullptr);
+  const auto creates = probe_.call_count("zeCommandListCreateImmediate");
+  ze_command_queue_desc_t qdesc = {};
+  qdesc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+  qdesc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
+  qdesc.flags = kInOrder;
+  ze_command_list_handle_t in_order = nullptr;
+  const ze_result_t r = zeCommandListCreateImmediate(context_, device_, &qdesc, &in_order);
+  EXPECT_EQ(probe_.call_count("zeCommandListCreateImmediate"), creates + (validated ? 0 : 1));
+  if (!knows) {
+    EXPECT_EQ(r, ZE_RESULT_ERROR_INVALID_ENUMERATION)
+        << "API 1." << ZE_MINOR_VERSION(version) << (validated ? ", validation layer on" : "");
+    return;
+  }
+  ASSERT_EQ(r, ZE_RESULT_SUCCESS);
+  // The two copies of CommandsWithoutABarrierBetweenThemAreUnordered, now in order.
+  std::uint32_t in = 0x12345678u;
+  std::uint32_t out = 0;
+  void* d = device_alloc(4);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(in_order, d, &in, 4, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(in_order, &out, d, 4, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendBarrier(in_order, event_, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventHostSynchronize(event_, UINT64_MAX), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventHostReset(event_), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(out, in) << "an in-order list ran its copies out of order";
+  EXPECT_EQ(zeMemFree(context_, d), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeCommandListDestroy(in_order), ZE_RESULT_SUCCESS);
+}
+
 TEST_F(Emulator, FillsWidePatternsOnlyUpToTheGroupsMaximum) {
   std::uint32_t count = 1;
   ze_command_queue_group_properties_t group = {};

@@ -36,7 +36,7 @@ if(GTest_FOUND)
   add_dependencies(anydev-level-zero-emulator-tests anydev-level-zero-emulator)
   # The selftest commits misuse on purpose and checks each report (its count,
   # or the line on stderr): no FAIL_REGULAR_EXPRESSION on the prefix here.
-  foreach(variant IN ITEMS plain validation small-fill)
+  foreach(variant IN ITEMS plain validation small-fill in-order)
     set(environment ${ANYDEV_LEVEL_ZERO_DRIVER_ENV})
     set(filter "*")
     if(variant STREQUAL "validation")
@@ -45,6 +45,8 @@ if(GTest_FOUND)
       set(filter "-*ValidationLayer*")
       if(variant STREQUAL "small-fill")
         list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4)
+      elseif(variant STREQUAL "in-order")
+        list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_API_MINOR=7)
       endif()
     endif()
     add_test(NAME level_zero-emulator-selftest-${variant}
@@ -61,11 +63,19 @@ if(GTest_FOUND)
                      anydev-level-zero-emulator)
     # small-fill: 8- and 16-byte patterns by the GPU core's fill plan;
     # tiny-fill: a group that fills at most 2 bytes (4-byte patterns too by
-    # staged copies).
-    foreach(variant IN ITEMS plain small-fill-delay tiny-fill)
-      set(environment ${ANYDEV_LEVEL_ZERO_DRIVER_ENV} ${ANYDEV_LEVEL_ZERO_VALIDATION_ENV}
-          ANYDEV_LEVEL_ZERO_EMULATOR_DEVICES=2)
-      if(variant STREQUAL "small-fill-delay")
+    # staged copies); in-order: a driver of API 1.7, whose in-order lists need
+    # no barriers (without the validation layer: Debian's 1.8 layer knows API
+    # 1.4 only and refuses the flag); in-order-validation: the same driver
+    # behind that layer, where the backend falls back to barriers.
+    foreach(variant IN ITEMS plain small-fill-delay tiny-fill in-order in-order-validation)
+      set(environment ${ANYDEV_LEVEL_ZERO_DRIVER_ENV} ANYDEV_LEVEL_ZERO_EMULATOR_DEVICES=2)
+      if(NOT variant STREQUAL "in-order")
+        list(APPEND environment ${ANYDEV_LEVEL_ZERO_VALIDATION_ENV})
+      endif()
+      if(variant MATCHES "^in-order")
+        list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_API_MINOR=7
+             ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4 ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=200)
+      elseif(variant STREQUAL "small-fill-delay")
         list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4
              ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=200)
       elseif(variant STREQUAL "tiny-fill")
@@ -90,7 +100,10 @@ function(anydev_level_zero_emulator_add_tests check_script)
       "conformance-level_zero-emulator-delay|ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=200"
       # A queue group that fills at most 4 bytes: 8- and 16-byte patterns by copies.
       "conformance-level_zero-emulator-small-fill|ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4@ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=100"
-      "conformance-level_zero-emulator-2-devices|ANYDEV_LEVEL_ZERO_EMULATOR_DEVICES=2")
+      "conformance-level_zero-emulator-2-devices|ANYDEV_LEVEL_ZERO_EMULATOR_DEVICES=2"
+      # A driver of API 1.7: in-order lists, no barriers (the 1.8 validation
+      # layer, which refuses the flag, off).
+      "conformance-level_zero-emulator-in-order|ANYDEV_LEVEL_ZERO_EMULATOR_API_MINOR=7@ZE_ENABLE_VALIDATION_LAYER=0@ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=100")
     foreach(entry IN LISTS runs)
       string(REPLACE "|" ";" parts "${entry}")
       list(GET parts 0 name)
