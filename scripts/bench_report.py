@@ -198,11 +198,13 @@ those from the Intel Xeon VM say so.
   0.974 (16-64), 0.994 (64), lowest 0.918, 0.900, 0.883, highest 1.177,
   1.064, 1.088. Single runs spread more than the variants differ, so no
   gain is measurable; the shortest, which keeps a waiter's latency lowest,
-  stays. A
-  model of the lock outside the project (a 4-byte copy under a
-  `pthread_mutex_t`, 40 ns of work outside it) loses 2-7% to hand-overs at
-  any back-off from 4 to 100 µs there. On the AMD EPYC VM the same path
-  ran 1.12-1.16x (d62635d).
+  stays. A model of the lock outside the project (a 4-byte copy under a
+  `pthread_mutex_t`, 40 ns of work outside it) loses 2-7% to hand-overs
+  with 4-16 µs back-offs there and nothing measurable from 64 µs; in the
+  library that gain stays inside the runs' spread. A CAS on a line that
+  another core keeps writing takes 100 ns on average there (16 ns on a line
+  of its own). On the AMD EPYC VM the same path ran 1.12-1.16x (d62635d,
+  before the back-off; unmeasured since).
   Destroying 1,000 streams in a row cost 4-15 µs per stream until the
   reclaimer stopped being woken while it worked and moved to `SCHED_BATCH`
   (each release had handed the core to it and back); now 0.1-0.2 µs
