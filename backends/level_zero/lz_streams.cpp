@@ -110,26 +110,22 @@ anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
     return report_error(ANYDEV_ERROR_OUT_OF_MEMORY, "stream_create: out of host memory");
   }
   stream->device = device;
-  ze_result_t r = ZE_RESULT_ERROR_INVALID_ENUMERATION;
-  if (d.driver->in_order_lists.load(std::memory_order_relaxed)) {
-    desc.flags = kQueueFlagInOrder;
-    r = api().zeCommandListCreateImmediate(d.driver->context, d.device, &desc, &stream->list);
-    if (r == ZE_RESULT_SUCCESS) {
-      stream->in_order = true;
-    } else if (r == ZE_RESULT_ERROR_INVALID_ENUMERATION) {
-      // Not an error: the flag is newer than something between us and the
-      // driver (a validation layer of a pre-1.7 loader). Barriers order the
-      // stream instead, on every later stream of this driver too.
-      d.driver->in_order_lists.store(false, std::memory_order_relaxed);
-      log(ANYDEV_LOG_INFO,
-          cat("stream_create on level_zero device ", device,
-              ": in-order command lists refused (ZE_RESULT_ERROR_INVALID_ENUMERATION, a loader or "
-              "layer older than API 1.7?); its streams order copies and fills with barriers"));
-    }
-  }
-  if (r == ZE_RESULT_ERROR_INVALID_ENUMERATION) {
-    desc.flags = 0;
-    r = api().zeCommandListCreateImmediate(d.driver->context, d.device, &desc, &stream->list);
+  const bool ask_in_order = d.driver->in_order_lists.load(std::memory_order_relaxed);
+  const auto create = [&](ze_command_queue_flags_t flags) {
+    desc.flags = flags;
+    return api().zeCommandListCreateImmediate(d.driver->context, d.device, &desc, &stream->list);
+  };
+  ze_result_t r = create(ask_in_order ? kQueueFlagInOrder : 0);
+  if (ask_in_order && r == ZE_RESULT_ERROR_INVALID_ENUMERATION) {
+    // Not an error: the flag is newer than something between us and the
+    // driver (a validation layer of a pre-1.7 loader). Barriers order the
+    // stream instead, on every later stream of this driver too.
+    d.driver->in_order_lists.store(false, std::memory_order_relaxed);
+    log(ANYDEV_LOG_INFO,
+        cat("stream_create on level_zero device ", device,
+            ": in-order command lists refused (ZE_RESULT_ERROR_INVALID_ENUMERATION, a loader or "
+            "layer older than API 1.7?); its streams order copies and fills with barriers"));
+    r = create(0);
   }
   if (r != ZE_RESULT_SUCCESS) {
     delete stream;
@@ -137,6 +133,7 @@ anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
         r, "zeCommandListCreateImmediate",
         cat("stream_create on level_zero device ", device, " (queue group ", d.queue_ordinal, ")"));
   }
+  stream->in_order = desc.flags == kQueueFlagInOrder;
   *out = to_token(stream);
   return ANYDEV_SUCCESS;
 }
