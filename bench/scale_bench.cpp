@@ -7,9 +7,16 @@
 //   enqueue   4-byte host->device copies back to back from 1, 2, 4 and 8
 //             threads, each on its own stream ("own") and all on the
 //             context's one stream ("shared"), a synchronize() every 1024
-//             per thread: aggregate ops/s, best of five passes (baseline:
-//             one thread's rate), and the least CPU time per copy (all
-//             threads), which other load on the machine does not inflate
+//             per thread: aggregate ops/s, best of nine passes (baseline:
+//             one thread's rate), the median over the passes of each
+//             pass's ratio to one thread's rate in the same pass (every
+//             pass runs all eight cases, in an order that alternates), and
+//             the least CPU time per copy (all threads), which other load
+//             on the machine does not inflate; beside them, the time a
+//             cache line takes to move from one core to another (two
+//             threads on two cores passing a counter back and forth, best
+//             of five passes): what a stream shared by threads pays
+//             whenever its state changes hands
 //   buffers   with 10^3 .. 10^6 buffers live: per-operation time of create
 //             (64-byte device buffers), create_sub_buffer (one view of each)
 //             and release (views, then buffers), the faster of two passes
@@ -35,6 +42,8 @@
 // largest live count and the pool mix scaled down; well under a minute)
 // Every time is wall-clock; one run, the best of a few passes where said.
 #include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -150,30 +159,110 @@ Rate enqueue_rate(anydev_context_t ctx, unsigned threads, bool shared, int batch
   return {ops / seconds, cpu / ops * 1e9};
 }
 
+// The time a cache line takes to move between two cores, in ns: two
+// threads, pinned to two different CPUs the process may run on, pass a
+// counter back and forth (each waits for the other's increment, then
+// increments); a round trip moves the line twice. The best of five passes
+// of 100,000 round trips. 0 when the process may run on one CPU only.
+double line_transfer_ns(bool quick) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return 0;
+  int cpus[2] = {-1, -1};
+  for (int c = 0, found = 0; c < CPU_SETSIZE && found < 2; ++c) {
+    if (CPU_ISSET(c, &allowed)) cpus[found++] = c;
+  }
+  const std::uint64_t round_trips = quick ? 20000 : 100000;
+  double best = 0;
+  for (int pass = 0; pass < 5; ++pass) {
+    struct alignas(64) Line {
+      std::atomic<std::uint64_t> value{0};
+    } line;
+    // Each side waits for the other's move, then makes its own; a waiter
+    // yields now and then in case the other thread was descheduled.
+    auto side = [&](int cpu, std::uint64_t first) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpu, &one);
+      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+      for (std::uint64_t n = first; n < 2 * round_trips; n += 2) {
+        for (unsigned spins = 0; line.value.load(std::memory_order_acquire) != n; ++spins) {
+          if ((spins & 0xFFFFF) == 0xFFFFF) sched_yield();
+        }
+        line.value.store(n + 1, std::memory_order_release);
+      }
+    };
+    std::atomic<bool> ready{false};
+    std::thread other([&] {
+      ready.store(true);
+      side(cpus[1], 1);
+    });
+    while (!ready.load()) std::this_thread::yield();
+    const auto start = Clock::now();
+    side(cpus[0], 0);
+    other.join();
+    const double ns = since(start) * 1e9 / static_cast<double>(2 * round_trips);
+    if (pass == 0 || ns < best) best = ns;
+  }
+  return best;
+}
+
 void suite_enqueue(anydev_context_t ctx, bool quick, std::string& json) {
   const int batches = quick ? 100 : 400;
-  json += "\"enqueue\": [";
-  bool first = true;
+  const int passes = quick ? 5 : 9;
+  struct Case {
+    unsigned threads;
+    bool shared;
+    Rate best;
+    double least_cpu = 0;
+    std::vector<double> ratios;  // per pass: this case's rate / one thread's
+  };
+  std::vector<Case> cases;
   for (const bool shared : {false, true}) {
-    for (const unsigned threads : {1u, 2u, 4u, 8u}) {
-      Rate best;
-      double least_cpu = 0;
-      for (int pass = 0; pass < 5; ++pass) {
-        const Rate r = enqueue_rate(ctx, threads, shared, batches / threads + 1);
-        if (r.ops_per_second > best.ops_per_second) best = r;
-        if (pass == 0 || r.cpu_ns_per_op < least_cpu) least_cpu = r.cpu_ns_per_op;
+    for (const unsigned threads : {1u, 2u, 4u, 8u}) cases.push_back({threads, shared, {}, 0, {}});
+  }
+  for (int pass = 0; pass < passes; ++pass) {
+    // Every case once per pass, forwards and backwards in turn, so that a
+    // case and its one-thread baseline run close together in time and
+    // neither always runs first.
+    std::vector<double> rate(cases.size());
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+      const std::size_t i = pass % 2 == 0 ? k : cases.size() - 1 - k;
+      Case& c = cases[i];
+      const Rate r = enqueue_rate(ctx, c.threads, c.shared, batches / c.threads + 1);
+      rate[i] = r.ops_per_second;
+      if (r.ops_per_second > c.best.ops_per_second) c.best = r;
+      if (pass == 0 || r.cpu_ns_per_op < c.least_cpu) c.least_cpu = r.cpu_ns_per_op;
+    }
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      for (std::size_t one = 0; one < cases.size(); ++one) {  // the same kind's one thread
+        if (cases[one].threads == 1 && cases[one].shared == cases[i].shared) {
+          cases[i].ratios.push_back(rate[i] / rate[one]);
+        }
       }
-      char row[200];
-      std::snprintf(row, sizeof row,
-                    "%s{\"threads\": %u, \"stream\": \"%s\", \"ops_per_second\": %.0f, "
-                    "\"cpu_ns_per_op\": %.1f}",
-                    first ? "" : ", ", threads, shared ? "shared" : "own", best.ops_per_second,
-                    least_cpu);
-      json += row;
-      first = false;
     }
   }
+  json += "\"enqueue\": [";
+  bool first = true;
+  for (Case& c : cases) {
+    std::sort(c.ratios.begin(), c.ratios.end());
+    const std::size_t n = c.ratios.size();
+    const double median =
+        n % 2 == 1 ? c.ratios[n / 2] : (c.ratios[n / 2 - 1] + c.ratios[n / 2]) / 2;
+    char row[300];
+    std::snprintf(row, sizeof row,
+                  "%s{\"threads\": %u, \"stream\": \"%s\", \"ops_per_second\": %.0f, "
+                  "\"cpu_ns_per_op\": %.1f, \"paired_ratio\": %.4f, \"paired_lowest\": %.4f, "
+                  "\"paired_highest\": %.4f, \"passes\": %zu}",
+                  first ? "" : ", ", c.threads, c.shared ? "shared" : "own", c.best.ops_per_second,
+                  c.least_cpu, median, c.ratios.front(), c.ratios.back(), n);
+    json += row;
+    first = false;
+  }
   json += "]";
+  char row[100];
+  std::snprintf(row, sizeof row, ", \"line_transfer_ns\": %.1f", line_transfer_ns(quick));
+  json += row;
 }
 
 // ---- live buffers --------------------------------------------------------------

@@ -502,32 +502,55 @@ def scale_section(scale, svg_path):
     enq = scale.get("enqueue") or []
     if enq:
         one = {r["stream"]: r["ops_per_second"] for r in enq if r["threads"] == 1}
+        paired = all("paired_ratio" in r for r in enq)
+        passes = max((r.get("passes", 0) for r in enq), default=0)
+        how = (f"best of {passes} passes; every pass runs every case, in an order that "
+               "alternates, and *÷ 1 thread* is the median over the passes of the case's rate "
+               "divided by one thread's rate in the same pass, its lowest and highest in "
+               "brackets" if paired else "best of five passes")
         L += ["**Enqueue rate** (4-byte copies back to back, a `synchronize()` every 1024 per "
-              "thread; aggregate over the threads; best of five passes). Baseline: one thread's "
-              "rate.", "",
+              f"thread; aggregate over the threads; {how}). Baseline: one thread's rate.", "",
               "| threads | own stream each (M ops/s) | ÷ 1 thread | one shared stream (M ops/s) "
               "| ÷ 1 thread | CPU ns per copy, own / shared |", "|---:|---:|---:|---:|---:|---|"]
-        by = {(r["threads"], r["stream"]): r["ops_per_second"] for r in enq}
-        worst = None
+        by = {(r["threads"], r["stream"]): r for r in enq}
+        worst = {}
         for t in sorted({r["threads"] for r in enq}):
             cells = []
             for kind in ("own", "shared"):
-                v = by.get((t, kind))
+                r = by.get((t, kind))
+                v = r["ops_per_second"] if r else None
                 base = one.get(kind)
-                ratio = v / base if v and base else None
-                if ratio is not None:
-                    worst = ratio if worst is None else min(worst, ratio)
-                cells += [fmt(v, 2, 1e6), fmt(ratio, 2)]
-            cpu = [next((r.get("cpu_ns_per_op") for r in enq
-                         if r["threads"] == t and r["stream"] == kind), None)
+                if r and paired:
+                    ratio = r["paired_ratio"]
+                    cell = fmt(ratio, 2) if t == 1 else (
+                        f"{fmt(ratio, 2)} [{fmt(r['paired_lowest'], 2)}-"
+                        f"{fmt(r['paired_highest'], 2)}]")
+                else:
+                    ratio = v / base if v and base else None
+                    cell = fmt(ratio, 2)
+                if ratio is not None and t > 1:
+                    worst[kind] = ratio if kind not in worst else min(worst[kind], ratio)
+                cells += [fmt(v, 2, 1e6), cell]
+            cpu = [by[(t, kind)].get("cpu_ns_per_op") if (t, kind) in by else None
                    for kind in ("own", "shared")]
             cells.append(" / ".join(fmt(c, 0) for c in cpu))
             L.append(f"| {t} | " + " | ".join(cells) + " |")
+        lowest = min(worst.values()) if worst else None
         L += ["", f"Target: the aggregate never below one thread's rate: lowest ratio "
-              f"{fmt(worst, 2)}, {verdict(worst, 1.0)}. With more threads than the machine has "
-              "idle cores the wall rate measures the machine's other load as much as anydev; the "
-              "CPU time per copy (the least of the passes, every thread of the process) rises "
-              "only with contention inside anydev.", ""]
+              f"{fmt(lowest, 2)} (own streams {fmt(worst.get('own'), 2)}, one shared stream "
+              f"{fmt(worst.get('shared'), 2)}), {verdict(lowest, 1.0)}. With more threads than "
+              "the machine has idle cores the wall rate measures the machine's other load as "
+              "much as anydev; the CPU time per copy (the least of the passes, every thread of "
+              "the process) rises only with contention inside anydev."]
+        transfer = scale.get("line_transfer_ns")
+        if transfer and one.get("shared"):
+            L += ["", f"What a shared stream pays: a cache line moves from one core to another "
+                  f"in {fmt(transfer, 0)} ns on this machine (two threads on two cores passing "
+                  "a counter back and forth, best of five passes), while one thread's whole "
+                  f"4-byte copy takes {fmt(1e9 / one['shared'], 0)} ns. Copies on one stream "
+                  "are ordered, so the stream's state moves with every hand-over between "
+                  "threads (Notes, *Scale*)."]
+        L.append("")
     buf = scale.get("buffers") or []
     if buf:
         touch = all("touch_create_ns" in r for r in buf)

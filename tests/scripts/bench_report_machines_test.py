@@ -74,11 +74,25 @@ with tempfile.TemporaryDirectory() as folder:
                  "in_use_after_release": 0, "series": [[5, 1.2]]},
     }
     text = "\n".join(bench_report.scale_section(scale, svg))
-    for expected in ["## Scale", "lowest ratio 0.50, **missed**", "largest spread 1.50×, **met**",
+    for expected in ["## Scale", "lowest ratio 0.50 (own streams 1.50, one shared stream 0.50), **missed**", "largest spread 1.50×, **met**",
                      "200 bytes (heap), **met**", "median 1.20, **met**",
                      "returns every byte: **met**", "(performance-scale.svg)"]:
         if expected not in text:
             fail(f"{expected!r} not in the Scale section:\n{text}")
+    # Paired ratios (anydev-scale-bench since the per-pass pairing): the
+    # target is judged on the per-pass medians, not on the best rates.
+    scale["enqueue"] = [{"threads": t, "stream": k, "ops_per_second": r, "cpu_ns_per_op": 90.0,
+                         "paired_ratio": p, "paired_lowest": p - 0.05, "paired_highest": p + 0.05,
+                         "passes": 9}
+                        for t, k, r, p in [(1, "own", 10e6, 1.0), (2, "own", 19e6, 1.9),
+                                           (1, "shared", 10e6, 1.0), (2, "shared", 11e6, 0.97)]]
+    scale["line_transfer_ns"] = 64.0
+    text = "\n".join(bench_report.scale_section(scale, svg))
+    for expected in ["best of 9 passes", "| 2 | 19.00 | 1.90 [1.85-1.95] | 11.00 | 0.97 [0.92-1.02]",
+                     "lowest ratio 0.97 (own streams 1.90, one shared stream 0.97), **missed**",
+                     "in 64 ns on this machine", "4-byte copy takes 100 ns"]:
+        if expected not in text:
+            fail(f"{expected!r} not in the Scale section (paired):\n{text}")
     with open(svg, encoding="utf-8") as f:
         plot = f.read()
     if not plot.startswith("<svg") or "baseline malloc+free" not in plot:
