@@ -59,6 +59,31 @@ thread_local std::uint64_t t_failed_lock_tries = 0;
   }
 }
 
+// The calling thread's escalating first wait for contended enqueues (see
+// kContentionMemory in cpu_stream.h): touched only when an enqueue finds
+// the stream's lock held, never on the uncontended path.
+struct ContentionLevel {
+  std::chrono::nanoseconds first_wait = kEnqueueBackoff;
+  std::chrono::steady_clock::time_point last_won{};  // the last contended enqueue won
+};
+thread_local ContentionLevel t_contention;
+
+// The first wait of a contended enqueue: the thread's level, unless its
+// last contended enqueue was longer than kContentionMemory ago.
+[[gnu::cold]] std::chrono::nanoseconds first_contended_wait() {
+  if (std::chrono::steady_clock::now() - t_contention.last_won > kContentionMemory) {
+    t_contention.first_wait = kEnqueueBackoff;
+  }
+  return t_contention.first_wait;
+}
+
+// A contended enqueue got the lock: the thread's next one starts with a
+// wait twice as long (at most the longest).
+[[gnu::cold]] void won_contended() {
+  t_contention.last_won = std::chrono::steady_clock::now();
+  t_contention.first_wait = std::min(t_contention.first_wait * 2, kEnqueueBackoffLongest);
+}
+
 // How a contended lock_spinning waits between its tries.
 enum class LockWait {
   kSpin,     // a pause: the holder is about to release (completion, drains)
@@ -74,17 +99,22 @@ template <LockWait kWait>
 [[gnu::always_inline]] inline void lock_spinning(std::unique_lock<std::mutex>& lock) {
   std::mutex& mutex = *lock.mutex();
   constexpr int kTries = kWait == LockWait::kBackOff ? kEnqueueBackoffTries : kLockSpins;
+  std::chrono::nanoseconds wait{0};  // kBackOff: the next wait
   for (int i = 0; i < kTries + kLockYields; ++i) {
     if (mutex.try_lock()) {
       lock = std::unique_lock<std::mutex>(mutex, std::adopt_lock);
+      if constexpr (kWait == LockWait::kBackOff) {
+        if (i > 0) won_contended();
+      }
       return;
     }
     ++t_failed_lock_tries;
     if (i < kTries) {
       if constexpr (kWait == LockWait::kBackOff) {
-        // The i-th wait: kEnqueueBackoff doubled i times, at most the longest.
-        back_off(std::min(kEnqueueBackoff * (std::int64_t{1} << std::min(i, 30)),
-                          kEnqueueBackoffLongest));
+        // The first wait is the thread's level, then each doubles, at most
+        // the longest.
+        wait = i == 0 ? first_contended_wait() : std::min(wait * 2, kEnqueueBackoffLongest);
+        back_off(wait);
       } else {
         cpu_relax();
       }
@@ -93,6 +123,7 @@ template <LockWait kWait>
     }
   }
   lock.lock();
+  if constexpr (kWait == LockWait::kBackOff) won_contended();
 }
 
 [[gnu::hot]] std::optional<TaskFailure> run_task_catching(Task& task) {
