@@ -90,25 +90,16 @@ enum class LockWait {
   kBackOff,  // microseconds: another thread's enqueue (kEnqueueBackoff)
 };
 
-// Takes the lock behind `lock`, trying for a while before it blocks: under
-// contention the holder releases it within a few hundred nanoseconds (it
-// holds it only to move tasks and counters, or for one small copy), and a
-// futex sleep and wake-up costs the two threads 5-20 us on a virtual
-// machine. The first try is the uncontended path: nothing else runs there.
+// The contended part of lock_spinning, out of line: the first try has
+// failed. Tries again after each wait, kTries waits then kLockYields
+// yields, then blocks.
 template <LockWait kWait>
-[[gnu::always_inline]] inline void lock_spinning(std::unique_lock<std::mutex>& lock) {
+[[gnu::cold, gnu::noinline]] void lock_contended(std::unique_lock<std::mutex>& lock) {
   std::mutex& mutex = *lock.mutex();
   constexpr int kTries = kWait == LockWait::kBackOff ? kEnqueueBackoffTries : kLockSpins;
-  std::chrono::nanoseconds wait{0};  // kBackOff: the next wait
+  std::chrono::nanoseconds wait{0};  // kBackOff: the last wait
   for (int i = 0; i < kTries + kLockYields; ++i) {
-    if (mutex.try_lock()) {
-      lock = std::unique_lock<std::mutex>(mutex, std::adopt_lock);
-      if constexpr (kWait == LockWait::kBackOff) {
-        if (i > 0) won_contended();
-      }
-      return;
-    }
-    ++t_failed_lock_tries;
+    ++t_failed_lock_tries;  // the try before this wait
     if (i < kTries) {
       if constexpr (kWait == LockWait::kBackOff) {
         // The first wait is the thread's level, then each doubles, at most
@@ -121,9 +112,29 @@ template <LockWait kWait>
     } else {
       sched_yield();
     }
+    if (mutex.try_lock()) {
+      lock = std::unique_lock<std::mutex>(mutex, std::adopt_lock);
+      if constexpr (kWait == LockWait::kBackOff) won_contended();
+      return;
+    }
   }
   lock.lock();
   if constexpr (kWait == LockWait::kBackOff) won_contended();
+}
+
+// Takes the lock behind `lock`, trying for a while before it blocks: under
+// contention the holder releases it within a few hundred nanoseconds (it
+// holds it only to move tasks and counters, or for one small copy), and a
+// futex sleep and wake-up costs the two threads 5-20 us on a virtual
+// machine. The first try is the uncontended path: nothing else runs there.
+template <LockWait kWait>
+[[gnu::always_inline]] inline void lock_spinning(std::unique_lock<std::mutex>& lock) {
+  std::mutex& mutex = *lock.mutex();
+  if (mutex.try_lock()) [[likely]] {
+    lock = std::unique_lock<std::mutex>(mutex, std::adopt_lock);
+    return;
+  }
+  lock_contended<kWait>(lock);
 }
 
 [[gnu::hot]] std::optional<TaskFailure> run_task_catching(Task& task) {
