@@ -60,29 +60,15 @@ thread_local std::uint64_t t_failed_lock_tries = 0;
 }
 
 // The calling thread's escalating first wait for contended enqueues (see
-// kContentionMemory in cpu_stream.h): touched only when an enqueue finds
-// the stream's lock held, never on the uncontended path.
-struct ContentionLevel {
-  std::chrono::nanoseconds first_wait = kEnqueueBackoff;
-  std::chrono::steady_clock::time_point last_won{};  // the last contended enqueue won
-};
+// ContentionLevel in cpu_stream.h): touched only when an enqueue finds the
+// stream's lock held, never on the uncontended path.
 thread_local ContentionLevel t_contention;
 
-// The first wait of a contended enqueue: the thread's level, unless its
-// last contended enqueue was longer than kContentionMemory ago.
 [[gnu::cold]] std::chrono::nanoseconds first_contended_wait() {
-  if (std::chrono::steady_clock::now() - t_contention.last_won > kContentionMemory) {
-    t_contention.first_wait = kEnqueueBackoff;
-  }
-  return t_contention.first_wait;
+  return t_contention.first_wait(std::chrono::steady_clock::now());
 }
 
-// A contended enqueue got the lock: the thread's next one starts with a
-// wait twice as long (at most the longest).
-[[gnu::cold]] void won_contended() {
-  t_contention.last_won = std::chrono::steady_clock::now();
-  t_contention.first_wait = std::min(t_contention.first_wait * 2, kEnqueueBackoffLongest);
-}
+[[gnu::cold]] void won_contended() { t_contention.won(std::chrono::steady_clock::now()); }
 
 // How a contended lock_spinning waits between its tries.
 enum class LockWait {
@@ -148,6 +134,16 @@ template <LockWait kWait>
 }
 
 }  // namespace
+
+std::chrono::nanoseconds ContentionLevel::first_wait(Clock::time_point now) {
+  if (now - last_won_ > kContentionMemory) first_wait_ = kEnqueueBackoff;
+  return first_wait_;
+}
+
+void ContentionLevel::won(Clock::time_point now) {
+  last_won_ = now;
+  first_wait_ = std::min(first_wait_ * 2, kEnqueueBackoffLongest);
+}
 
 [[gnu::hot, gnu::always_inline]] inline void StreamState::complete_task_locked() {
   complete_tasks_locked(1);

@@ -166,6 +166,25 @@ inline constexpr std::chrono::nanoseconds kEnqueueBackoffLongest{64000};
 inline constexpr std::chrono::microseconds kContentionMemory{1000};
 inline constexpr int kEnqueueBackoffTries = 16;
 
+// One thread's escalating first wait for contended enqueues (the rule
+// above): each contended enqueue the thread wins doubles the first wait of
+// its next one, up to kEnqueueBackoffLongest; a contended enqueue that
+// begins more than kContentionMemory after the last win starts again at
+// kEnqueueBackoff. One per thread (a thread_local in cpu_stream.cpp), so
+// not thread-safe; the times are passed in, for tests.
+class ContentionLevel {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // The first wait of a contended enqueue that begins at `now`.
+  std::chrono::nanoseconds first_wait(Clock::time_point now);
+  // A contended enqueue got the stream at `now`.
+  void won(Clock::time_point now);
+
+ private:
+  std::chrono::nanoseconds first_wait_ = kEnqueueBackoff;
+  Clock::time_point last_won_{};  // the epoch: long ago
+};
+
 class StreamState : public std::enable_shared_from_this<StreamState> {
  public:
   // A state whose tasks run on `pool` (which must outlive it). Made with

@@ -326,17 +326,72 @@ TEST(CpuSharedStream, AContendedEnqueueBacksOffBetweenTries) {
       << "held for " << std::chrono::duration<double, std::micro>(held).count() << " us";
 }
 
-// A thread whose enqueues keep meeting a busy stream waits longer before
-// its first try each time it wins one, up to kEnqueueBackoffLongest (issue
-// 19: threads that keep enqueueing on one stream then take turns of 64 us
-// or more, and lose less to the stream moving between cores). Here one
-// thread holds the stream for 200 us in each of twelve rounds while
-// another enqueues, the two on different CPUs; from the sixth round on the
-// enqueuer's waits are all kEnqueueBackoffLongest: at most
-// held / kEnqueueBackoffLongest + 2 tries. Before, every contended enqueue
-// started again at 4 us (4, 8, 16, 16, ... us: 11-14 tries in 200 us).
-// Upper bounds from each hold's own length, on most of the late rounds (a
-// round the enqueuer or the holder was preempted in may miss).
+// The escalation rule itself, on synthetic times (ContentionLevel: one
+// thread's first wait for contended enqueues), one case per row.
+TEST(ContentionLevel, FirstWaitsEscalateWithWinsAndResetAfterAQuietSpell) {
+  using std::chrono::microseconds;
+  using std::chrono::nanoseconds;
+  struct Step {
+    bool won;            // false: ask first_wait
+    microseconds at;     // since the case's start
+    nanoseconds expect;  // first_wait's answer (when asked)
+  };
+  struct Case {
+    const char* name;
+    std::vector<Step> steps;
+  };
+  const microseconds memory = kContentionMemory;
+  const nanoseconds first = kEnqueueBackoff, longest = kEnqueueBackoffLongest;
+  const std::vector<Case> cases = {
+      {"a fresh thread waits kEnqueueBackoff first", {{false, microseconds(0), first}}},
+      {"each win doubles the next first wait",
+       {{false, microseconds(0), first},
+        {true, microseconds(10), {}},
+        {false, microseconds(100), first * 2},
+        {true, microseconds(110), {}},
+        {false, microseconds(200), first * 4}}},
+      {"the first wait stops at kEnqueueBackoffLongest",
+       {{true, microseconds(0), {}},
+        {true, microseconds(100), {}},
+        {true, microseconds(200), {}},
+        {true, microseconds(300), {}},
+        {true, microseconds(400), {}},
+        {true, microseconds(500), {}},
+        {false, microseconds(600), longest}}},
+      {"a contended enqueue within kContentionMemory of the last win keeps the level",
+       {{true, microseconds(0), {}}, {false, memory, first * 2}}},
+      {"one that begins later starts again at kEnqueueBackoff",
+       {{true, microseconds(0), {}},
+        {true, microseconds(100), {}},
+        {false, microseconds(100) + memory + microseconds(1), first}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ContentionLevel level;
+    const auto start = ContentionLevel::Clock::now();
+    for (const Step& step : c.steps) {
+      if (step.won) {
+        level.won(start + step.at);
+      } else {
+        EXPECT_EQ(level.first_wait(start + step.at), step.expect)
+            << "at " << step.at.count() << " us";
+      }
+    }
+  }
+}
+
+// End to end: a thread whose enqueues keep meeting a busy stream waits
+// longer before its first try each time it wins one (issue 19: threads that
+// keep enqueueing on one stream then take turns of 64 us or more, and lose
+// less to the stream moving between cores). One thread holds the stream
+// for 200 us in each of twelve rounds while another enqueues, the two on
+// different CPUs. A round whose four predecessors were contended and came
+// within kContentionMemory / 2 of each other's wins starts at
+// kEnqueueBackoffLongest: at most held / kEnqueueBackoffLongest + 2 tries.
+// Before, every contended enqueue started again at 4 us (4, 8, 16, 16, ...
+// us: 14 tries in 200 us). Upper bounds from each hold's own length; on a
+// loaded machine (rounds further apart, as under `ctest -j`) too few rounds
+// qualify and the test skips: the rule itself is ContentionLevel's test.
 TEST(CpuSharedStream, AThreadThatKeepsMeetingABusyStreamWaitsLongerBeforeItsFirstTry) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
@@ -354,26 +409,29 @@ TEST(CpuSharedStream, AThreadThatKeepsMeetingABusyStreamWaitsLongerBeforeItsFirs
     CPU_SET(cpu, &one);
     return pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
   };
+  using Clock = std::chrono::steady_clock;
   Stream stream;
   StreamState& state = stream.state();
   unsigned char source[4] = {1, 2, 3, 4};
   unsigned char destination[4] = {};
   constexpr auto kHold = std::chrono::microseconds(200);
   constexpr int kRounds = 12;
-  constexpr int kLateFrom = 6;
   std::atomic<int> round{-1};    // the round the enqueuer is to enqueue in
   std::atomic<int> started{-1};  // the round whose enqueue it began
   std::atomic<int> done{-1};     // the round whose enqueue returned
   std::vector<std::uint64_t> tries(kRounds);
-  std::vector<std::chrono::steady_clock::duration> held(kRounds);
+  std::vector<Clock::time_point> began(kRounds), ended(kRounds);
+  std::vector<Clock::duration> held(kRounds);
   std::atomic<bool> pinned{true};
   std::thread enqueuer([&] {
     if (!pin(cpus[1])) pinned = false;
     for (int r = 0; r < kRounds; ++r) {
       while (round.load() != r) std::this_thread::yield();
       const std::uint64_t before = StreamState::failed_lock_tries_on_this_thread();
+      began[r] = Clock::now();
       started.store(r);
       state.enqueue(CopyTask{destination, source, sizeof source});
+      ended[r] = Clock::now();
       tries[r] = StreamState::failed_lock_tries_on_this_thread() - before;
       done.store(r);
     }
@@ -384,10 +442,10 @@ TEST(CpuSharedStream, AThreadThatKeepsMeetingABusyStreamWaitsLongerBeforeItsFirs
       state.hold_lock_for_test([&] {
         round.store(r);
         while (started.load() != r) std::this_thread::yield();
-        const auto start = std::chrono::steady_clock::now();
-        while (std::chrono::steady_clock::now() - start < kHold) {
+        const auto start = Clock::now();
+        while (Clock::now() - start < kHold) {
         }
-        held[r] = std::chrono::steady_clock::now() - start;
+        held[r] = Clock::now() - start;
       });
       while (done.load() != r) std::this_thread::yield();
     }
@@ -397,16 +455,26 @@ TEST(CpuSharedStream, AThreadThatKeepsMeetingABusyStreamWaitsLongerBeforeItsFirs
   ASSERT_TRUE(pinned) << "pthread_setaffinity_np failed";
   EXPECT_FALSE(state.synchronize().has_value());
   EXPECT_EQ(std::memcmp(destination, source, sizeof source), 0);
-  int within = 0;
+  int judged = 0, within = 0;
   std::string seen;
-  for (int r = kLateFrom; r < kRounds; ++r) {
+  for (int r = 4; r < kRounds; ++r) {
+    bool qualifies = true;
+    for (int p = r - 4; p < r; ++p) {
+      qualifies = qualifies && tries[p] > 0 && began[p + 1] - ended[p] < kContentionMemory / 2;
+    }
+    if (!qualifies) continue;
+    ++judged;
     const auto bound = held[r] / kEnqueueBackoffLongest + 2;
     if (tries[r] <= static_cast<std::uint64_t>(bound)) ++within;
     seen += " " + std::to_string(tries[r]) + " tries in " +
             std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(held[r]).count()) +
             " us;";
   }
-  EXPECT_GE(within, (kRounds - kLateFrom) * 2 / 3) << "late rounds:" << seen;
+  if (judged < 3) {
+    GTEST_SKIP() << "only " << judged
+                 << " rounds followed four quick contended ones (a loaded machine)";
+  }
+  EXPECT_GE(within * 3, judged * 2) << "judged rounds:" << seen;
 }
 
 // Copies just above kLockedRunBytes still run inline, with the lock
