@@ -179,7 +179,7 @@ those from the Intel Xeon VM say so.
   **One shared stream on the Intel Xeon VM.** A cache line moves between
   its two cores in 60-90 ns (the Scale section's ping-pong reads 58-68 ns,
   best of five; the same program with both threads pinned to one core loses
-  nothing), about a whole 4-byte copy's cost (90 ns). Copies on one stream
+  nothing), about a whole 4-byte copy's cost (82-90 ns). Copies on one stream
   are ordered, so each hand-over between threads moves the stream's lock,
   counters and flags to the new holder's core (about 300 ns a hand-over,
   from per-thread counters); threads can add up to more than one thread's
@@ -204,7 +204,8 @@ those from the Intel Xeon VM say so.
   of `anydev-scale-bench --only=enqueue` alternated with the library
   before, the lowest shared ratio per run has median 0.965 (0.951-0.998)
   against 0.953 (0.903-1.040), the median of all 2-8 thread ratios 0.983
-  against 0.960; a fixed 64 µs or 256 µs back-off measured the same as the
+  against 0.960 (this page, at 6e7814a: 0.96-0.99x); a fixed 64 µs or
+  256 µs back-off measured the same as the
   escalation (0.986), so what is still lost is not the number of
   hand-overs. The target is missed here for that measured reason: a stream
   shared by threads runs its copies one at a time, so unless the threads'
