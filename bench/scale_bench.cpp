@@ -213,13 +213,17 @@ void suite_enqueue(anydev_context_t ctx, bool quick, std::string& json) {
   struct Case {
     unsigned threads;
     bool shared;
+    std::size_t baseline;  // the index of the same kind's one-thread case
     Rate best;
     double least_cpu = 0;
-    std::vector<double> ratios;  // per pass: this case's rate / one thread's
+    std::vector<double> ratios;  // per pass: this case's rate / its baseline's
   };
   std::vector<Case> cases;
   for (const bool shared : {false, true}) {
-    for (const unsigned threads : {1u, 2u, 4u, 8u}) cases.push_back({threads, shared, {}, 0, {}});
+    const std::size_t baseline = cases.size();  // one thread comes first
+    for (const unsigned threads : {1u, 2u, 4u, 8u}) {
+      cases.push_back({threads, shared, baseline, {}, 0, {}});
+    }
   }
   for (int pass = 0; pass < passes; ++pass) {
     // Every case once per pass, forwards and backwards in turn, so that a
@@ -235,11 +239,7 @@ void suite_enqueue(anydev_context_t ctx, bool quick, std::string& json) {
       if (pass == 0 || r.cpu_ns_per_op < c.least_cpu) c.least_cpu = r.cpu_ns_per_op;
     }
     for (std::size_t i = 0; i < cases.size(); ++i) {
-      for (std::size_t one = 0; one < cases.size(); ++one) {  // the same kind's one thread
-        if (cases[one].threads == 1 && cases[one].shared == cases[i].shared) {
-          cases[i].ratios.push_back(rate[i] / rate[one]);
-        }
-      }
+      cases[i].ratios.push_back(rate[i] / rate[cases[i].baseline]);
     }
   }
   json += "\"enqueue\": [";

@@ -74,7 +74,9 @@ with tempfile.TemporaryDirectory() as folder:
                  "in_use_after_release": 0, "series": [[5, 1.2]]},
     }
     text = "\n".join(bench_report.scale_section(scale, svg))
-    for expected in ["## Scale", "lowest ratio 0.50 (own streams 1.50, one shared stream 0.50), **missed**", "largest spread 1.50×, **met**",
+    for expected in ["## Scale",
+                     "lowest ratio 0.50 (own streams 1.50, one shared stream 0.50), **missed**",
+                     "largest spread 1.50×, **met**",
                      "200 bytes (heap), **met**", "median 1.20, **met**",
                      "returns every byte: **met**", "(performance-scale.svg)"]:
         if expected not in text:
