@@ -6,6 +6,7 @@
 #include <new>
 
 #include "backend_calls.h"
+#include "core_mutex.h"
 #include "fork_guard.h"
 #include "registry.h"
 
@@ -64,7 +65,7 @@ struct Entry {
 
 // Never destroyed: releases may arrive during exit.
 struct EventPools {
-  std::mutex mutex;
+  CoreMutex mutex;
   std::vector<Entry> entries;
 
   // A ProcessObject, not a guarded static (fork-safe, fork_guard.h); made

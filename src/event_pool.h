@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "anydev/backend.h"
+#include "core_mutex.h"
 
 namespace anydev::core {
 
@@ -62,7 +63,7 @@ class EventPool {
   const anydev_backend_table_t* const table_;
   const int device_;
   const std::size_t capacity_;
-  mutable std::mutex mutex_;
+  mutable CoreMutex mutex_;
   std::vector<anydev_bk_event_t> idle_;  // capacity_ reserved
 };
 

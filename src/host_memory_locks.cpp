@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "backend_calls.h"
+#include "core_mutex.h"
 #include "fork_guard.h"
 #include "logging.h"
 #include "registry.h"
@@ -44,7 +45,7 @@ struct Block {
 };
 
 struct State {
-  std::mutex mutex;
+  CoreMutex mutex;
   std::unordered_map<BlockKey, Block, BlockKeyHash> blocks;
   std::map<std::pair<const Backend*, int>, HostMemoryLocks> devices;
   std::set<const Backend*> warned;  // backends whose pageable memory was logged
@@ -123,7 +124,7 @@ void note_host_alloc(const Backend* backend, int device, void* handle, std::size
     bool warn = false;
     {
       State& s = state();
-      std::lock_guard<std::mutex> hold(s.mutex);
+      std::lock_guard<CoreMutex> hold(s.mutex);
       HostMemoryLocks& totals = s.devices[{backend, device}];
       const auto [it, fresh] =
           s.blocks.try_emplace(BlockKey{backend, device, handle}, Block{bytes, locked != 0});
@@ -147,7 +148,7 @@ void note_host_free(const Backend* backend, int device, anydev_bk_memory_kind_t 
                     void* handle) noexcept {
   if (kind != ANYDEV_BK_MEMORY_HOST) return;
   State& s = state();
-  std::lock_guard<std::mutex> hold(s.mutex);
+  std::lock_guard<CoreMutex> hold(s.mutex);
   const auto it = s.blocks.find(BlockKey{backend, device, handle});
   if (it == s.blocks.end()) return;
   const auto totals = s.devices.find({backend, device});
@@ -160,7 +161,7 @@ void note_host_free(const Backend* backend, int device, anydev_bk_memory_kind_t 
 
 HostMemoryLocks host_memory_locks(const Backend* backend, int device) noexcept {
   State& s = state();
-  std::lock_guard<std::mutex> hold(s.mutex);
+  std::lock_guard<CoreMutex> hold(s.mutex);
   const auto it = s.devices.find({backend, device});
   return it == s.devices.end() ? HostMemoryLocks{} : it->second;
 }

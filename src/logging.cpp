@@ -9,11 +9,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "environment.h"
 #include "fork_guard.h"
 #include "format.h"
+#include "log_hold.h"
 #include "log_sink.h"
+#include "status.h"
 
 namespace anydev::core {
 namespace {
@@ -61,9 +65,44 @@ spdlog::logger& stderr_logger() {
   });
 }
 
-void write(anydev_log_severity_t severity, const std::string& escaped) {
-  if (deliver_to_log_callback(severity, escaped.c_str())) return;
+void deliver(anydev_log_severity_t severity, const std::string& escaped) {
+  // A callback may call the API, which records its own last error: the
+  // error of the call that logged stays the caller's to read.
+  const anydev_status_t saved_status = last_error_status();
+  std::string saved_message = last_error_message();
+  const bool delivered = deliver_to_log_callback(severity, escaped.c_str());
+  if (delivered) {
+    if (last_error_status() != saved_status || last_error_message() != saved_message) {
+      restore_last_error(saved_status, std::move(saved_message));
+    }
+    return;
+  }
   stderr_logger().log(static_cast<spdlog::level::level_enum>(severity), "{}", escaped);
+}
+
+struct HeldMessage {
+  anydev_log_severity_t severity;
+  std::string text;
+};
+
+// Messages this thread logged while it held a core lock (log_hold.h).
+std::vector<HeldMessage>& held_messages() {
+  thread_local std::vector<HeldMessage> messages;
+  return messages;
+}
+
+void write(anydev_log_severity_t severity, std::string escaped) {
+  if (!core_lock_held()) {
+    deliver(severity, escaped);
+    return;
+  }
+  try {
+    held_messages().push_back(HeldMessage{severity, std::move(escaped)});
+    t_log_hold.queued = 1;
+  } catch (const std::bad_alloc&) {
+    // No room to keep it: stderr takes no core lock and calls no callback.
+    stderr_logger().log(static_cast<spdlog::level::level_enum>(severity), "{}", escaped);
+  }
 }
 
 // A malformed ANYDEV_LOG_LEVEL is refused like every malformed variable:
@@ -82,6 +121,23 @@ void report_malformed_level_once() {
 }
 
 }  // namespace
+
+constinit thread_local LogHold t_log_hold;
+
+void deliver_held_log_messages() noexcept {
+  std::vector<HeldMessage> messages;
+  messages.swap(held_messages());
+  t_log_hold.queued = 0;
+  // A callback may log again (into a fresh queue when it takes a lock):
+  // those messages follow these, delivered by their own last unlock.
+  for (const HeldMessage& message : messages) {
+    try {
+      deliver(message.severity, message.text);
+    } catch (...) {
+      // stderr failed (out of memory in spdlog): nothing else to tell.
+    }
+  }
+}
 
 anydev_log_severity_t log_threshold() noexcept {
   return static_cast<anydev_log_severity_t>(threshold());

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "anydev/backend.h"
+#include "core_mutex.h"
 #include "registry_devices.h"
 
 namespace anydev::core {
@@ -87,7 +88,7 @@ class Registry {
   // survive fork() (see above), then unlocks the registry's mutex.
   void after_fork_in_child() noexcept;
 
-  std::mutex mutex_;
+  CoreMutex mutex_;
   bool discovered_ = false;
   std::vector<std::string> folders_;
   std::string plugin_path_;

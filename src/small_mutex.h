@@ -11,12 +11,15 @@
 // recursive, not fair; meets the Lockable requirements (std::lock_guard,
 // std::unique_lock). Never throws.
 //
-// Thread-safe, of course; it owns nothing.
+// Counted as a core lock while held (log_hold.h): no log callback runs
+// while a thread holds one. Thread-safe, of course; it owns nothing.
 #ifndef ANYDEV_SRC_SMALL_MUTEX_H_
 #define ANYDEV_SRC_SMALL_MUTEX_H_
 
 #include <atomic>
 #include <cstdint>
+
+#include "log_hold.h"
 
 namespace anydev::core {
 
@@ -30,18 +33,25 @@ class SmallMutex {
     std::uint32_t expected = 0;
     if (state_.compare_exchange_strong(expected, 1, std::memory_order_acquire,
                                        std::memory_order_relaxed)) [[likely]] {
+      note_core_lock_taken();
       return;
     }
     lock_contended();
+    note_core_lock_taken();
   }
   bool try_lock() noexcept {
     std::uint32_t expected = 0;
-    return state_.compare_exchange_strong(expected, 1, std::memory_order_acquire,
-                                          std::memory_order_relaxed);
+    if (!state_.compare_exchange_strong(expected, 1, std::memory_order_acquire,
+                                        std::memory_order_relaxed)) {
+      return false;
+    }
+    note_core_lock_taken();
+    return true;
   }
   void unlock() noexcept {
     if (state_.exchange(0, std::memory_order_release) == 2) [[unlikely]]
       state_.notify_one();
+    note_core_lock_released();
   }
 
  private:

@@ -29,6 +29,12 @@ anydev_status_t last_error_status() noexcept { return last_error().status; }
 
 const std::string& last_error_message() noexcept { return last_error().message; }
 
+void restore_last_error(anydev_status_t status, std::string message) noexcept {
+  LastError& error = last_error();
+  error.status = status;
+  error.message = std::move(message);
+}
+
 void clear_last_error() noexcept {
   LastError& error = last_error();
   error.status = ANYDEV_SUCCESS;

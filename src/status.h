@@ -23,6 +23,9 @@ namespace anydev::core {
 anydev_status_t last_error_status() noexcept;
 const std::string& last_error_message() noexcept;
 void clear_last_error() noexcept;
+// Puts back a last error read earlier with the two functions above, as it
+// was (no second escaping).
+void restore_last_error(anydev_status_t status, std::string message) noexcept;
 
 // Concatenates its arguments with operator<< (messages are not hot paths):
 // the backend kit's one helper (backends/common/kit_cat.h).

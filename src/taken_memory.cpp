@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "api_common.h"
+#include "core_mutex.h"
 #include "fork_guard.h"
 #include "pool/pooled_allocation.h"
 
@@ -18,7 +19,7 @@ namespace {
 using Key = std::tuple<const Backend*, int, std::uintptr_t>;
 
 struct Table {
-  std::mutex mutex;
+  CoreMutex mutex;
   std::map<Key, std::shared_ptr<Allocation>> entries;
 };
 

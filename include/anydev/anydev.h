@@ -423,9 +423,14 @@ typedef void (*anydev_log_callback_t)(anydev_log_severity_t severity, const char
  *    not wait (it could wait for itself, or for another callback waiting for
  *    it): the previous callback may still be running on other threads when
  *    it returns, though never entered again.
- *  - A callback may call any anydev function. Messages logged on a thread
- *    while it is inside the callback go to stderr, not to a callback, so a
- *    callback never recurses into itself.
+ *  - A callback may call any anydev function, and may block (on a lock of
+ *    its own, Python's GIL): anydev never calls it while the calling thread
+ *    holds one of anydev's locks (a message logged under one waits until
+ *    the thread lets go of it, still before the anydev call returns), so it
+ *    stops no other thread's anydev call. The thread's last error is as it
+ *    was before the callback. Messages logged on a thread while it is
+ *    inside the callback go to stderr, not to a callback, so a callback
+ *    never recurses into itself.
  *  - The callback must not unwind out of itself (a C++ exception or a
  *    longjmp through anydev): catch inside it. */
 ANYDEV_API anydev_status_t anydev_set_log_callback(anydev_log_callback_t callback, void* user_data);

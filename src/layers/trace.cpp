@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core_mutex.h"
 #include "file_output.h"
 #include "fork_guard.h"
 #include "format.h"
@@ -195,7 +196,7 @@ class Tracer {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
       if (pending_count_ == 0) {
-        wake_.wait(lock, [&] { return stopping_ || pending_count_ > 0; });
+        wait(wake_, lock, [&] { return stopping_ || pending_count_ > 0; });
         continue;
       }
       for (auto& [stream, state] : streams_) {
@@ -206,7 +207,7 @@ class Tracer {
           complete_locked(state, now());
         }
       }
-      wake_.wait_for(lock, kPollInterval);
+      wait_for(wake_, lock, kPollInterval);
     }
   }
 
@@ -289,7 +290,7 @@ class Tracer {
     log(ANYDEV_LOG_INFO, cat("trace: wrote ", ops_.size(), " calls to ", escaped(path)));
   }
 
-  std::mutex mutex_;
+  CoreMutex mutex_;
   std::condition_variable wake_;
   std::vector<Op> ops_;
   std::vector<std::string> labels_;  // stream id - 1 -> "cpu:0 stream 3"

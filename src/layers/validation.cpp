@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core_mutex.h"
 #include "fork_guard.h"
 #include "layers/layer_config.h"
 #include "layers/layer_table.h"
@@ -102,7 +103,7 @@ class PendingWrites {
     });
   }
 
-  std::mutex mutex_;
+  CoreMutex mutex_;
   std::unordered_map<anydev_bk_stream_t, int> streams_;
   std::unordered_map<void*, std::vector<PendingWrite>> writes_;
 };
@@ -182,7 +183,7 @@ namespace {
 // The (backend, device, peer) pairs with peer access enabled. Never
 // destroyed; guarded by its mutex.
 struct EnabledPeers {
-  std::mutex mutex;
+  CoreMutex mutex;
   std::set<std::tuple<const void*, int, int>> pairs;
 
   static EnabledPeers& instance() {

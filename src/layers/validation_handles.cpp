@@ -18,6 +18,7 @@
 
 #include "api_common.h"
 #include "buffer_access.h"
+#include "core_mutex.h"
 #include "dtype.h"
 #include "fork_guard.h"
 #include "layers/layer_config.h"
@@ -93,7 +94,7 @@ class HandleSet {
  private:
   HandleSet() : generation_(fork_generation()) {}
 
-  std::mutex mutex_;
+  CoreMutex mutex_;
   std::uint64_t serial_ = 0;
   std::unordered_map<const void*, Record> live_;
   std::unordered_set<const void*> released_;

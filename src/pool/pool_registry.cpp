@@ -9,6 +9,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core_mutex.h"
 #include "environment.h"
 #include "event_pool.h"
 #include "fork_guard.h"
@@ -27,7 +28,7 @@ struct Entry {
 
 // Never destroyed: buffers may be released during exit.
 struct Pools {
-  std::mutex mutex;
+  CoreMutex mutex;
   std::vector<Entry> entries;
 
   // A ProcessObject, not a guarded static (fork-safe, fork_guard.h); made

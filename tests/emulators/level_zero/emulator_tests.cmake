@@ -101,6 +101,8 @@ function(anydev_level_zero_emulator_add_tests check_script)
       # A queue group that fills at most 4 bytes: 8- and 16-byte patterns by copies.
       "conformance-level_zero-emulator-small-fill|ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4@ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=100"
       "conformance-level_zero-emulator-2-devices|ANYDEV_LEVEL_ZERO_EMULATOR_DEVICES=2"
+      # A log callback that re-enters the API for every message (tests/support).
+      "conformance-level_zero-emulator-reentrant-log|ANYDEV_TEST_REENTRANT_LOG=1"
       # A driver of API 1.7: in-order lists, no barriers (the 1.8 validation
       # layer, which refuses the flag, off).
       "conformance-level_zero-emulator-in-order|ANYDEV_LEVEL_ZERO_EMULATOR_API_MINOR=7@ZE_ENABLE_VALIDATION_LAYER=0@ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=100")
