@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backend_calls.h"
+#include "core_mutex.h"
 #include "event_pool.h"
 #include "fork_guard.h"
 #include "host_memory_locks.h"
@@ -37,6 +38,8 @@ struct Item {
   anydev_bk_stream_t stream = nullptr;  // stream to destroy (null for memory)
   std::function<void()> callback = {};  // run instead of memory_free when set
   EventPool* events = nullptr;          // where the event goes back (null: destroyed)
+  std::size_t bytes = 0;                // the memory's size (0: a stream or callback)
+  WaitingReleases* waiting = nullptr;   // where the memory is counted until freed
   // A batch (release_after_events): memory blocks of `kind`, each freed
   // after its own event; `event` and `handle` are then unused.
   std::vector<EventRelease> batch = {};
@@ -54,6 +57,37 @@ constexpr std::chrono::microseconds kLastPoll{2000};
 // delayed, never deadlocked.
 constexpr std::size_t kBacklog = 4096;
 constexpr std::chrono::milliseconds kBacklogWait{10};
+// Releases (blocks, streams, callbacks) or bytes the reclaimer holds
+// waiting for their events past which a release from another thread waits,
+// kWaitingWait at most, for it to finish some. (Requests it has not taken
+// yet are bounded by kBacklog.)
+constexpr std::size_t kWaitingBound = 1024;
+constexpr std::size_t kWaitingBytesBound = std::size_t{1} << 30;
+constexpr std::chrono::milliseconds kWaitingWait{100};
+
+// Counts a finished release out of its pool's statistics.
+void finish(const Item& item) noexcept {
+  if (item.bytes == 0 || item.waiting == nullptr) return;
+  item.waiting->bytes.fetch_sub(item.bytes, std::memory_order_relaxed);
+  item.waiting->blocks.fetch_sub(1, std::memory_order_relaxed);
+}
+
+// Counts a release into its pool's statistics (a batch: each block).
+void count_in(const Item& item) noexcept {
+  if (item.waiting == nullptr) return;
+  const auto one = [&](std::size_t bytes) {
+    if (bytes == 0) return;
+    item.waiting->bytes.fetch_add(bytes, std::memory_order_relaxed);
+    item.waiting->blocks.fetch_add(1, std::memory_order_relaxed);
+  };
+  if (item.batch.empty()) {
+    one(item.bytes);
+    return;
+  }
+  for (const EventRelease& release : item.batch) one(release.bytes);
+}
+// How long exit() waits for the releases queued before it (docs/reliability.md).
+constexpr std::chrono::seconds kExitDrainLimit{5};
 
 void report(const Backend* backend, const char* what, anydev_status_t status) noexcept {
   if (status == ANYDEV_SUCCESS) return;
@@ -77,6 +111,17 @@ void report_synchronous(const char* why, const char* detail = "") noexcept {
   try {
     log(ANYDEV_LOG_WARN,
         cat("deferred releases run on the releasing thread instead: ", why, detail));
+  } catch (...) {
+    // Out of memory for the message: the warning is all we can drop.
+  }
+}
+
+// Logs that exit() left `left` releases undone.
+void report_abandoned(std::size_t left) noexcept {
+  try {
+    log(ANYDEV_LOG_WARN,
+        cat("exit: ", left, " deferred releases did not finish within ", kExitDrainLimit.count(),
+            " s (work still running on a device?); the process ends without them"));
   } catch (...) {
     // Out of memory for the message: the warning is all we can drop.
   }
@@ -112,7 +157,7 @@ bool ready(const Item& item) noexcept {
   return complete != 0;
 }
 
-void run(Item& item) noexcept {
+void run_release(Item& item) noexcept {
   const anydev_backend_table_t* table = item.backend->table;
   bool event_done = true;
   if (item.event != nullptr) {
@@ -140,6 +185,12 @@ void run(Item& item) noexcept {
   }
 }
 
+// Runs a release and counts it out.
+void run(Item& item) noexcept {
+  run_release(item);
+  finish(item);
+}
+
 // The release of one block of a batch, as a request of its own.
 Item block_of(const Item& batch, const EventRelease& release) noexcept {
   Item one;
@@ -149,6 +200,8 @@ Item block_of(const Item& batch, const EventRelease& release) noexcept {
   one.events = batch.events;
   one.event = release.event;
   one.handle = release.handle;
+  one.bytes = release.bytes;
+  one.waiting = batch.waiting;
   return one;
 }
 
@@ -195,6 +248,13 @@ class Reclaimer {
                                             new (&r.taken_) std::condition_variable();
                                             r.started_ = false;
                                             r.stopped_ = false;
+                                            r.exited_ = false;
+                                            r.abandoned_ = false;
+                                            r.pending_size_ = 0;
+                                            r.progress_waiters_ = 0;
+                                            new (&r.progress_) std::condition_variable();
+                                            r.pending_bytes_ = 0;
+                                            r.thread_pending_bytes_ = 0;
                                             r.busy_ = false;
                                             r.sleeping_ = false;
                                             r.mutex_.unlock();
@@ -204,6 +264,7 @@ class Reclaimer {
   }
 
   void push(Item&& item) noexcept {
+    count_in(item);
     {
       std::unique_lock lock(mutex_);
       if (!stopped_ && (started_ || start_locked())) {
@@ -226,8 +287,12 @@ class Reclaimer {
           if (backlog) {
             lock.lock();
             ++backlog_waits_;
-            taken_.wait_for(lock, kBacklogWait,
-                            [&] { return queue_.size() < kBacklog / 2 || stopped_; });
+            wait_for(taken_, lock, kBacklogWait,
+                     [&] { return queue_.size() < kBacklog / 2 || stopped_; });
+          }
+          if (std::this_thread::get_id() != thread_.get_id()) {
+            if (!lock.owns_lock()) lock.lock();
+            if (past_waiting_bound(kWaitingBound, kWaitingBytesBound)) wait_for_progress(lock);
           }
           return;
         } catch (const std::bad_alloc&) {
@@ -249,12 +314,44 @@ class Reclaimer {
     return backlog_waits_;
   }
 
+  std::uint64_t waiting_waits() {
+    std::lock_guard lock(mutex_);
+    return waiting_waits_;
+  }
+
+  std::size_t held() {
+    std::lock_guard lock(mutex_);
+    return pending_size_;
+  }
+
   void drain() {
     std::unique_lock lock(mutex_);
-    idle_.wait(lock, [&] { return queue_.empty() && !busy_; });
+    wait(idle_, lock, [&] { return (queue_.empty() && !busy_) || abandoned_; });
   }
 
  private:
+  // Whether the thread holds more releases waiting for their events than
+  // `items` or `bytes`. Lock held.
+  bool past_waiting_bound(std::size_t items, std::size_t bytes) const noexcept {
+    return pending_size_ > items || pending_bytes_ > bytes;
+  }
+
+  // Past the waiting bound: waits (kWaitingWait at most) until the thread
+  // has finished enough to be a quarter below it. Lock held.
+  void wait_for_progress(std::unique_lock<CoreMutex>& lock) noexcept {
+    ++waiting_waits_;
+    ++progress_waiters_;
+    if (sleeping_) {
+      sleeping_ = false;
+      ++wakeups_;
+      wake_.notify_one();  // polls at once, and fast while anyone waits
+    }
+    wait_for(progress_, lock, kWaitingWait, [&] {
+      return stopped_ || !past_waiting_bound(kWaitingBound * 3 / 4, kWaitingBytesBound / 4 * 3);
+    });
+    --progress_waiters_;
+  }
+
   // Starts the thread; false (the caller releases synchronously) when it
   // cannot start. Lock held.
   bool start_locked() noexcept {
@@ -273,13 +370,28 @@ class Reclaimer {
     return false;
   }
 
-  // At exit: finish what is queued, then end the thread.
+  // At exit: stop taking requests first (later ones run on their caller's
+  // thread), so that threads which keep releasing while exit() runs on
+  // another thread cannot keep the queue from emptying; then let the thread
+  // finish what was queued, for kExitDrainLimit at most. Past that, the
+  // process ends with those releases undone (the system takes the memory
+  // back) rather than waiting on work that may never complete.
   void stop() {
     std::unique_lock lock(mutex_);
-    idle_.wait(lock, [&] { return (queue_.empty() && !busy_) || !started_; });
     stopped_ = true;
     wake_.notify_one();
     taken_.notify_all();
+    const bool drained = wait_for(idle_, lock, kExitDrainLimit, [&] {
+      return (queue_.empty() && !busy_) || !started_ || exited_;
+    });
+    if (!drained) {
+      abandoned_ = true;
+      const std::size_t left = queue_.size() + pending_size_;
+      lock.unlock();
+      idle_.notify_all();
+      report_abandoned(left);
+      return;  // the thread may still be inside a backend call: no join
+    }
     lock.unlock();
     if (thread_.joinable()) thread_.join();
   }
@@ -301,11 +413,15 @@ class Reclaimer {
       if (queue_.empty()) {
         sleeping_ = true;
         if (pending_.empty()) {
-          wake_.wait(lock, [&] { return !queue_.empty() || stopped_; });
+          wait(wake_, lock, [&] { return !queue_.empty() || stopped_; });
           sleeping_ = false;
-          if (queue_.empty()) return;  // stopped
+          if (queue_.empty()) {  // stopped, and nothing left
+            exited_ = true;
+            idle_.notify_all();
+            return;
+          }
         } else {
-          wake_.wait_for(lock, sleep, [&] { return !queue_.empty(); });
+          wait_for(wake_, lock, sleep, [&] { return !queue_.empty(); });
           sleeping_ = false;
         }
       }
@@ -315,8 +431,12 @@ class Reclaimer {
       busy_ = true;
       lock.unlock();
       const bool progressed = work(arrived);
-      sleep = progressed ? kFirstPoll : std::min(sleep * 2, kLastPoll);
       lock.lock();
+      // Releasers held at the waiting bound want the events polled often.
+      sleep = progressed || progress_waiters_ > 0 ? kFirstPoll : std::min(sleep * 2, kLastPoll);
+      if (progressed && progress_waiters_ > 0) progress_.notify_all();
+      pending_size_ = pending_.size();
+      pending_bytes_ = thread_pending_bytes_;
       busy_ = !pending_.empty();
       if (queue_.empty() && !busy_) idle_.notify_all();
     }
@@ -337,6 +457,7 @@ class Reclaimer {
     const auto done = std::partition(pending_.begin(), pending_.end(),
                                      [](const Item& item) { return !ready(item); });
     for (auto it = done; it != pending_.end(); ++it) {
+      thread_pending_bytes_ -= it->bytes;
       run(*it);
       progressed = true;
     }
@@ -352,7 +473,9 @@ class Reclaimer {
       return true;
     }
     try {
+      const std::size_t bytes = item.bytes;
       pending_.push_back(std::move(item));
+      thread_pending_bytes_ += bytes;
       return false;
     } catch (const std::bad_alloc&) {
       run(item);  // waits here instead
@@ -370,19 +493,27 @@ class Reclaimer {
     return progressed;
   }
 
-  std::mutex mutex_;
+  CoreMutex mutex_;
   std::condition_variable wake_;
   std::condition_variable idle_;
   std::vector<Item> queue_;
   std::vector<Item> pending_;  // the thread's own: requests waiting for their event
   std::thread thread_;
   bool started_ = false;
-  bool busy_ = false;  // the thread works, or holds pending requests
-  bool stopped_ = false;
-  bool sleeping_ = false;            // the thread waits on wake_ (a push must wake it)
-  std::uint64_t wakeups_ = 0;        // wake-ups pushes issued (reclaimer_wakeups)
-  std::condition_variable taken_;    // the thread took the queue (backlog waits)
-  std::uint64_t backlog_waits_ = 0;  // pushes that waited at kBacklog
+  bool busy_ = false;                     // the thread works, or holds pending requests
+  bool stopped_ = false;                  // exit began: requests run on their caller's thread
+  bool exited_ = false;                   // the thread returned after stopped_
+  bool abandoned_ = false;                // exit stopped waiting for it (kExitDrainLimit)
+  std::size_t pending_size_ = 0;          // pending_.size() as of the thread's last batch
+  std::size_t pending_bytes_ = 0;         // their bytes, likewise
+  std::size_t thread_pending_bytes_ = 0;  // the thread's own running count of pending_'s bytes
+  bool sleeping_ = false;                 // the thread waits on wake_ (a push must wake it)
+  std::uint64_t wakeups_ = 0;             // wake-ups pushes issued (reclaimer_wakeups)
+  std::condition_variable taken_;         // the thread took the queue (backlog waits)
+  std::uint64_t backlog_waits_ = 0;       // pushes that waited at kBacklog
+  std::condition_variable progress_;      // the thread finished releases (waiting bound)
+  std::size_t progress_waiters_ = 0;      // pushes waiting on progress_
+  std::uint64_t waiting_waits_ = 0;       // pushes that waited at the waiting bound
 };
 
 // Made when libanydev.so is loaded, before any thread can use it.
@@ -391,8 +522,11 @@ class Reclaimer {
 }  // namespace
 
 void release_after_event(const Backend* backend, int device, anydev_bk_event_t event,
-                         anydev_bk_memory_kind_t kind, void* handle, EventPool* events) noexcept {
+                         anydev_bk_memory_kind_t kind, void* handle, EventPool* events,
+                         std::size_t bytes, WaitingReleases* waiting) noexcept {
   Item item;
+  item.bytes = bytes;
+  item.waiting = waiting;
   item.events = events;
   item.backend = backend;
   item.device = device;
@@ -403,9 +537,11 @@ void release_after_event(const Backend* backend, int device, anydev_bk_event_t e
 }
 
 void release_after_events(const Backend* backend, int device, anydev_bk_memory_kind_t kind,
-                          std::vector<EventRelease>&& releases, EventPool* events) noexcept {
+                          std::vector<EventRelease>&& releases, EventPool* events,
+                          WaitingReleases* waiting) noexcept {
   if (releases.empty()) return;
   Item item;
+  item.waiting = waiting;
   item.events = events;
   item.backend = backend;
   item.device = device;
@@ -441,5 +577,13 @@ std::uint64_t reclaimer_wakeups() { return Reclaimer::instance().wakeups(); }
 std::uint64_t reclaimer_backlog_waits() { return Reclaimer::instance().backlog_waits(); }
 
 std::size_t reclaimer_backlog_bound() { return kBacklog; }
+
+std::uint64_t reclaimer_waiting_waits() { return Reclaimer::instance().waiting_waits(); }
+
+std::size_t reclaimer_waiting_bound() { return kWaitingBound; }
+
+std::size_t reclaimer_waiting_bytes_bound() { return kWaitingBytesBound; }
+
+std::size_t reclaimer_held_releases() { return Reclaimer::instance().held(); }
 
 }  // namespace anydev::core

@@ -12,6 +12,12 @@
 // is ready it sleeps, from 50 us doubling to 2 ms, or until a new request
 // arrives. A backend without event_query is waited for in order.
 //
+// What waits is bounded too: past a number of releases (or bytes) handed
+// over and not yet finished, a releasing thread waits a little for the
+// reclaimer to finish some, so that rapid churn on a slow device cannot
+// pile up thousands of streams and gigabytes waiting (backpressure, as for
+// requests not yet taken; bounded waits, so never a deadlock).
+//
 // It starts on first use. When its thread cannot start (the thread limit) or
 // a request cannot be queued (out of memory), the request is done at once on
 // the caller's thread instead: a release never throws or aborts, it only
@@ -27,6 +33,8 @@
 #ifndef ANYDEV_SRC_STREAM_ORDERED_RELEASE_H_
 #define ANYDEV_SRC_STREAM_ORDERED_RELEASE_H_
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -38,18 +46,28 @@ namespace anydev::core {
 struct Backend;
 class EventPool;
 
-// Frees `handle` (of `kind`, on `device`) after `event` completes, then
-// gives the event back to `events` (destroys it when `events` is null).
+// Memory handed to the reclaimer and not freed yet, for one pool's
+// statistics (anydev_pool_stats_t): counted up when a release is handed
+// over, down once it is freed. Owned by the pool; lock-free.
+struct WaitingReleases {
+  std::atomic<std::size_t> bytes{0};
+  std::atomic<std::uint64_t> blocks{0};
+};
+
+// Frees `handle` (of `kind`, on `device`, `bytes` long) after `event`
+// completes, then gives the event back to `events` (destroys it when
+// `events` is null). Counted in `waiting` (when not null) until freed.
 // Takes ownership of the event. Never throws.
 void release_after_event(const Backend* backend, int device, anydev_bk_event_t event,
-                         anydev_bk_memory_kind_t kind, void* handle,
-                         EventPool* events = nullptr) noexcept;
+                         anydev_bk_memory_kind_t kind, void* handle, EventPool* events = nullptr,
+                         std::size_t bytes = 0, WaitingReleases* waiting = nullptr) noexcept;
 
-// One block of a batch (release_after_events): its memory handle and the
-// event its release waits for (null: none).
+// One block of a batch (release_after_events): its memory handle, its size
+// and the event its release waits for (null: none).
 struct EventRelease {
   anydev_bk_event_t event = nullptr;
   void* handle = nullptr;
+  std::size_t bytes = 0;
 };
 
 // release_after_event for each of `releases` (all of `kind`, on `device`),
@@ -57,8 +75,8 @@ struct EventRelease {
 // for the whole batch (a caching pool's trim). Each block is still freed as
 // soon as its own event completes. Never throws.
 void release_after_events(const Backend* backend, int device, anydev_bk_memory_kind_t kind,
-                          std::vector<EventRelease>&& releases,
-                          EventPool* events = nullptr) noexcept;
+                          std::vector<EventRelease>&& releases, EventPool* events = nullptr,
+                          WaitingReleases* waiting = nullptr) noexcept;
 
 // Runs `callback` (on the reclaimer thread) after `event` completes (at once
 // when `event` is null), then gives the event back to `events` (destroys it
@@ -88,6 +106,18 @@ std::uint64_t reclaimer_wakeups();
 // (10 ms at most) for it to take them; how many requests waited so far.
 std::uint64_t reclaimer_backlog_waits();
 std::size_t reclaimer_backlog_bound();
+
+// Backpressure on what waits for its event (tests): past
+// reclaimer_waiting_bound() releases (blocks and streams) or
+// reclaimer_waiting_bytes_bound() bytes handed over and not yet finished, a
+// release from another thread waits (100 ms at most) for the reclaimer to
+// finish some; how many releases waited so far.
+std::uint64_t reclaimer_waiting_waits();
+std::size_t reclaimer_waiting_bound();
+std::size_t reclaimer_waiting_bytes_bound();
+// Releases the reclaimer's thread holds waiting for their events, as of its
+// last pass (tests).
+std::size_t reclaimer_held_releases();
 
 }  // namespace anydev::core
 

@@ -290,5 +290,61 @@ TEST_F(ReclaimerTest, ItsThreadRunsUnderSchedBatch) {
   EXPECT_EQ(policy, SCHED_BATCH);
 }
 
+// A pool's statistics count what it handed over until it is freed.
+TEST_F(ReclaimerTest, WaitingReleasesAreCountedUntilFreed) {
+  WaitingReleases waiting;
+  Gate gate;
+  anydev_bk_event_t one = MakeEvent(false);
+  reinterpret_cast<FakeEvent*>(one)->gate = &gate;
+  int memory[3] = {};
+  release_after_event(&backend_, 0, one, ANYDEV_BK_MEMORY_DEVICE, &memory[0], nullptr, 4096,
+                      &waiting);
+  std::vector<EventRelease> batch;
+  for (int i = 1; i < 3; ++i) {
+    anydev_bk_event_t e = MakeEvent(false);
+    reinterpret_cast<FakeEvent*>(e)->gate = &gate;
+    batch.push_back(EventRelease{e, &memory[i], 1000});
+  }
+  release_after_events(&backend_, 0, ANYDEV_BK_MEMORY_DEVICE, std::move(batch), nullptr, &waiting);
+  EXPECT_EQ(waiting.bytes.load(), 6096u);
+  EXPECT_EQ(waiting.blocks.load(), 3u);
+  Open(gate);
+  drain_releases();
+  EXPECT_EQ(waiting.bytes.load(), 0u);
+  EXPECT_EQ(waiting.blocks.load(), 0u);
+}
+
+// Churn on a slow device: past reclaimer_waiting_bound() releases waiting
+// for their events, each further release waits a little (bounded) for the
+// reclaimer to finish some, instead of piling up without limit.
+TEST_F(ReclaimerTest, ReleasesPastTheWaitingBoundWaitForProgress) {
+  Gate stalled;
+  const std::size_t bound = reclaimer_waiting_bound();
+  std::vector<int> memory(bound + 3);
+  const std::uint64_t before = reclaimer_waiting_waits();
+  const auto release = [&](std::size_t i) {
+    anydev_bk_event_t e = MakeEvent(false);
+    reinterpret_cast<FakeEvent*>(e)->gate = &stalled;
+    release_after_event(&backend_, 0, e, ANYDEV_BK_MEMORY_HOST, &memory[i]);
+  };
+  for (std::size_t i = 0; i <= bound; ++i) release(i);
+  EXPECT_EQ(reclaimer_waiting_waits() - before, 0u) << "a release within the bound waited";
+  // The thread takes them and holds them, waiting for their events.
+  for (int i = 0; i < 2000 && reclaimer_held_releases() <= bound; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_GT(reclaimer_held_releases(), bound);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = bound + 1; i < memory.size(); ++i) release(i);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(reclaimer_waiting_waits() - before, 2u) << "each release past the bound waits";
+  // Bounded: a stalled device slows releases down, it never stops them.
+  EXPECT_LT(waited, std::chrono::seconds(10));
+  Open(stalled);
+  drain_releases();
+  std::lock_guard lock(fake.mutex);
+  for (int& m : memory) ASSERT_EQ(fake.freed.count(&m), 1u) << "a release was lost";
+}
+
 }  // namespace
 }  // namespace anydev::core
