@@ -112,7 +112,7 @@ void order_release_after_last_use(Allocation& allocation) noexcept {
   }
 }
 
-void free_after_owner_stream(Allocation& allocation) noexcept {
+void free_after_owner_stream(Allocation& allocation, WaitingReleases* waiting) noexcept {
   const Backend* const backend = allocation.backend;
   const anydev_backend_table_t* table = backend->table;
   const int device = allocation.device;
@@ -156,7 +156,7 @@ void free_after_owner_stream(Allocation& allocation) noexcept {
   // The reclaimer gives the event back to `events` once it completed
   // (stream_ordered_release.h). It never throws: without memory or a thread
   // it frees on this thread.
-  release_after_event(backend, device, event, kind, handle, events);
+  release_after_event(backend, device, event, kind, handle, events, allocation.bytes, waiting);
 }
 
 }  // namespace anydev::core

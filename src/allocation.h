@@ -46,6 +46,7 @@
 namespace anydev::core {
 
 struct Backend;
+struct WaitingReleases;
 struct Allocation;
 
 // What becomes of an allocation's memory when its last reference goes (see
@@ -135,7 +136,7 @@ void order_release_after_last_use(Allocation& allocation) noexcept;
 // the reclaimer after an event; here, at once, when the backend's query is
 // cheap and the event has already completed; synchronously, logged, when
 // none can be arranged).
-void free_after_owner_stream(Allocation& allocation) noexcept;
+void free_after_owner_stream(Allocation& allocation, WaitingReleases* waiting = nullptr) noexcept;
 
 // The stream an operation runs on: the object, and a shared_ptr to it that
 // outlives the call (read only when an allocation's last_stream changes, so

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // C entry points: the caching pools (pool/caching_pool.h).
+#include <cstddef>
+
 #include "anydev/anydev.h"
 #include "api_common.h"
 #include "pool/pool_registry.h"
@@ -25,10 +27,14 @@ anydev_status_t anydev_context_pool_stats(anydev_context_t ctx, anydev_memory_ki
   if (kind != ANYDEV_MEMORY_HOST && kind != ANYDEV_MEMORY_DEVICE) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "unknown memory kind ", static_cast<int>(kind));
   }
-  if (out->struct_size < sizeof(anydev_pool_stats_t)) {
+  // The struct grew at its end: a caller built against the shorter one gets
+  // the fields it has.
+  constexpr std::size_t kFirstSize = offsetof(anydev_pool_stats_t, bytes_waiting_for_release);
+  if (out->struct_size < kFirstSize) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "out->struct_size is ", out->struct_size,
-                ", expected at least ", sizeof(anydev_pool_stats_t));
+                ", expected at least ", kFirstSize);
   }
+  const bool with_waiting = out->struct_size >= sizeof(anydev_pool_stats_t);
   return guarded(op, [&] {
     const ContextState& state = *ctx->state;
     const PoolStats stats = pool_for(state.backend, state.device, backend_kind(kind)).stats();
@@ -38,6 +44,10 @@ anydev_status_t anydev_context_pool_stats(anydev_context_t ctx, anydev_memory_ki
     out->allocation_count = stats.allocation_count;
     out->cache_hits = stats.cache_hits;
     out->cache_misses = stats.cache_misses;
+    if (with_waiting) {
+      out->bytes_waiting_for_release = stats.bytes_waiting;
+      out->blocks_waiting_for_release = stats.blocks_waiting;
+    }
     return ANYDEV_SUCCESS;
   });
 }

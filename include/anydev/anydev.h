@@ -346,6 +346,12 @@ typedef struct anydev_pool_stats_t {
   uint64_t allocation_count;
   uint64_t cache_hits;   /* allocations served from the cache */
   uint64_t cache_misses; /* allocations that reached the backend */
+  /* Released blocks whose stream work has not finished, waiting to be freed
+   * by a core thread (bounded: docs/memory-pools.md). Filled when
+   * struct_size covers them; a caller built against the struct without
+   * these fields gets the others. */
+  size_t bytes_waiting_for_release;
+  uint64_t blocks_waiting_for_release;
 } anydev_pool_stats_t;
 
 /* The pool of ctx's device and backend for that kind. */

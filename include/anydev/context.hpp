@@ -133,8 +133,14 @@ class DeviceContext {
     stats.struct_size = sizeof(stats);
     detail::check(anydev_context_pool_stats(get("pool_stats"),
                                             static_cast<anydev_memory_kind_t>(kind), &stats));
-    return PoolStats{stats.bytes_in_use,     stats.bytes_cached, stats.peak_bytes_in_use,
-                     stats.allocation_count, stats.cache_hits,   stats.cache_misses};
+    return PoolStats{stats.bytes_in_use,
+                     stats.bytes_cached,
+                     stats.peak_bytes_in_use,
+                     stats.allocation_count,
+                     stats.cache_hits,
+                     stats.cache_misses,
+                     stats.bytes_waiting_for_release,
+                     stats.blocks_waiting_for_release};
   }
   // This process's host memory from the device and its locked part.
   HostMemoryLocks host_memory_locks() const {

@@ -38,6 +38,8 @@ struct PoolStats {
   std::uint64_t allocation_count;
   std::uint64_t cache_hits;
   std::uint64_t cache_misses;
+  std::size_t bytes_waiting_for_release;     // freed, waiting for their stream work
+  std::uint64_t blocks_waiting_for_release;  // (bounded: docs/memory-pools.md)
 };
 
 // Host memory held from one device (live host buffers, taken pointers and

@@ -225,18 +225,19 @@ void CachingPool::hand_to_reclaimer(PoolNode* list, std::size_t count) noexcept 
     while (list != nullptr) {
       PoolNode* node = list;
       list = node->newer;
-      release_after_event(backend_, device_, node->event, kind_, node->handle, &events_);
+      release_after_event(backend_, device_, node->event, kind_, node->handle, &events_,
+                          node->size_class->bytes, &waiting_);
       recycle_node(node);
     }
     return;
   }
   PoolNode* last = nullptr;
   for (PoolNode* node = list; node != nullptr; node = node->newer) {
-    batch.push_back(EventRelease{node->event, node->handle});  // reserved: no throw
+    batch.push_back(EventRelease{node->event, node->handle, node->size_class->bytes});  // reserved
     clear_node(node);  // keeps `newer`: the list joins the spares below
     last = node;
   }
-  release_after_events(backend_, device_, kind_, std::move(batch), &events_);
+  release_after_events(backend_, device_, kind_, std::move(batch), &events_, &waiting_);
   std::lock_guard lock(mutex_);
   last->newer = spare_nodes_;  // the list, linked through `newer`, joins the spares
   spare_nodes_ = list;
@@ -421,8 +422,14 @@ std::size_t CachingPool::release_threshold() const noexcept {
 }
 
 PoolStats CachingPool::stats() const {
-  std::lock_guard lock(mutex_);
-  return stats_;
+  PoolStats stats;
+  {
+    std::lock_guard lock(mutex_);
+    stats = stats_;
+  }
+  stats.bytes_waiting = waiting_.bytes.load(std::memory_order_relaxed);
+  stats.blocks_waiting = waiting_.blocks.load(std::memory_order_relaxed);
+  return stats;
 }
 
 }  // namespace anydev::core

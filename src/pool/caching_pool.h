@@ -82,6 +82,8 @@
 #include <vector>
 
 #include "anydev/backend.h"
+#include "core_mutex.h"
+#include "stream_ordered_release.h"
 
 namespace anydev::core {
 
@@ -98,6 +100,8 @@ struct PoolStats {
   std::uint64_t allocation_count = 0;  // successful allocations = hits + misses
   std::uint64_t cache_hits = 0;        // served from the cache
   std::uint64_t cache_misses = 0;      // served by the backend
+  std::size_t bytes_waiting = 0;       // freed blocks whose stream work has not finished yet
+  std::uint64_t blocks_waiting = 0;    // (held by the reclaimer, stream_ordered_release.h)
 };
 
 // The bookkeeping of one cached block of a caching pool, taken from the
@@ -216,6 +220,9 @@ class CachingPool {
 
   PoolStats stats() const;
   bool caching() const { return caching_; }
+  // Where a release of this pool's memory that bypasses the cache (a pool
+  // that does not cache, a block it refused) is counted while it waits.
+  WaitingReleases* waiting_releases() noexcept { return &waiting_; }
   anydev_bk_memory_kind_t kind() const { return kind_; }
 
  private:
@@ -258,13 +265,14 @@ class CachingPool {
   const std::unique_ptr<EventPool> own_events_;  // when no event pool was given
   EventPool& events_;
 
-  mutable std::mutex mutex_;
+  mutable CoreMutex mutex_;
   std::unordered_map<std::size_t, PoolSizeClass> classes_;  // by block size; never erased
   PoolAgeList age_;                                         // every cached block, oldest first
   std::vector<std::unique_ptr<PoolNode[]>> node_chunks_;    // every node's storage
   PoolNode* spare_nodes_ = nullptr;                         // linked through `newer`
   std::size_t release_threshold_;
   PoolStats stats_;
+  WaitingReleases waiting_;  // this pool's blocks the reclaimer has not freed yet
 };
 
 }  // namespace anydev::core

@@ -23,7 +23,7 @@ class PooledRelease final : public ReleaseStrategy {
                          !allocation.taken)) {
       return;  // cached for reuse (pool/caching_pool.h)
     }
-    free_after_owner_stream(allocation);
+    free_after_owner_stream(allocation, pool_->waiting_releases());
   }
 
   void forget_in_use(Allocation& allocation) noexcept override {

@@ -6,6 +6,7 @@
 // pools first (release_cached_memory) so that blocks left by earlier tests do
 // not count. With ANYDEV_POOL=0 (ctest conformance-pool-off) the same tests
 // check that nothing is cached.
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -297,10 +298,25 @@ TEST_P(PoolTest, StatisticsRejectAnUnknownKind) {
   stats.struct_size = sizeof(stats);
   EXPECT_EQ(anydev_context_pool_stats(ctx().handle(), static_cast<anydev_memory_kind_t>(7), &stats),
             ANYDEV_ERROR_INVALID_ARGUMENT);
-  stats.struct_size = sizeof(stats) - 1;
+  stats.struct_size = offsetof(anydev_pool_stats_t, bytes_waiting_for_release) - 1;
   EXPECT_EQ(anydev_context_pool_stats(ctx().handle(), ANYDEV_MEMORY_HOST, &stats),
             ANYDEV_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(anydev_last_error_message()).find("struct_size"), std::string::npos);
+}
+
+// The struct grew at its end: a caller built against the older, shorter one
+// still gets its statistics, and nothing is written past its end.
+TEST_P(PoolTest, StatisticsFillTheStructOfAnOlderCaller) {
+  anydev_pool_stats_t stats{};
+  constexpr std::size_t kOlderSize = offsetof(anydev_pool_stats_t, bytes_waiting_for_release);
+  stats.struct_size = kOlderSize;
+  stats.bytes_waiting_for_release = 12345;
+  stats.blocks_waiting_for_release = 678;
+  ASSERT_EQ(anydev_context_pool_stats(ctx().handle(), ANYDEV_MEMORY_DEVICE, &stats), ANYDEV_SUCCESS)
+      << anydev_last_error_message();
+  EXPECT_EQ(stats.allocation_count, stats.cache_hits + stats.cache_misses);
+  EXPECT_EQ(stats.bytes_waiting_for_release, 12345u) << "written past an older caller's struct";
+  EXPECT_EQ(stats.blocks_waiting_for_release, 678u) << "written past an older caller's struct";
 }
 
 ANYDEV_CONFORMANCE_SUITE(PoolTest);
