@@ -65,7 +65,14 @@ PluginLoad load_plugin(const std::string& path, std::string_view expected_name,
   auto entry = reinterpret_cast<anydev_backend_entry_fn>(symbol);
   const anydev_backend_table_t* table = nullptr;
   clear_last_error();
-  const anydev_status_t status = entry(ANYDEV_BACKEND_ABI_VERSION, services, &table);
+  std::string thrown;
+  const anydev_status_t status =
+      call_catching([&] { return entry(ANYDEV_BACKEND_ABI_VERSION, services, &table); }, &thrown);
+  if (!thrown.empty()) {
+    result.error = cat(path, ": ", ANYDEV_BACKEND_ENTRY_SYMBOL, " ", thrown);
+    dlclose(library);
+    return result;
+  }
   if (status != ANYDEV_SUCCESS) {
     const std::string& message = last_error_message();
     result.error =
