@@ -13,6 +13,18 @@
 // initialize, device_count, device_props) goes through call_catching, and
 // the exception becomes the backend's reason; a plugin whose entry point or
 // initialize threw is closed again.
+//
+// Trust. A plugin runs with the process's privileges, so whoever may write
+// its file or its folder chooses code the process runs: writable_plugin_reason
+// says why a plugin must not be loaded for that reason (the registry refuses
+// it unless ANYDEV_PLUGIN_ALLOW_WRITABLE=1).
+//
+// Table size. Entries are appended to anydev_backend_table_t within one ABI
+// version; a plugin built against an older header hands over a shorter table
+// (its struct_size). Any size from the first ABI 2 table
+// (kOldestBackendTableBytes) up is accepted; a shorter table is copied into a
+// full-size one whose later fields are zero (optional entries NULL, flags 0),
+// so the core and its layers only ever see full-size tables.
 #ifndef ANYDEV_SRC_PLUGIN_LOADER_H_
 #define ANYDEV_SRC_PLUGIN_LOADER_H_
 
@@ -46,6 +58,12 @@ std::string validate_backend_table(const anydev_backend_table_t* table,
 
 PluginLoad load_plugin(const std::string& path, std::string_view expected_name,
                        const anydev_core_services_t* services);
+
+// Empty when only its owner may write the plugin file at `path` and the
+// folder that holds it (as named, and where symbolic links lead); otherwise
+// why it must not be loaded, naming the file or folder and its mode. A path
+// that cannot be examined gives "" (opening it will say why).
+std::string writable_plugin_reason(const std::string& path);
 
 // Runs `call`, a call into a backend while it is loaded or probed. An
 // exception escaping it is caught (after which nothing of it is used, so

@@ -36,7 +36,8 @@ void services_log(anydev_log_level_t level, const char* backend, const char* mes
   log(level, cat(backend ? backend : "?", ": ", message ? message : ""));
 }
 
-const char* services_getenv(const char* name) { return std::getenv(name); }
+// secure_getenv, like the core's own variables (environment.h).
+const char* services_getenv(const char* name) { return env_c_str(name); }
 
 bool is_file(const std::string& path) {
   struct stat info {};
@@ -196,6 +197,13 @@ void Registry::probe_locked(Backend& backend) {
     return;
   } else {
     backend.library = backend.plugin_path;
+    if (!plugin_allow_writable()) {
+      if (std::string why = writable_plugin_reason(backend.plugin_path); !why.empty()) {
+        backend.reason = why;
+        log(ANYDEV_LOG_WARN, cat("backend ", backend.name, " unavailable: ", why));
+        return;
+      }
+    }
     log(ANYDEV_LOG_INFO, cat("opening plugin ", backend.plugin_path));
     PluginLoad load = load_plugin(backend.plugin_path, backend.name, core_services());
     if (load.table == nullptr) {
