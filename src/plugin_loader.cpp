@@ -46,8 +46,8 @@ std::string writable_reason(const char* what, const std::string& path) {
 
 std::string writable_plugin_reason(const std::string& path) {
   const std::filesystem::path named(path);
-  std::string folder = named.parent_path().string();
-  if (folder.empty()) folder = ".";
+  const std::string folder =
+      named.has_parent_path() ? named.parent_path().string() : std::string(".");
   std::string why = writable_reason("plugin", path);
   if (why.empty()) why = writable_reason("plugin folder", folder);
   // Through a symbolic link, the file that is really opened and its folder.
