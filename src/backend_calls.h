@@ -5,17 +5,18 @@
 // An optional entry must be checked for NULL first (t->native_handle !=
 // nullptr), as before.
 //
-// What a backend returns is checked before the core sees it, out of line and
-// only when the entry did not succeed (the success path adds one load, of
-// error_stamp(), before the call): ANYDEV_BK_DECLINED from a required entry,
-// or a status anydev does not define, becomes ANYDEV_ERROR_INTERNAL with a
-// message naming the backend, the entry and the value (it must never reach
-// the application); a failure for which the backend set no message gets one
-// naming the backend, the entry and the status, so that the last error never
-// shows an earlier failure's text. An optional entry's DECLINED passes
-// unchanged (the core falls back). A layer's table (src/layers/) is checked
-// the same way by its caller, and a layer calling its inner table through
-// bk() checks that call too: a message set there counts as set.
+// What a backend returns is checked before the core sees it, out of line
+// and only when the entry did not succeed (backend_entry_failed, status.h;
+// the success path adds one load, of error_stamp(), before the call):
+// ANYDEV_BK_DECLINED from a required entry, or a status anydev does not
+// define, becomes ANYDEV_ERROR_INTERNAL with a message naming the backend,
+// the entry and the value (it must never reach the application); a failure
+// for which the backend set no message gets one naming the backend, the
+// entry and the status, so that the last error never shows an earlier
+// failure's text. An optional entry's DECLINED passes unchanged (the core
+// falls back). A layer's table (src/layers/) is checked the same way by its
+// caller, and a layer calling its inner table through bk() checks that call
+// too: a message set there counts as set.
 //
 // BackendCalls holds only the table pointer (borrowed; tables live for the
 // process) and is as thread-safe as the entries it calls.
@@ -29,13 +30,6 @@
 #include "status.h"
 
 namespace anydev::core {
-
-// The status that entry `entry` of `table` returned (`status`, not
-// ANYDEV_SUCCESS), checked as described above; `stamp` is error_stamp() read
-// before the call. Returns the status the core goes on with.
-[[gnu::cold, gnu::noinline]] anydev_status_t backend_entry_failed(
-    const anydev_backend_table_t* table, const char* entry, bool required, anydev_status_t status,
-    std::uint64_t stamp);
 
 #define ANYDEV_BACKEND_CALL_IS_REQUIRED_REQUIRED true
 #define ANYDEV_BACKEND_CALL_IS_REQUIRED_OPTIONAL false

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "status.h"
 
-#include "backend_calls.h"
 #include "format.h"
 
 namespace anydev::core {

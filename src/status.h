@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "anydev/anydev.h"
+#include "anydev/backend.h"
 #include "kit_cat.h"
 
 namespace anydev::core {
@@ -40,6 +41,14 @@ inline std::uint64_t error_stamp() noexcept {
 // Whether this thread recorded an error (set_error) after error_stamp()
 // returned `stamp` on this thread.
 bool error_recorded_since(std::uint64_t stamp) noexcept;
+
+// The status that entry `entry` of `table` returned (`status`, not
+// ANYDEV_SUCCESS), checked as backend_calls.h describes; `stamp` is
+// error_stamp() read before the call. Returns the status the core goes on
+// with.
+[[gnu::cold, gnu::noinline]] anydev_status_t backend_entry_failed(
+    const anydev_backend_table_t* table, const char* entry, bool required, anydev_status_t status,
+    std::uint64_t stamp);
 
 // The last error recorded on this thread.
 anydev_status_t last_error_status() noexcept;
