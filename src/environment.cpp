@@ -27,10 +27,23 @@ constexpr std::array<std::pair<std::string_view, int>, 9> kLogLevels = {{
 
 }  // namespace
 
+const char* env_c_str(const char* name) noexcept { return secure_getenv(name); }
+
 std::optional<std::string> env(const char* name) {
-  const char* value = std::getenv(name);
+  const char* value = env_c_str(name);
   if (value == nullptr) return std::nullopt;
   return std::string(value);
+}
+
+std::optional<bool> parse_plugin_allow_writable(std::string_view text) {
+  if (text == "0") return false;
+  if (text == "1") return true;
+  return std::nullopt;
+}
+
+bool plugin_allow_writable() {
+  const std::optional<std::string> value = env(kEnvPluginAllowWritable);
+  return value && parse_plugin_allow_writable(*value).value_or(false);
 }
 
 std::optional<int> parse_log_level(std::string_view text) {
@@ -64,6 +77,11 @@ std::string check_plugin_path(std::string_view text) {
              " is set but empty: expected folders separated by ':' (unset it for none)");
 }
 
+std::string check_plugin_allow_writable(std::string_view text) {
+  if (parse_plugin_allow_writable(text)) return std::string();
+  return cat(kEnvPluginAllowWritable, "=", quoted(text), " is not 0 or 1");
+}
+
 std::string core_environment_errors() {
   std::string errors;
   const auto add = [&](const char* name, std::string (*check)(std::string_view)) {
@@ -78,6 +96,7 @@ std::string core_environment_errors() {
   add(kEnvPool, check_pool);
   add(kEnvPoolReleaseThreshold, check_pool_release_threshold);
   add(kEnvPluginPath, check_plugin_path);
+  add(kEnvPluginAllowWritable, check_plugin_allow_writable);
   return errors;
 }
 

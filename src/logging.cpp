@@ -40,7 +40,7 @@ int threshold() noexcept {
   const int current = g_threshold.load(std::memory_order_relaxed);
   if (current != kThresholdUnread) return current;
   int initial = ANYDEV_LOG_SEVERITY_WARN;
-  if (const char* value = std::getenv(kEnvLogLevel)) {
+  if (const char* value = secure_getenv(kEnvLogLevel)) {  // unset in secure mode
     if (const std::optional<int> parsed = parse_log_level(value)) initial = *parsed;
   }
   int expected = kThresholdUnread;

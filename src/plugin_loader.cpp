@@ -2,8 +2,13 @@
 #include "plugin_loader.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <memory>
 
 #include "kit_library.h"
 #include "kit_table.h"
@@ -15,7 +20,51 @@ namespace {
 
 std::string dl_error_text() { return kit::dl_error_text("(no dlerror text)"); }
 
+// Who besides the owner may write a file of `mode`, or nullptr when nobody.
+const char* writers(mode_t mode) {
+  const bool group = (mode & S_IWGRP) != 0;
+  const bool others = (mode & S_IWOTH) != 0;
+  if (group && others) return "its group and others";
+  if (group) return "its group";
+  if (others) return "others";
+  return nullptr;
+}
+
+// "<what> <path> is writable by ... (mode 0777)", or "" when it is not (or
+// cannot be examined).
+std::string writable_reason(const char* what, const std::string& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return {};
+  const char* who = writers(info.st_mode);
+  if (who == nullptr) return {};
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(info.st_mode & 07777));
+  return cat(what, " ", path, " is writable by ", who, " (mode ", mode, ")");
+}
+
 }  // namespace
+
+std::string writable_plugin_reason(const std::string& path) {
+  const std::filesystem::path named(path);
+  const std::string folder =
+      named.has_parent_path() ? named.parent_path().string() : std::string(".");
+  std::string why = writable_reason("plugin", path);
+  if (why.empty()) why = writable_reason("plugin folder", folder);
+  // Through a symbolic link, the file that is really opened and its folder.
+  const std::unique_ptr<char, decltype(&std::free)> real(realpath(path.c_str(), nullptr),
+                                                         &std::free);
+  if (why.empty() && real != nullptr && path != real.get()) {
+    const std::string real_path = real.get();
+    why = writable_reason("plugin", real_path);
+    if (why.empty()) {
+      why =
+          writable_reason("plugin folder", std::filesystem::path(real_path).parent_path().string());
+    }
+  }
+  if (why.empty()) return why;
+  return cat(why, ": whoever may write there chooses the code this process runs, so ", path,
+             " is not loaded (ANYDEV_PLUGIN_ALLOW_WRITABLE=1 loads it anyway)");
+}
 
 std::string plugin_file_name(std::string_view backend_name) {
   return cat("libanydev-backend-", backend_name, ".so");
@@ -65,7 +114,14 @@ PluginLoad load_plugin(const std::string& path, std::string_view expected_name,
   auto entry = reinterpret_cast<anydev_backend_entry_fn>(symbol);
   const anydev_backend_table_t* table = nullptr;
   clear_last_error();
-  const anydev_status_t status = entry(ANYDEV_BACKEND_ABI_VERSION, services, &table);
+  std::string thrown;
+  const anydev_status_t status =
+      call_catching([&] { return entry(ANYDEV_BACKEND_ABI_VERSION, services, &table); }, &thrown);
+  if (!thrown.empty()) {
+    result.error = cat(path, ": ", ANYDEV_BACKEND_ENTRY_SYMBOL, " ", thrown);
+    dlclose(library);
+    return result;
+  }
   if (status != ANYDEV_SUCCESS) {
     const std::string& message = last_error_message();
     result.error =

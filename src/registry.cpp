@@ -36,7 +36,8 @@ void services_log(anydev_log_level_t level, const char* backend, const char* mes
   log(level, cat(backend ? backend : "?", ": ", message ? message : ""));
 }
 
-const char* services_getenv(const char* name) { return std::getenv(name); }
+// secure_getenv, like the core's own variables (environment.h).
+const char* services_getenv(const char* name) { return env_c_str(name); }
 
 bool is_file(const std::string& path) {
   struct stat info {};
@@ -170,11 +171,19 @@ void Registry::probe_locked(Backend& backend) {
   if (backend.probed) return;
   backend.probed = true;
   const anydev_backend_table_t* table = nullptr;
+  void* library = nullptr;  // the plugin's dlopen handle
   if (backend.builtin) {
     clear_last_error();
-    if (find_builtin_backend(backend.name)
-            ->entry(ANYDEV_BACKEND_ABI_VERSION, core_services(), &table) != ANYDEV_SUCCESS) {
-      backend.reason = cat("built-in backend failed to start: ", last_error_message());
+    std::string thrown;
+    const anydev_status_t started = call_catching(
+        [&] {
+          return find_builtin_backend(backend.name)
+              ->entry(ANYDEV_BACKEND_ABI_VERSION, core_services(), &table);
+        },
+        &thrown);
+    if (started != ANYDEV_SUCCESS) {
+      backend.reason = cat("built-in backend failed to start: ",
+                           thrown.empty() ? last_error_message() : "its entry point " + thrown);
       return;
     }
     if (std::string why = validate_backend_table(table, backend.name); !why.empty()) {
@@ -188,6 +197,13 @@ void Registry::probe_locked(Backend& backend) {
     return;
   } else {
     backend.library = backend.plugin_path;
+    if (!plugin_allow_writable()) {
+      if (std::string why = writable_plugin_reason(backend.plugin_path); !why.empty()) {
+        backend.reason = why;
+        log(ANYDEV_LOG_WARN, cat("backend ", backend.name, " unavailable: ", why));
+        return;
+      }
+    }
     log(ANYDEV_LOG_INFO, cat("opening plugin ", backend.plugin_path));
     PluginLoad load = load_plugin(backend.plugin_path, backend.name, core_services());
     if (load.table == nullptr) {
@@ -196,6 +212,7 @@ void Registry::probe_locked(Backend& backend) {
       return;
     }
     table = load.table;
+    library = load.library;
   }
   // A malformed ANYDEV_FAULT/SYNC/TRACE/VALIDATE, or an injected plugin fault.
   if (std::string why = layers::probe_failure(backend.name); !why.empty()) {
@@ -205,7 +222,17 @@ void Registry::probe_locked(Backend& backend) {
   }
   clear_last_error();
   const char* vendor_library = nullptr;
-  const anydev_status_t init = bk(table).initialize(core_services(), &vendor_library);
+  std::string thrown;
+  const anydev_status_t init = call_catching(
+      [&] { return bk(table).initialize(core_services(), &vendor_library); }, &thrown);
+  if (!thrown.empty()) {
+    // Nothing of the plugin is kept (its table, its strings): it can go.
+    backend.reason = cat(backend.plugin_path.empty() ? backend.name : backend.plugin_path,
+                         ": initialize ", thrown);
+    log(ANYDEV_LOG_WARN, cat("backend ", backend.name, " unavailable: ", backend.reason));
+    if (library != nullptr) dlclose(library);
+    return;
+  }
   if (vendor_library != nullptr && *vendor_library != '\0') {
     backend.library = backend.library.empty() ? std::string(vendor_library)
                                               : backend.library + " -> " + vendor_library;
@@ -227,22 +254,35 @@ void Registry::probe_locked(Backend& backend) {
             "in the parent, or initialize it only after fork(); the table of backend ",
             backend.name, " lacks ANYDEV_BK_FLAG_SURVIVES_FORK)");
   }
+  // From here the backend is initialized (it may run threads in its code):
+  // whatever fails, the plugin stays loaded.
   int count = 0;
   clear_last_error();
-  if (bk(table).device_count(&count) != ANYDEV_SUCCESS) {
-    backend.reason = cat("device_count failed: ", last_error_message());
+  if (call_catching([&] { return bk(table).device_count(&count); }, &thrown) != ANYDEV_SUCCESS) {
+    backend.reason = thrown.empty() ? cat("device_count failed: ", last_error_message())
+                                    : cat("device_count ", thrown);
     return;
   }
   if (count <= 0) {
     backend.reason = "no device found";
     return;
   }
+  if (count > kMaxDevicesPerBackend) {
+    // Each device is probed under the registry's lock: a bogus count would
+    // hold every thread's anydev call for as long as it takes.
+    backend.reason = cat("device_count reported ", count, " devices; anydev accepts at most ",
+                         kMaxDevicesPerBackend, " per backend (kMaxDevicesPerBackend)");
+    log(ANYDEV_LOG_WARN, cat("backend ", backend.name, " unavailable: ", backend.reason));
+    return;
+  }
   for (int i = 0; i < count; ++i) {
     anydev_bk_device_props_t props{};
     props.struct_size = sizeof(props);
     clear_last_error();
-    if (bk(table).device_props(i, &props) != ANYDEV_SUCCESS) {
-      backend.reason = cat("device_props(", i, ") failed: ", last_error_message());
+    if (call_catching([&] { return bk(table).device_props(i, &props); }, &thrown) !=
+        ANYDEV_SUCCESS) {
+      backend.reason = thrown.empty() ? cat("device_props(", i, ") failed: ", last_error_message())
+                                      : cat("device_props(", i, ") ", thrown);
       backend.devices.clear();
       return;
     }

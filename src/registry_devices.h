@@ -12,6 +12,14 @@
 
 namespace anydev::core {
 
+// The most devices one backend may report. Probing makes one device_props
+// call per device under the registry's lock, so a larger count (a broken
+// plugin claiming INT_MAX) makes the backend unavailable, naming the count,
+// instead of holding every thread's anydev calls. Far above any machine's
+// accelerators (a large node has 8 to 16; an OpenCL platform with many
+// sub-devices, some hundreds).
+inline constexpr int kMaxDevicesPerBackend = 4096;
+
 // One device, as its backend described it at probe time.
 struct DeviceRecord {
   std::string name;

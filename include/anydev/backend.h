@@ -39,7 +39,33 @@
  * Errors. An entry returns ANYDEV_SUCCESS or a status; on failure it first
  * calls `core->set_error(status, message)` with a message naming the vendor
  * call, its error name and text. Asynchronous failures are kept by the stream
- * and returned (once) by the next `stream_synchronize`.
+ * and returned (once) by the next `stream_synchronize`. The status is one
+ * anydev.h defines, or ANYDEV_BK_DECLINED from an optional entry: the core
+ * turns ANYDEV_BK_DECLINED from a required entry, and any other value, into
+ * ANYDEV_ERROR_INTERNAL with a message naming the backend, the entry and the
+ * value; a failure that set no message gets one naming the backend, the entry
+ * and the status (never an earlier failure's text).
+ *
+ * Exceptions. Neither the entry point nor any entry may throw: a backend
+ * written in C++ catches inside each entry and returns a status. When one
+ * throws anyway:
+ *   - the entry point, initialize, device_count, device_props (loading and
+ *     probing, under the registry lock): the core catches it; the backend is
+ *     unavailable, its reason "<entry> threw: <what()>" (or "<entry> threw an
+ *     exception that is not a std::exception"). A plugin whose entry point or
+ *     initialize threw is dlclosed; after device_count or device_props it
+ *     stays loaded (it is initialized and may run threads in its code).
+ *   - any other entry called while a C API function runs: the exception
+ *     unwinds through the core. Functions that create objects or enqueue
+ *     work (contexts, streams, events, buffers, copy, fill, ...) catch it and
+ *     return ANYDEV_ERROR_INTERNAL with its what() text, possibly with the
+ *     operation half done; the others (synchronize, event record, query and
+ *     synchronize, stream wait, peer access, native handles) let it leave the
+ *     C function into the application.
+ *   - an entry called on a release path, which is noexcept (memory_free,
+ *     memory_free_async, stream_destroy, event_destroy, and the event and
+ *     synchronize calls made while memory is released, including every call
+ *     from the core's reclaimer thread): std::terminate ends the process.
  *
  * This header includes only anydev.h: a backend never includes core internals.
  */

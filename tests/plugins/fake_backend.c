@@ -18,6 +18,17 @@
  *                            anydev_test_plugin_free_counts tells how many
  *                            calls it declined and how many device
  *                            allocations memory_free freed
+ *   TEST_PLUGIN_DEVICE_COUNT  how many devices device_count reports (default
+ *                            1); device_props describes any index below it
+ *   TEST_PLUGIN_SCRIPTED_FILL  fill returns what the exported
+ *                            anydev_test_plugin_script_fill set last: a
+ *                            status (0: fill normally), with or without a
+ *                            message through core->set_error
+ *   TEST_PLUGIN_HOOKS        the entry point and initialize first call
+ *                            test_plugin_entry_hook / _initialize_hook,
+ *                            defined by another source of the plugin (C++
+ *                            ones throw through this file, which is then
+ *                            built with -fexceptions)
  *
  * Its device declares its own DLPack device type, kDLExtDev, for device
  * memory (host memory is kDLCPU): the core exports and imports its buffers
@@ -55,6 +66,9 @@
 #ifndef TEST_PLUGIN_MAX_FILL_PATTERN
 #define TEST_PLUGIN_MAX_FILL_PATTERN 16
 #endif
+#ifndef TEST_PLUGIN_DEVICE_COUNT
+#define TEST_PLUGIN_DEVICE_COUNT 1
+#endif
 #ifndef TEST_PLUGIN_DEVICE_NAME
 #define TEST_PLUGIN_DEVICE_NAME TEST_PLUGIN_NAME ": fake device 0 (host memory)"
 #endif
@@ -90,17 +104,26 @@ static anydev_status_t wrong_instance(void* instance, const char* op) {
   return fail(&g_backend, ANYDEV_ERROR_INTERNAL, message);
 }
 
+#ifdef TEST_PLUGIN_HOOKS
+void test_plugin_entry_hook(void);
+void test_plugin_initialize_hook(void);
+#define TEST_PLUGIN_HOOK(name) test_plugin_##name##_hook()
+#else
+#define TEST_PLUGIN_HOOK(name) (void)0
+#endif
+
 static anydev_status_t check_device(struct fake_backend* self, int device, const char* op) {
-  if (device == 0) return ANYDEV_SUCCESS;
+  if (device >= 0 && device < TEST_PLUGIN_DEVICE_COUNT) return ANYDEV_SUCCESS;
   char message[256];
-  snprintf(message, sizeof message, "%s: %s: device %d does not exist (1 device)", TEST_PLUGIN_NAME,
-           op, device);
+  snprintf(message, sizeof message, "%s: %s: device %d does not exist (%d devices)",
+           TEST_PLUGIN_NAME, op, device, TEST_PLUGIN_DEVICE_COUNT);
   return fail(self, ANYDEV_ERROR_OUT_OF_RANGE, message);
 }
 
 static anydev_status_t initialize(void* instance, const anydev_core_services_t* core,
                                   const char** library) {
   FAKE_SELF(instance, "initialize");
+  TEST_PLUGIN_HOOK(initialize);
   self->core = core;
   if (library != NULL) *library = "";
   return ANYDEV_SUCCESS;
@@ -108,7 +131,7 @@ static anydev_status_t initialize(void* instance, const anydev_core_services_t* 
 
 static anydev_status_t device_count(void* instance, int* count) {
   FAKE_SELF(instance, "device_count");
-  *count = 1;
+  *count = TEST_PLUGIN_DEVICE_COUNT;
   return ANYDEV_SUCCESS;
 }
 
@@ -312,10 +335,33 @@ static anydev_status_t copy(void* instance, anydev_bk_stream_t stream, anydev_bk
   return ANYDEV_SUCCESS;
 }
 
+#ifdef TEST_PLUGIN_SCRIPTED_FILL
+/* What the next fills return; set by the test, read by fill (one thread at a
+ * time in the test, so plain variables). */
+static anydev_status_t g_fill_status = ANYDEV_SUCCESS;
+static char g_fill_message[256];
+
+/* For the test, found with dlsym on the loaded plugin: every later fill
+ * returns `status` (any value, undefined ones included; ANYDEV_SUCCESS: fill
+ * normally), after core->set_error(status, message) when `message` is not
+ * NULL. */
+ANYDEV_BACKEND_EXPORT void anydev_test_plugin_script_fill(int status, const char* message) {
+  g_fill_status = (anydev_status_t)status;
+  g_fill_message[0] = '\0';
+  if (message != NULL) snprintf(g_fill_message, sizeof g_fill_message, "%s", message);
+}
+#endif
+
 static anydev_status_t fill(void* instance, anydev_bk_stream_t stream, anydev_bk_memory_ref_t dst,
                             const void* pattern, size_t pattern_size, size_t bytes) {
   FAKE_SELF(instance, "fill");
   (void)stream;
+#ifdef TEST_PLUGIN_SCRIPTED_FILL
+  if (g_fill_status != ANYDEV_SUCCESS) {
+    if (g_fill_message[0] != '\0') return fail(self, g_fill_status, g_fill_message);
+    return g_fill_status;
+  }
+#endif
   unsigned char* out = at(dst);
   for (size_t i = 0; i < bytes; i += pattern_size) memcpy(out + i, pattern, pattern_size);
   return ANYDEV_SUCCESS;
@@ -379,6 +425,7 @@ ANYDEV_BACKEND_EXPORT anydev_status_t anydev_backend_entry(uint32_t core_abi_ver
                                                            const anydev_core_services_t* core,
                                                            const anydev_backend_table_t** out) {
   (void)core;
+  TEST_PLUGIN_HOOK(entry);
   /* The version check is the core's job (and what testversion exercises):
    * hand over the table as built. */
   (void)core_abi_version;

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "../process/fork_child.h"
 #include "anydev/anydev.hpp"
@@ -113,6 +114,47 @@ TEST(PluginListing, TableShorterThanTheFirstAbi2TableIsRefused) {
 TEST(PluginListing, InvalidMaxFillPatternIsRefused) {
   REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
   ExpectUnavailable("testbigfill", {"device_props(0)", "max_fill_pattern 32"});
+}
+
+// A plugin claiming INT_MAX devices is refused at once, naming the count and
+// the bound (it used to make 2^31 device_props calls under the registry lock).
+TEST(PluginListing, DeviceCountAboveTheBoundIsRefused) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  ExpectUnavailable("testmanydevices",
+                    {"device_count reported 2147483647 devices", "at most 4096"});
+}
+
+// True while the plugin file at `path` is loaded in this process.
+bool IsLoaded(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (handle == nullptr) return false;
+  dlclose(handle);
+  return true;
+}
+
+// A C++ plugin that throws from its entry point or from initialize: the
+// backend is unavailable with the exception's text, and the plugin is closed.
+TEST(PluginListing, EntryPointThatThrowsIsCaughtNamedAndClosed) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  ExpectUnavailable("testthrowentry",
+                    {PluginPath(kDir, "testthrowentry"),
+                     "anydev_backend_entry threw: testthrowentry exploded in its entry point"});
+  EXPECT_FALSE(IsLoaded(PluginPath(kDir, "testthrowentry"))) << "the plugin was not dlclosed";
+}
+
+TEST(PluginListing, InitializeThatThrowsIsCaughtNamedAndClosed) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  ExpectUnavailable("testthrowinit", {PluginPath(kDir, "testthrowinit"),
+                                      "initialize threw: testthrowinit exploded in initialize"});
+  EXPECT_FALSE(IsLoaded(PluginPath(kDir, "testthrowinit"))) << "the plugin was not dlclosed";
+}
+
+TEST(PluginListing, InitializeThatThrowsANonStdExceptionIsCaughtNamedAndClosed) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  ExpectUnavailable("testthrownonstd",
+                    {PluginPath(kDir, "testthrownonstd"),
+                     "initialize threw an exception that is not a std::exception"});
+  EXPECT_FALSE(IsLoaded(PluginPath(kDir, "testthrownonstd"))) << "the plugin was not dlclosed";
 }
 
 TEST(PluginListing, MissingEntrySymbolIsNamed) {
@@ -275,6 +317,81 @@ TEST(PluginDecline, DeclinedFreeAsyncFallsBackToTheCoresRelease) {
   dlclose(plugin);
   EXPECT_EQ(declined, kBuffers);
   EXPECT_EQ(freed, kBuffers) << "declined device memory was not freed through memory_free";
+}
+
+// teststatus's fill returns what the test scripts (fake_backend.c,
+// TEST_PLUGIN_SCRIPTED_FILL). Runs with no layer, ANYDEV_SYNC=1 and
+// ANYDEV_VALIDATE=1 (CMakeLists.txt).
+class PluginStatuses : public ::testing::Test {
+ protected:
+  using Script = void (*)(int, const char*);
+
+  void SetUp() override {
+    REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+    ctx_.emplace(0, "teststatus");
+    buffer_.emplace(ctx_->enqueue_create_buffer<std::uint32_t>(16));
+    plugin_ = dlopen(PluginPath(kDir, "teststatus").c_str(), RTLD_NOW | RTLD_NOLOAD);
+    ASSERT_NE(plugin_, nullptr) << "teststatus is not loaded: " << dlerror();
+    script_ = reinterpret_cast<Script>(dlsym(plugin_, "anydev_test_plugin_script_fill"));
+    ASSERT_NE(script_, nullptr) << dlerror();
+  }
+
+  void TearDown() override {
+    if (script_ != nullptr) script_(ANYDEV_SUCCESS, nullptr);
+    buffer_.reset();
+    if (ctx_) ctx_->synchronize();
+    ctx_.reset();
+    if (plugin_ != nullptr) dlclose(plugin_);
+  }
+
+  // A fill of the buffer, scripted to return `status` (after setting
+  // `message` when it is not null): its status and the last error message.
+  std::pair<anydev_status_t, std::string> Fill(int status, const char* message) {
+    script_(status, message);
+    const std::uint32_t pattern = 7;
+    const anydev_status_t s =
+        anydev_enqueue_fill(nullptr, buffer_->handle(), &pattern, sizeof pattern);
+    script_(ANYDEV_SUCCESS, nullptr);
+    return {s, anydev_last_error_message()};
+  }
+
+  std::optional<DeviceContext> ctx_;
+  std::optional<anydev::DeviceBuffer<std::uint32_t>> buffer_;
+  void* plugin_ = nullptr;
+  Script script_ = nullptr;
+};
+
+// ANYDEV_BK_DECLINED is for optional entries only; from fill (required) it
+// must not reach the application as "unknown (1262747649)".
+TEST_F(PluginStatuses, RequiredEntryReturningDeclinedIsInternal) {
+  const auto [status, message] = Fill(static_cast<int>(ANYDEV_BK_DECLINED), nullptr);
+  EXPECT_EQ(status, ANYDEV_ERROR_INTERNAL) << message;
+  EXPECT_TRUE(Contains(message, "backend teststatus"));
+  EXPECT_TRUE(Contains(message, "required entry fill returned ANYDEV_BK_DECLINED (1262747649)"));
+}
+
+TEST_F(PluginStatuses, UndefinedStatusIsInternal) {
+  const auto [status, message] = Fill(4242, "teststatus: this text comes with status 4242");
+  EXPECT_EQ(status, ANYDEV_ERROR_INTERNAL) << message;
+  EXPECT_TRUE(Contains(message, "backend teststatus"));
+  EXPECT_TRUE(Contains(message, "entry fill returned the undefined status 4242"));
+  EXPECT_TRUE(Contains(message, "this text comes with status 4242"));
+}
+
+// A failure that sets no message gets one naming the backend and the entry,
+// never the text of an earlier failure.
+TEST_F(PluginStatuses, FailureWithoutAMessageDoesNotCarryAnEarlierOnesText) {
+  const auto [first, first_message] = Fill(ANYDEV_ERROR_DEVICE, "teststatus: the first failure");
+  EXPECT_EQ(first, ANYDEV_ERROR_DEVICE);
+  EXPECT_TRUE(Contains(first_message, "the first failure"));
+  const auto [second, second_message] = Fill(ANYDEV_ERROR_DEVICE, nullptr);
+  EXPECT_EQ(second, ANYDEV_ERROR_DEVICE) << second_message;
+  EXPECT_FALSE(Contains(second_message, "the first failure")) << second_message;
+  EXPECT_TRUE(Contains(second_message, "backend teststatus: fill failed (device_error)"));
+  EXPECT_TRUE(Contains(second_message, "set no message"));
+  // And the fill works again.
+  const auto [third, third_message] = Fill(ANYDEV_SUCCESS, nullptr);
+  EXPECT_EQ(third, ANYDEV_SUCCESS) << third_message;
 }
 
 TEST(EnvTestversion, DefaultConstructorIsBackendUnavailableWithTheReason) {
