@@ -126,7 +126,8 @@ void write_devices(std::ostream& out, const SystemReport& report) {
           << (!h.probe_locked ? "no probe host buffer could be made"
               : *h.probe_locked
                   ? "host buffers are page-locked"
-                  : "host buffers are NOT page-locked: see anydev's warning on stderr")
+                  : "host buffers are NOT page-locked: anydev logs why, once (a warning, or "
+                    "info where it does not matter)")
           << ")\n";
     }
   }
