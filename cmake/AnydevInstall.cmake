@@ -57,6 +57,8 @@ install(FILES
 # The way up from lib/pkgconfig (or lib/<multiarch>/pkgconfig) to the prefix.
 file(RELATIVE_PATH ANYDEV_PC_PREFIX_FROM_PCFILEDIR
   /anydev-prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /anydev-prefix)
+# CMake may end it with "/" ("../../"), which would put "//" in every path.
+string(REGEX REPLACE "/+$" "" ANYDEV_PC_PREFIX_FROM_PCFILEDIR "${ANYDEV_PC_PREFIX_FROM_PCFILEDIR}")
 set(ANYDEV_PC_LIBDIR_FROM_PREFIX ${CMAKE_INSTALL_LIBDIR})
 set(ANYDEV_PC_INCLUDEDIR_FROM_PREFIX ${CMAKE_INSTALL_INCLUDEDIR})
 configure_file(${CMAKE_CURRENT_LIST_DIR}/anydev.pc.in ${PROJECT_BINARY_DIR}/anydev.pc @ONLY)

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Writing a file that anydev produces (the ANYDEV_TRACE JSON) without
-// trusting the folder it lands in. The content goes to a fresh temporary
-// file created exclusively (mkstemp: O_CREAT|O_EXCL, so a symlink or file
-// planted at any name is never followed or overwritten) in the same folder,
-// then renamed over `path` (rename replaces a symlink at `path` itself, not
-// its target). Readers never see a half-written file. The file is created
-// readable and writable by its owner only (0600).
+// Writing a file that anydev produces (the ANYDEV_TRACE JSON, anydev-bench
+// --plot) without trusting the folder it lands in. The content goes to a
+// fresh temporary file created exclusively (O_CREAT|O_EXCL|O_NOFOLLOW, so a
+// symlink or file planted at any name is never followed or overwritten) in
+// the same folder, then renamed over `path` (rename replaces a symlink at
+// `path` itself, not its target). Readers never see a half-written file. A
+// new file gets the permissions any new file gets there (0666 less the
+// umask, or the folder's default ACL); a regular file replaced keeps its
+// mode.
 //
 // Stateless and thread-safe (two concurrent writes of one path: the last
 // rename wins, each file is whole).

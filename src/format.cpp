@@ -209,44 +209,67 @@ std::string format_buffer(std::string_view type_name, anydev_dtype_t dtype, cons
 
 namespace {
 
-// The length of the well-formed UTF-8 sequence of a printable character
-// starting at text[i] (2 to 4), or 0 when the bytes there are anything else.
-std::size_t printable_utf8_length(std::string_view text, std::size_t i) {
+constexpr char kHex[] = "0123456789abcdef";
+
+void append_hex_byte(std::string& out, unsigned char byte) {
+  out += "\\x";
+  out += kHex[byte >> 4];
+  out += kHex[byte & 0x0Fu];
+}
+
+// The length (2 to 4) of the well-formed UTF-8 sequence of a non-ASCII
+// character starting at text[i], with its code point in *code; 0 when the
+// bytes there are not one: a lone continuation byte, a truncated sequence,
+// an overlong encoding, a surrogate, a value past U+10FFFF, 0xC0, 0xC1 or
+// 0xF5-0xFF.
+std::size_t utf8_length(std::string_view text, std::size_t i, char32_t* code) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
   const unsigned char lead = byte(0);
   std::size_t length = 0;
-  char32_t code = 0;
+  char32_t value = 0;
   if (lead >= 0xC2 && lead <= 0xDF) {
     length = 2;
-    code = lead & 0x1Fu;
+    value = lead & 0x1Fu;
   } else if (lead >= 0xE0 && lead <= 0xEF) {
     length = 3;
-    code = lead & 0x0Fu;
+    value = lead & 0x0Fu;
   } else if (lead >= 0xF0 && lead <= 0xF4) {
     length = 4;
-    code = lead & 0x07u;
+    value = lead & 0x07u;
   } else {
     return 0;
   }
   if (i + length > text.size()) return 0;
   for (std::size_t k = 1; k < length; ++k) {
     if ((byte(k) & 0xC0u) != 0x80u) return 0;
-    code = (code << 6) | (byte(k) & 0x3Fu);
+    value = (value << 6) | (byte(k) & 0x3Fu);
   }
   const char32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (code < smallest[length] || code > 0x10FFFF) return 0;  // overlong or too large
-  if (code >= 0xD800 && code <= 0xDFFF) return 0;            // surrogate
-  if (code <= 0x9F) return 0;                                // C1 control
-  if (code == 0x2028 || code == 0x2029) return 0;            // line, paragraph separator
-  if (code >= 0x202A && code <= 0x202E) return 0;            // bidirectional embedding
-  if (code >= 0x2066 && code <= 0x2069) return 0;            // bidirectional isolate
+  if (value < smallest[length] || value > 0x10FFFF) return 0;  // overlong or too large
+  if (value >= 0xD800 && value <= 0xDFFF) return 0;            // surrogate
+  *code = value;
+  return length;
+}
+
+// C1 controls (U+0080-U+009F) act like ESC sequences on some terminals.
+bool is_c1_control(char32_t code) { return code <= 0x9F; }
+
+// The length of the well-formed UTF-8 sequence of a printable character
+// starting at text[i] (2 to 4), or 0 when the bytes there are anything else.
+std::size_t printable_utf8_length(std::string_view text, std::size_t i) {
+  char32_t code = 0;
+  const std::size_t length = utf8_length(text, i, &code);
+  if (length == 0) return 0;
+  if (is_c1_control(code)) return 0;
+  if (code == 0x2028 || code == 0x2029) return 0;  // line, paragraph separator
+  if (code >= 0x202A && code <= 0x202E) return 0;  // bidirectional embedding
+  if (code >= 0x2066 && code <= 0x2069) return 0;  // bidirectional isolate
   return length;
 }
 
 }  // namespace
 
 std::string escaped(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
@@ -267,9 +290,7 @@ std::string escaped(std::string_view text) {
       i += length;
       continue;
     } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0x0Fu];
+      append_hex_byte(out, c);
     }
     ++i;
   }
@@ -277,23 +298,29 @@ std::string escaped(std::string_view text) {
 }
 
 std::string controls_escaped(std::string message) {
-  const auto is_control = [](char c) {
+  const auto plain = [](char c) {
     const auto u = static_cast<unsigned char>(c);
-    return (u < 0x20 && u != '\n') || u == 0x7F;
+    return (u >= 0x20 && u < 0x7F) || u == '\n';
   };
-  if (std::none_of(message.begin(), message.end(), is_control)) return message;
-  static constexpr char kHex[] = "0123456789abcdef";
+  if (std::all_of(message.begin(), message.end(), plain)) return message;
   std::string out;
   out.reserve(message.size() + 8);
-  for (const char c : message) {
-    if (!is_control(c)) {
-      out += c;
+  for (std::size_t i = 0; i < message.size();) {
+    const auto u = static_cast<unsigned char>(message[i]);
+    if (plain(message[i])) {
+      out += message[i];
+      ++i;
       continue;
     }
-    const auto u = static_cast<unsigned char>(c);
-    out += "\\x";
-    out += kHex[u >> 4];
-    out += kHex[u & 0x0Fu];
+    char32_t code = 0;
+    if (const std::size_t length = u >= 0x80 ? utf8_length(message, i, &code) : 0;
+        length > 0 && !is_c1_control(code)) {
+      out.append(message, i, length);
+      i += length;
+      continue;
+    }
+    append_hex_byte(out, u);
+    ++i;
   }
   return out;
 }

@@ -35,9 +35,12 @@ std::string escaped(std::string_view text);
 
 // The last line of defence where a whole message is logged or recorded as
 // the last error (logging.cpp, status.cpp), for text that reached it without
-// escaped(): every control character but the newline (C0, DEL; so ESC and
-// \r) becomes "\xHH"; everything else, including backslashes, is kept, so
-// text already escaped is not escaped twice.
+// escaped(): every control character but the newline (C0, DEL, so ESC and
+// \r; C1 in its UTF-8 form) and every byte of malformed UTF-8 (a lone
+// continuation byte, a truncated sequence, an overlong encoding, a
+// surrogate, 0xC0, 0xC1, 0xF5-0xFF) becomes "\xHH" per byte, so a message is
+// always valid UTF-8; everything else, well-formed UTF-8 and backslashes
+// included, is kept, so text already escaped is not escaped twice.
 std::string controls_escaped(std::string message);
 
 // IEEE half and bfloat16 bit patterns to float (exact).

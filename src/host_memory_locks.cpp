@@ -70,7 +70,24 @@ std::string memlock_limit_text() {
   return cat(limit.rlim_cur, " bytes");
 }
 
-void warn_pageable(const Backend* backend, int device, std::size_t bytes) {
+// Whether pageable host memory matters on the device: not when the device
+// is the host's own processor (an OpenCL CPU device such as PoCL), whose
+// copies are host memory copies that nothing stages.
+bool pinning_matters(const Backend* backend, int device) {
+  return device < 0 || static_cast<std::size_t>(device) >= backend->devices.size() ||
+         !backend->devices[static_cast<std::size_t>(device)].host_processor;
+}
+
+void log_pageable(const Backend* backend, int device, std::size_t bytes) {
+  if (!pinning_matters(backend, device)) {
+    log(ANYDEV_LOG_INFO,
+        cat(backend->name, ": host memory is pageable on device ", device, " (host_alloc of ",
+            bytes,
+            " bytes): its driver does not page-lock it, and on this device, the host's own "
+            "processor, it does not matter (copies are host memory copies). "
+            "HostBuffer::is_locked() reports it (logged once per backend)"));
+    return;
+  }
   log(ANYDEV_LOG_WARN,
       cat(backend->name, ": host memory is not page-locked (pinned): host_alloc of ", bytes,
           " bytes on device ", device,
@@ -138,7 +155,7 @@ void note_host_alloc(const Backend* backend, int device, void* handle, std::size
       if (locked != 0) totals.locked_bytes += bytes;
       if (locked == 0) warn = s.warned.insert(backend).second;
     }
-    if (warn) warn_pageable(backend, device, bytes);
+    if (warn) log_pageable(backend, device, bytes);
   } catch (...) {
     // Out of memory for bookkeeping: the block stays out of the totals.
   }

@@ -5,8 +5,9 @@
 // block counts as locked) and every host block it hands back to
 // memory_free, so anydev_context_host_memory_locks can say how much of the
 // process's host memory (live buffers and pool caches) is locked. The first
-// pageable block of a backend logs a warning, once per process per backend,
-// naming RLIMIT_MEMLOCK and how to raise it.
+// pageable block of a backend is logged, once per process per backend: a
+// warning naming RLIMIT_MEMLOCK and how to raise it, or, on a device that is
+// the host's own processor (where it does not matter), an info line.
 //
 // Thread-safe: one mutex over a hash map of live host blocks (keyed by
 // backend, device and handle) and the per-device totals. note_host_free

@@ -8,6 +8,7 @@
 #include <execinfo.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -171,6 +172,12 @@ anydev_status_t check_host_access(const char* op, const anydev_buffer_s* buf, st
   const auto traits = dtype_traits(buf->dtype);
   const std::size_t size = traits ? traits->size : 1;
   if (offset > buf->count || count > buf->count - offset) {
+    // offset + count may pass SIZE_MAX: then the end is not printed wrapped.
+    if (count > SIZE_MAX - offset) {
+      return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, "the ", count, " elements from index ", offset,
+                  " (their end, offset + count, overflows size_t) lie outside the buffer of ",
+                  buf->count, " elements");
+    }
     return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, "elements ", offset, "..", offset + count,
                 " lie outside the buffer of ", buf->count, " elements");
   }

@@ -131,6 +131,29 @@ TEST(Validation, HostAccessDuringACopyIntoTheBufferIsReported) {
 // A fill writes device memory from its stream's device: another device's
 // memory needs peer access first. Run by the ctest entry
 // layers.validate.peer_cuda_emulator (two emulated CUDA devices).
+// A range whose end passes SIZE_MAX is out of range, and the message names
+// it without the wrapped end ("elements 18446744073709551615..1").
+TEST(Validation, HostAccessRangePastSizeMaxIsNamedWithoutWrapping) {
+  REQUIRE_VALIDATION();
+  anydev_context_t ctx = nullptr;
+  ASSERT_EQ(anydev_context_create("cpu", 0, &ctx), ANYDEV_SUCCESS) << LastError();
+  anydev_buffer_t buf = nullptr;
+  ASSERT_EQ(anydev_buffer_create(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_FLOAT32, 4, &buf),
+            ANYDEV_SUCCESS);
+  EXPECT_EQ(anydev_buffer_check_host_access(buf, SIZE_MAX, 2), ANYDEV_ERROR_OUT_OF_RANGE);
+  EXPECT_EQ(LastError(),
+            "anydev_buffer_check_host_access: the 2 elements from index " +
+                std::to_string(SIZE_MAX) +
+                " (their end, offset + count, overflows size_t) lie outside the buffer of 4 "
+                "elements");
+  EXPECT_EQ(anydev_buffer_check_host_access(buf, 3, 2), ANYDEV_ERROR_OUT_OF_RANGE);
+  EXPECT_EQ(LastError(),
+            "anydev_buffer_check_host_access: elements 3..5 lie outside the buffer of 4 elements");
+  EXPECT_EQ(anydev_buffer_check_host_access(buf, 0, 4), ANYDEV_SUCCESS) << LastError();
+  ASSERT_EQ(anydev_buffer_release(buf), ANYDEV_SUCCESS);
+  ASSERT_EQ(anydev_context_release(ctx), ANYDEV_SUCCESS);
+}
+
 TEST(ValidationPeer, FillOfAnotherDevicesMemoryNeedsPeerAccess) {
   REQUIRE_VALIDATION();
   if (DeviceContext::number_of_devices("cuda") < 2) {

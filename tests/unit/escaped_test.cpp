@@ -113,6 +113,44 @@ TEST(ControlsEscaped, EscapesControlsButKeepsNewlinesAndEscapedText) {
   EXPECT_EQ(controls_escaped(std::string("a\0b", 3)), "a\\x00b");
 }
 
+// Bytes that are not UTF-8 (a folder named in Latin-1, a driver's device
+// name) must not reach a message raw: each becomes "\xHH", so every message
+// is valid UTF-8; well-formed characters are kept. escaped() agrees on all
+// of these but the backslash.
+struct Utf8Case {
+  const char* what;
+  std::string text;
+  std::string expected;
+};
+
+const Utf8Case kUtf8Cases[] = {
+    {"ASCII", "plain /tmp/cafe", "plain /tmp/cafe"},
+    {"2-byte (U+00E9)", "caf\xc3\xa9", "caf\xc3\xa9"},
+    {"3-byte (U+65E5)", "\xe6\x97\xa5", "\xe6\x97\xa5"},
+    {"4-byte (U+1F680)", "\xf0\x9f\x9a\x80", "\xf0\x9f\x9a\x80"},
+    {"Latin-1 byte", "/tmp/caf\xe9", "/tmp/caf\\xe9"},
+    {"lone continuation byte", "a\x80z", "a\\x80z"},
+    {"truncated 3-byte sequence", "\xe6\x97x", "\\xe6\\x97x"},
+    {"truncated at the end", "ok\xf0\x9f\x9a", "ok\\xf0\\x9f\\x9a"},
+    {"overlong '/'", "\xc0\xaf", "\\xc0\\xaf"},
+    {"overlong 3-byte NUL", "\xe0\x80\x80", "\\xe0\\x80\\x80"},
+    {"surrogate U+D800", "\xed\xa0\x80", "\\xed\\xa0\\x80"},
+    {"past U+10FFFF", "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80"},
+    {"byte 0xff", "\xff", "\\xff"},
+    {"C1 control (CSI) as UTF-8",
+     "\xc2\x9b"
+     "31m",
+     "\\xc2\\x9b31m"},
+    {"valid after invalid", "\xff\xc3\xa9", "\\xff\xc3\xa9"},
+};
+
+TEST(ControlsEscaped, KeepsWellFormedUtf8AndEscapesEveryOtherByte) {
+  for (const Utf8Case& c : kUtf8Cases) {
+    EXPECT_EQ(controls_escaped(c.text), c.expected) << c.what;
+    EXPECT_EQ(escaped(c.text), c.expected) << c.what;
+  }
+}
+
 TEST(Quoted, EscapesTheValueAndItsQuotes) {
   EXPECT_EQ(quoted("cpu"), "\"cpu\"");
   EXPECT_EQ(quoted("a\"b"), "\"a\\\"b\"");

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 
+#include "file_output.h"
 #include "table.h"
 
 namespace anydev_bench {
@@ -274,32 +275,9 @@ std::string check_writable(const std::string& path) {
 }
 
 std::string write_file_replacing(const std::string& path, const std::string& content) {
-  std::string name = path + ".XXXXXX";
-  const int fd = ::mkostemp(name.data(), O_CLOEXEC);
-  if (fd < 0) return "cannot create a temporary file beside " + path + ": " + std::strerror(errno);
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(name.c_str());
-      return "cannot write " + name + ": " + why;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(name.c_str());
-    return "cannot write " + name + ": " + why;
-  }
-  if (std::rename(name.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(name.c_str());
-    return "cannot rename " + name + " to " + path + ": " + why;
-  }
-  return std::string();
+  return anydev::core::write_file_replacing(path, [&](std::FILE* file) {
+    return std::fwrite(content.data(), 1, content.size(), file) == content.size();
+  });
 }
 
 }  // namespace anydev_bench

@@ -32,9 +32,10 @@ void write_json(std::ostream& out, const RunInfo& info, const std::vector<Result
 void write_svg(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
 
 // Writes `content` to `path` through a temporary file created exclusively
-// beside it (mkstemp: a symlink planted at a predictable name is never
-// followed), renamed over `path` at the end. Returns an empty string on
-// success, else why (and `path` is unchanged).
+// beside it (a symlink planted at a predictable name is never followed),
+// renamed over `path` at the end: the core's writer (src/file_output.h), so
+// a new plot gets the umask's permissions and a replaced one keeps its mode.
+// Returns an empty string on success, else why (and `path` is unchanged).
 std::string write_file_replacing(const std::string& path, const std::string& content);
 
 // Whether write_file_replacing(path, ...) can succeed: creates and removes a

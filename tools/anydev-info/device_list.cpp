@@ -1,27 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "device_list.h"
 
-#include <cstdio>
 #include <string>
 
 #include "text_report.h"
+#include "utf8_text.h"
 
 namespace anydev_info {
 namespace {
 
-// `text` on one line that cannot move the cursor: a control character shows
-// as \xHH.
+// `text` on one line that cannot move the cursor: a control character or a
+// byte that is not UTF-8 shows as \xHH.
 std::string one_line(const std::string& text) {
   std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-      out += escaped;
-    } else {
-      out += c;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (const std::size_t length = utf8_sequence_length(text, i); length > 0) {
+      out.append(text, i, length);
+      i += length;
+      continue;
     }
+    if (byte < 0x20 || byte >= 0x7f) {
+      append_hex_escape(out, byte);
+    } else {
+      out += text[i];
+    }
+    ++i;
   }
   return out;
 }

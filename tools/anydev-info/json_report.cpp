@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "utf8_text.h"
+
 namespace anydev_info {
 namespace {
 
@@ -72,7 +74,22 @@ void write_selection(std::ostream& out, const SelectionReport& s) {
 
 std::string json_quote(std::string_view text) {
   std::string quoted = "\"";
-  for (char c : text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x80) {
+      // JSON text must be UTF-8: a byte that is not shows as the characters
+      // "\xHH" (its backslash escaped for JSON), as in anydev's messages.
+      if (const std::size_t length = utf8_sequence_length(text, i); length > 0) {
+        quoted.append(text.substr(i, length));
+        i += length;
+      } else {
+        quoted += '\\';
+        append_hex_escape(quoted, u);
+        ++i;
+      }
+      continue;
+    }
     switch (c) {
       case '"':
         quoted += "\\\"";
@@ -90,14 +107,15 @@ std::string json_quote(std::string_view text) {
         quoted += "\\r";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
+        if (u < 0x20) {
           char escape[8];
-          std::snprintf(escape, sizeof(escape), "\\u%04x", static_cast<unsigned>(c));
+          std::snprintf(escape, sizeof(escape), "\\u%04x", static_cast<unsigned>(u));
           quoted += escape;
         } else {
           quoted += c;
         }
     }
+    ++i;
   }
   quoted += '"';
   return quoted;

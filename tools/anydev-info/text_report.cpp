@@ -6,27 +6,34 @@
 #include <string>
 
 #include "table.h"
+#include "utf8_text.h"
 
 namespace anydev_info {
 namespace {
 
 // An environment value in double quotes for the terminal: a control
-// character (an escape sequence, a newline) shows as \xHH, a backslash or
-// quote is escaped, so a value never moves the cursor or forges a row.
+// character (an escape sequence, a newline) or a byte that is not UTF-8
+// shows as \xHH, a backslash or quote is escaped, so a value never moves the
+// cursor or forges a row.
 std::string printable_quoted(const std::string& value) {
   std::string out = "\"";
-  for (const char c : value) {
+  for (std::size_t i = 0; i < value.size();) {
+    const char c = value[i];
     const auto u = static_cast<unsigned char>(c);
+    if (const std::size_t length = utf8_sequence_length(value, i); length > 0) {
+      out.append(value, i, length);
+      i += length;
+      continue;
+    }
     if (c == '\\' || c == '"') {
       out += '\\';
       out += c;
-    } else if (u < 0x20 || u == 0x7F) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", u);
-      out += hex;
+    } else if (u < 0x20 || u >= 0x7F) {
+      append_hex_escape(out, u);
     } else {
       out += c;
     }
+    ++i;
   }
   return out + "\"";
 }
@@ -119,7 +126,8 @@ void write_devices(std::ostream& out, const SystemReport& report) {
           << (!h.probe_locked ? "no probe host buffer could be made"
               : *h.probe_locked
                   ? "host buffers are page-locked"
-                  : "host buffers are NOT page-locked: see anydev's warning on stderr")
+                  : "host buffers are NOT page-locked: anydev logs why, once (a warning, or "
+                    "info where it does not matter)")
           << ")\n";
     }
   }
