@@ -87,16 +87,24 @@ py::object create_buffer(const DeviceContext& ctx, anydev_memory_kind_t kind, st
 }  // namespace
 
 void bind_context(py::module_& m) {
+  // Names, reasons and paths may hold bytes that are not UTF-8 (a plugin
+  // folder's name): library_text, not pybind11's strict conversion.
   py::class_<anydev::BackendInfo>(m, "BackendInfo", "One known backend, as anydev-info lists it.")
-      .def_readonly("name", &anydev::BackendInfo::name, "The backend's name.")
+      .def_property_readonly(
+          "name", [](const anydev::BackendInfo& b) { return library_text(b.name); },
+          "The backend's name.")
       .def_readonly("available", &anydev::BackendInfo::available, "True when it can be used.")
-      .def_readonly("reason", &anydev::BackendInfo::reason, "Why it is unavailable, else ''.")
+      .def_property_readonly(
+          "reason", [](const anydev::BackendInfo& b) { return library_text(b.reason); },
+          "Why it is unavailable, else ''.")
       .def_readonly("device_count", &anydev::BackendInfo::device_count, "Its devices.")
-      .def_readonly("library", &anydev::BackendInfo::library,
-                    "The plugin or driver library it uses.")
+      .def_property_readonly(
+          "library", [](const anydev::BackendInfo& b) { return library_text(b.library); },
+          "The plugin or driver library it uses.")
       .def("__repr__", [](const anydev::BackendInfo& b) {
-        return "BackendInfo(name='" + b.name + "', available=" + (b.available ? "True" : "False") +
-               ", device_count=" + std::to_string(b.device_count) + ", reason='" + b.reason + "')";
+        return library_text(
+            "BackendInfo(name='" + b.name + "', available=" + (b.available ? "True" : "False") +
+            ", device_count=" + std::to_string(b.device_count) + ", reason='" + b.reason + "')");
       });
   py::class_<anydev::MemoryInfo>(m, "MemoryInfo", "Free and total bytes of a device.")
       .def_readonly("free", &anydev::MemoryInfo::free, "Free bytes.")
@@ -181,8 +189,12 @@ void bind_context(py::module_& m) {
           py::arg("api"), py::arg("device"), py::arg("native_stream"),
           "A context on device `device` of `api` whose stream is the existing native stream "
           "(an int, e.g. torch.cuda.current_stream().cuda_stream), not owned.")
-      .def("api", &DeviceContext::api, "The backend's name ('cpu', 'cuda', ...).")
-      .def("name", &DeviceContext::name, "The device's name.")
+      .def(
+          "api", [](const DeviceContext& c) { return library_text(c.api()); },
+          "The backend's name ('cpu', 'cuda', ...).")
+      .def(
+          "name", [](const DeviceContext& c) { return library_text(c.name()); },
+          "The device's name.")
       .def("id", &DeviceContext::id, "The device's index in its backend.")
       .def("memory_info", &DeviceContext::memory_info, "Free and total bytes of the device.")
       .def(
@@ -280,7 +292,7 @@ void bind_context(py::module_& m) {
           "The native context ('context': CUcontext, cl_context, ...) or device ('device': "
           "CUdevice, cl_device_id, ...) as an int; borrowed.")
       .def("__repr__", [](const DeviceContext& c) {
-        return "DeviceContext(" + std::to_string(c.id()) + ", api='" + c.api() + "')";
+        return library_text("DeviceContext(" + std::to_string(c.id()) + ", api='" + c.api() + "')");
       });
 }
 

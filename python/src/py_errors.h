@@ -10,6 +10,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <string_view>
+
 #include "anydev/anydev.hpp"
 
 namespace anydev::python {
@@ -17,6 +19,11 @@ namespace anydev::python {
 // Creates the exception classes in `m` and registers the translator of
 // anydev::Error.
 void bind_errors(pybind11::module_& m);
+
+// Text from the library (messages, names, paths) as a Python str: UTF-8,
+// each byte that is not valid UTF-8 written \xHH, as the library writes
+// control characters, so a Latin-1 path never raises UnicodeDecodeError.
+pybind11::str library_text(std::string_view text);
 
 // Throws anydev::Error for a failing C call (like detail::check).
 inline void check(anydev_status_t status) { anydev::detail::check(status); }

@@ -51,7 +51,7 @@ void forward(anydev_log_severity_t severity, const char* message, void*) noexcep
       if (f.emit == nullptr) return;
       py::object emit = *f.emit;  // own reference: a handler may replace it
       try {
-        emit(static_cast<int>(severity), py::str(message));
+        emit(static_cast<int>(severity), library_text(message));
       } catch (py::error_already_set& error) {
         error.discard_as_unraisable("anydev log handler");
       }
@@ -102,7 +102,7 @@ py::object take_log_records() {
   if (taken.empty() && dropped == 0) return py::none();
   py::list records;
   for (auto& [level, message] : taken) {
-    records.append(py::make_tuple(level, py::str(message)));
+    records.append(py::make_tuple(level, library_text(message)));
   }
   return py::make_tuple(records, dropped);
 }
