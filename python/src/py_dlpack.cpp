@@ -244,7 +244,7 @@ void make_ready(const Buffer& b, int device_type, const py::object& stream) {
   }
   anydev_status_t status = ANYDEV_SUCCESS;
   {
-    py::gil_scoped_release unlocked;
+    const WithoutGil unlocked;
     status = anydev_buffer_make_ready(handle, consumer);
   }
   check(status);
@@ -312,11 +312,19 @@ py::object to_capsule(const Buffer& b, const py::object& stream, const py::objec
   if (versioned) {
     // anydev buffers are writable and shared, never copied: flags 0.
     anydev_dlpack_managed_tensor_versioned_t* inner = nullptr;
-    check(anydev_buffer_to_dlpack_versioned(b.get("__dlpack__"), ndim, extents_or_null, 0, &inner));
+    const anydev_buffer_t handle = b.get("__dlpack__");
+    {
+      const WithoutGil unlocked;
+      check(anydev_buffer_to_dlpack_versioned(handle, ndim, extents_or_null, 0, &inner));
+    }
     return make_capsule(inner);
   }
   DLManagedTensor* inner = nullptr;
-  check(anydev_buffer_to_dlpack(b.get("__dlpack__"), ndim, extents_or_null, &inner));
+  const anydev_buffer_t handle = b.get("__dlpack__");
+  {
+    const WithoutGil unlocked;
+    check(anydev_buffer_to_dlpack(handle, ndim, extents_or_null, &inner));
+  }
   return make_capsule(inner);
 }
 
@@ -393,10 +401,14 @@ py::object import_capsule(const py::object& capsule, const anydev::DeviceContext
   guard->inner = managed;
   anydev_buffer_t out = nullptr;
   const anydev_context_t handle = ctx != nullptr ? ctx->handle() : nullptr;
-  if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
-    check(anydev_buffer_from_dlpack(handle, &guard->managed, &out));
-  } else {
-    check(anydev_buffer_from_dlpack_versioned(handle, &guard->managed, &out));
+  {
+    // Without a context this creates the cpu one (the registry's lock).
+    const WithoutGil unlocked;
+    if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
+      check(anydev_buffer_from_dlpack(handle, &guard->managed, &out));
+    } else {
+      check(anydev_buffer_from_dlpack_versioned(handle, &guard->managed, &out));
+    }
   }
   guard.release();  // anydev owns it now
   // anydev owns the tensor now: the capsule must not delete it.
@@ -459,12 +471,17 @@ py::object from_dlpack(const py::object& obj, const py::object& ctx_arg) {
       if (ctx == nullptr && api != nullptr) {
         // The context anydev_buffer_from_dlpack would make, made here so that
         // the producer can order its work before this context's stream.
+        const WithoutGil unlocked;
         made.emplace(device.second, api);
         ctx = &*made;
       }
       if (!is_host_side(device.first) && ctx != nullptr) {
         // The producer makes anydev's stream wait for its work.
-        void* native = ctx->stream().native_handle();
+        void* native = nullptr;
+        {
+          const WithoutGil unlocked;
+          native = ctx->stream().native_handle();
+        }
         if (native != nullptr) stream = py::int_(reinterpret_cast<std::uintptr_t>(native));
       }
     }
