@@ -110,6 +110,25 @@ class CMakeBuild(build_ext):
             shutil.copy2(plugin, dest / "lib" / "anydev" / plugin.name)
 
 
+def require_wheel_package():
+    """setuptools before 70.1 (Debian 12 has 66) builds wheels only with the
+    `wheel` package, which a fresh venv lacks; without it pip's
+    --no-build-isolation build ends in "invalid command 'bdist_wheel'" (its
+    metadata step, dist_info, already needs bdist_wheel). Say what to do
+    instead, before any of the build runs."""
+    if not {"bdist_wheel", "dist_info"} & set(sys.argv[1:]):
+        return
+    try:
+        import wheel  # noqa: F401
+    except ImportError:
+        sys.exit(
+            f"setup.py: cannot build a wheel for {sys.executable}: its setuptools needs the "
+            "`wheel` package, which it does not have. Offline, make the venv with "
+            "`python3 -m venv --system-site-packages` (Debian's python3-wheel is then seen); "
+            "online, drop --no-build-isolation or `pip install wheel` first (docs/python.md)")
+
+
+require_wheel_package()
 (ROOT / BUILD_BASE).mkdir(parents=True, exist_ok=True)
 setup(
     version=project_version(),

@@ -19,29 +19,34 @@ exit, and DeviceBuffer.map_to_host() one that copies back on exit.
 `python -m anydev` prints the system report. See docs/python.md.
 """
 
-from ._anydev import (  # noqa: F401
-    BackendInfo,
-    BackendUnavailableError,
-    Buffer,
-    DeviceBuffer,
-    DeviceContext,
-    DeviceError,
-    DeviceEvent,
-    DeviceStream,
-    Error,
-    HostBuffer,
-    InternalError,
-    InvalidArgumentError,
-    InvalidStateError,
-    MemoryInfo,
-    OutOfMemoryError,
-    OutOfRangeError,
-    UnsupportedError,
-    __version__,
-    backends,
-    from_dlpack,
-)
-from ._logging import TRACE, log_level, set_log_handler, set_log_level  # noqa: F401
+from typing import Any, Iterable, Literal, Optional, Tuple
+
+# `X as X`: re-exported names, which type checkers (mypy --strict) see as
+# the package's own; __all__ below lists them too.
+from ._anydev import BackendInfo as BackendInfo
+from ._anydev import BackendUnavailableError as BackendUnavailableError
+from ._anydev import Buffer as Buffer
+from ._anydev import DeviceBuffer as DeviceBuffer
+from ._anydev import DeviceContext as DeviceContext
+from ._anydev import DeviceError as DeviceError
+from ._anydev import DeviceEvent as DeviceEvent
+from ._anydev import DeviceStream as DeviceStream
+from ._anydev import Error as Error
+from ._anydev import HostBuffer as HostBuffer
+from ._anydev import InternalError as InternalError
+from ._anydev import InvalidArgumentError as InvalidArgumentError
+from ._anydev import InvalidStateError as InvalidStateError
+from ._anydev import MemoryInfo as MemoryInfo
+from ._anydev import OutOfMemoryError as OutOfMemoryError
+from ._anydev import OutOfRangeError as OutOfRangeError
+from ._anydev import UnsupportedError as UnsupportedError
+from ._anydev import __version__ as __version__
+from ._anydev import backends as backends
+from ._anydev import from_dlpack as from_dlpack
+from ._logging import TRACE as TRACE
+from ._logging import log_level as log_level
+from ._logging import set_log_handler as set_log_handler
+from ._logging import set_log_level as set_log_level
 
 # DLPack device types (DLDeviceType), as __dlpack_device__ reports them.
 kDLCPU = 1
@@ -57,29 +62,33 @@ class ShapedView:
     buf.shaped((4, 256))) gives a 4 x 256 array over the same memory. Holds a
     reference to the buffer."""
 
-    def __init__(self, buffer, shape):
+    def __init__(self, buffer: Buffer, shape: Iterable[int]) -> None:
         self.buffer = buffer
-        self.shape = tuple(int(n) for n in shape)
+        self.shape: Tuple[int, ...] = tuple(int(n) for n in shape)
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, *, stream: Optional[int] = None,
+                   max_version: Optional[Tuple[int, int]] = None,
+                   dl_device: Optional[Tuple[int, int]] = None,
+                   copy: Optional[bool] = None) -> Any:
         """The buffer's capsule with this view's shape (see Buffer.__dlpack__)."""
         return self.buffer.__dlpack__(stream=stream, max_version=max_version,
                                       dl_device=dl_device, copy=copy, shape=self.shape)
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> Tuple[int, int]:
         """The buffer's (DLPack device type, device id)."""
         return self.buffer.__dlpack_device__()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"ShapedView({self.buffer!r}, shape={self.shape})"
 
 
-def _shaped(self, shape):
+def _shaped(self: Buffer, shape: Iterable[int]) -> ShapedView:
     """This buffer with a row-major shape, for DLPack consumers."""
     return ShapedView(self, shape)
 
 
-Buffer.shaped = _shaped
+# setattr: type checkers see Buffer.shaped in the stub (_anydev.pyi).
+setattr(Buffer, "shaped", _shaped)
 
 
 class HostMapping:
@@ -94,22 +103,22 @@ class HostMapping:
         # d[0] is 1.0 here
     """
 
-    def __init__(self, device_buffer):
+    def __init__(self, device_buffer: DeviceBuffer) -> None:
         ctx = device_buffer.context()
         host = ctx.enqueue_create_host_buffer(len(device_buffer), dtype=device_buffer.dtype)
         host.enqueue_copy_from(device_buffer)
         ctx.synchronize()
         self._device = device_buffer
-        self._host = host
+        self._host: Optional[HostBuffer] = host
 
     @property
-    def host(self):
+    def host(self) -> HostBuffer:
         """The HostBuffer copy; InvalidStateError after unmap()."""
         if self._host is None:
             raise InvalidStateError("HostMapping.host: the mapping is already unmapped")
         return self._host
 
-    def unmap(self):
+    def unmap(self) -> None:
         """Copies the host copy back into the device buffer and synchronizes;
         then drops the host copy. InvalidStateError when already unmapped."""
         host = self.host
@@ -117,27 +126,35 @@ class HostMapping:
         self._device.enqueue_copy_from(host)
         self._device.context().synchronize()
 
-    def __enter__(self):
+    def __enter__(self) -> HostBuffer:
         """The HostBuffer copy."""
         return self.host
 
-    def __exit__(self, exc_type, exc, traceback):
+    def __exit__(self, exc_type: Any, exc: Any, traceback: Any) -> Literal[False]:
         """unmap(), unless already unmapped; does not suppress exceptions."""
         if self._host is not None:
             self.unmap()
         return False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         state = "unmapped" if self._host is None else f"{len(self._host)} elements"
         return f"HostMapping({self._device.dtype}, {state})"
 
 
-def _map_to_host(self):
+def _map_to_host(self: DeviceBuffer) -> HostMapping:
     """A HostMapping of this buffer: `with d.map_to_host() as h:` gives a
     HostBuffer copy that is written back when the block ends."""
     return HostMapping(self)
 
 
-DeviceBuffer.map_to_host = _map_to_host
+setattr(DeviceBuffer, "map_to_host", _map_to_host)
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+# Spelled out (not computed) so that type checkers can read it.
+__all__ = [
+    "BackendInfo", "BackendUnavailableError", "Buffer", "DeviceBuffer", "DeviceContext",
+    "DeviceError", "DeviceEvent", "DeviceStream", "Error", "HostBuffer", "HostMapping",
+    "InternalError", "InvalidArgumentError", "InvalidStateError", "MemoryInfo",
+    "OutOfMemoryError", "OutOfRangeError", "ShapedView", "TRACE", "UnsupportedError",
+    "backends", "from_dlpack", "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLOpenCL",
+    "kDLROCM", "kDLROCMHost", "log_level", "set_log_handler", "set_log_level",
+]

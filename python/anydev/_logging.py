@@ -4,9 +4,10 @@
 ``set_log_handler()`` routes every message anydev logs (at or above
 ``log_level()``) to the ``logging.Logger`` named "anydev", or to a logger,
 ``logging.Handler`` or callable of yours; ``set_log_handler(None)`` restores
-stderr. Threads and the GIL: a message logged on a Python thread inside an
-anydev call is handed over at once, on that thread. A message logged on one of
-anydev's own threads (or while a call released the GIL) never waits for the
+stderr. Threads and the GIL: anydev's methods run without the GIL; a message
+logged on the calling thread during one is handed over on that thread when the
+call has the GIL back, before it returns. A message logged on one of anydev's
+own threads (or inside a foreign call without the GIL) never waits for the
 GIL there: it is queued and handed over by a daemon thread, "anydev-log", in
 order; at most 10000 wait, beyond that they are counted and one warning says
 how many were dropped. Handlers therefore run on the calling thread or on
@@ -18,8 +19,13 @@ import atexit
 import logging
 import sys
 import threading
+from types import TracebackType
+from typing import Callable, List, Optional, Tuple, Type, Union
 
 from . import _anydev
+
+#: What set_log_handler takes (None: back to stderr).
+LogHandler = Union[logging.Logger, logging.Handler, Callable[[int, str], object], None]
 
 #: The ``logging`` level number of anydev's "trace" (below DEBUG).
 TRACE = 5
@@ -29,19 +35,21 @@ _TO_LOGGING = (TRACE, logging.DEBUG, logging.INFO, logging.WARNING, logging.ERRO
                logging.CRITICAL)
 
 _lock = threading.Lock()
-_emit_to = None  # callable(logging_level, message) or None
-_drain = None  # the "anydev-log" thread while a handler is installed
+_emit_to: Optional[Callable[[int, str], object]] = None  # (logging_level, message)
+_drain: Optional[threading.Thread] = None  # the "anydev-log" thread while a handler is installed
 _inside = threading.local()  # .depth: > 0 while this thread runs a handler
 
 
-def _target(handler):
+def _target(handler: LogHandler) -> Callable[[int, str], object]:
     if isinstance(handler, logging.Logger):
         return handler.log
     if isinstance(handler, logging.Handler):
-        def to_handler(level, message):
+        target = handler
+
+        def to_handler(level: int, message: str) -> None:
             record = logging.LogRecord("anydev", level, "anydev", 0, message, None, None)
-            if level >= handler.level:
-                handler.handle(record)
+            if level >= target.level:
+                target.handle(record)
         return to_handler
     if callable(handler):
         return handler
@@ -49,7 +57,7 @@ def _target(handler):
                     "callable(level, message) or None, got %r" % (handler,))
 
 
-def _emit(severity, message):
+def _emit(severity: int, message: str) -> None:
     target = _emit_to
     if target is None:
         return
@@ -60,12 +68,13 @@ def _emit(severity, message):
         _inside.depth -= 1
 
 
-def _drain_records():
+def _drain_records() -> None:
     while True:
         taken = _anydev._take_log_records()
         if taken is None:
             return
-        records, dropped = taken
+        records: List[Tuple[int, str]] = taken[0]
+        dropped = taken[1]
         if dropped:
             records.append((3, "%d log messages dropped: more than 10000 were waiting for the "
                                "GIL" % dropped))
@@ -73,17 +82,18 @@ def _drain_records():
             try:
                 _emit(severity, message)
             except Exception:  # like the direct path: reported, then dropped
-                sys.unraisablehook(_Unraisable(sys.exc_info()))
+                sys.unraisablehook(_Unraisable(sys.exc_info()))  # type: ignore[arg-type]
 
 
 class _Unraisable:
-    def __init__(self, info):
+    def __init__(self, info: Tuple[Optional[Type[BaseException]], Optional[BaseException],
+                                   Optional[TracebackType]]) -> None:
         self.exc_type, self.exc_value, self.exc_traceback = info
         self.err_msg = "Exception ignored in anydev log handler"
         self.object = None
 
 
-def _stop_drain():
+def _stop_drain() -> None:
     global _drain
     drain, _drain = _drain, None
     if drain is not None:
@@ -92,7 +102,7 @@ def _stop_drain():
             drain.join()
 
 
-def set_log_handler(handler=logging.getLogger("anydev")):
+def set_log_handler(handler: LogHandler = logging.getLogger("anydev")) -> None:
     """Route anydev's log messages to ``handler``: a ``logging.Logger`` (the
     default: the logger named "anydev"), a ``logging.Handler``, or a
     ``callable(level, message)`` taking a ``logging`` level number (TRACE = 5
@@ -120,7 +130,7 @@ def set_log_handler(handler=logging.getLogger("anydev")):
         _anydev._set_log_sink(_emit)
 
 
-def set_log_level(level):
+def set_log_level(level: Union[str, int]) -> None:
     """Drop messages below ``level``: one of "trace", "debug", "info", "warn",
     "error", "critical", "off", or a ``logging`` level number (logging.DEBUG,
     ...). Starts at ANYDEV_LOG_LEVEL (default "warn"); this overrides it."""
@@ -140,12 +150,12 @@ def set_log_level(level):
     _anydev._set_log_level(_NAMES.index("off"))
 
 
-def log_level():
+def log_level() -> str:
     """The current threshold's name: "trace" ... "off"."""
     return _NAMES[_anydev._log_level()]
 
 
-def _at_exit():
+def _at_exit() -> None:
     # Before the interpreter tears down: no handler may run after this.
     if _emit_to is not None or _drain is not None:
         set_log_handler(None)

@@ -5,12 +5,13 @@ and read its memory; a device that fails says so in its entry."""
 
 import os
 import sys
+from typing import Any, Dict
 
 from . import _anydev
 
 
-def _device_entry(api, index):
-    entry = {"index": index}
+def _device_entry(api: str, index: int) -> Dict[str, Any]:
+    entry: Dict[str, Any] = {"index": index}
     try:
         ctx = _anydev.DeviceContext(index, api=api)
         entry["name"] = ctx.name()
@@ -22,7 +23,7 @@ def _device_entry(api, index):
     return entry
 
 
-def system_report():
+def system_report() -> Dict[str, Any]:
     """A dict: anydev's version, the package's folder, the Python running it,
     and every known backend (name, available, reason, library, devices)."""
     backends = []
@@ -43,7 +44,7 @@ def system_report():
     }
 
 
-def text_report(report):
+def text_report(report: Dict[str, Any]) -> str:
     """The report as lines of text, one backend and its devices at a time."""
     lines = [
         f"anydev {report['version']}",

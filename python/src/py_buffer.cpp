@@ -48,7 +48,7 @@ void synchronize_context(anydev_buffer_t buf) {
   anydev_context_t ctx = nullptr;
   check(anydev_buffer_context(buf, &ctx));
   const anydev::DeviceContext context = anydev::DeviceContext::adopt(ctx);
-  py::gil_scoped_release unlocked;
+  const WithoutGil unlocked;
   context.synchronize();
 }
 
@@ -150,7 +150,7 @@ std::string format_handle(anydev_buffer_t handle) {
   size_t needed = 0;
   anydev_status_t status = ANYDEV_SUCCESS;
   {
-    py::gil_scoped_release unlocked;
+    const WithoutGil unlocked;
     status = anydev_buffer_format(handle, text.data(), text.size(), &needed);
     if (status == ANYDEV_ERROR_OUT_OF_RANGE && needed > text.size()) {
       text.resize(needed);
@@ -189,13 +189,18 @@ void copy_to(const Buffer& src, py::handle dst) {
   if (py::isinstance<Buffer>(dst)) {
     const Buffer& d = dst.cast<const Buffer&>();
     require_same_dtype("enqueue_copy_to", src, d);
-    check(anydev_enqueue_copy(nullptr, d.get("enqueue_copy_to"), src.get("enqueue_copy_to")));
+    const anydev_buffer_t to = d.get("enqueue_copy_to"), from = src.get("enqueue_copy_to");
+    const WithoutGil unlocked;
+    check(anydev_enqueue_copy(nullptr, to, from));
     return;
   }
   const PyView view(dst, true, "enqueue_copy_to");
   const anydev_buffer_t s = src.get("enqueue_copy_to");
   require_matching_elements("enqueue_copy_to", src, view, "destination");
-  check(anydev_enqueue_copy_to_host(nullptr, view.data(), view.bytes(), s));
+  {
+    const WithoutGil unlocked;  // the view stays ours meanwhile
+    check(anydev_enqueue_copy_to_host(nullptr, view.data(), view.bytes(), s));
+  }
   synchronize_context(s);
 }
 
@@ -203,13 +208,18 @@ void copy_from(const Buffer& dst, py::handle src) {
   if (py::isinstance<Buffer>(src)) {
     const Buffer& s = src.cast<const Buffer&>();
     require_same_dtype("enqueue_copy_from", dst, s);
-    check(anydev_enqueue_copy(nullptr, dst.get("enqueue_copy_from"), s.get("enqueue_copy_from")));
+    const anydev_buffer_t to = dst.get("enqueue_copy_from"), from = s.get("enqueue_copy_from");
+    const WithoutGil unlocked;
+    check(anydev_enqueue_copy(nullptr, to, from));
     return;
   }
   const PyView view(src, false, "enqueue_copy_from");
   const anydev_buffer_t d = dst.get("enqueue_copy_from");
   require_matching_elements("enqueue_copy_from", dst, view, "source");
-  check(anydev_enqueue_copy_from_host(nullptr, d, view.data(), view.bytes()));
+  {
+    const WithoutGil unlocked;
+    check(anydev_enqueue_copy_from_host(nullptr, d, view.data(), view.bytes()));
+  }
   synchronize_context(d);
 }
 
@@ -377,13 +387,17 @@ void bind_buffers(py::module_& m) {
           "enqueue_fill",
           [](const Buffer& b, py::handle value) {
             const Element e = encode(b.dtype, value);
-            check(anydev_enqueue_fill(nullptr, b.get("enqueue_fill"), e.bytes.data(), e.size));
+            const anydev_buffer_t handle = b.get("enqueue_fill");
+            const WithoutGil unlocked;
+            check(anydev_enqueue_fill(nullptr, handle, e.bytes.data(), e.size));
           },
           py::arg("value"), "Writes value (as this buffer's dtype) into every element.")
       .def(
           "reassign_ownership_to",
           [](const Buffer& b, const anydev::DeviceContext& ctx) {
-            check(anydev_buffer_reassign_ownership(b.get("reassign_ownership_to"), ctx.handle()));
+            const anydev_buffer_t handle = b.get("reassign_ownership_to");
+            const WithoutGil unlocked;
+            check(anydev_buffer_reassign_ownership(handle, ctx.handle()));
           },
           py::arg("ctx"),
           "Later operations on this buffer, and its release, run on ctx's stream (same backend "
@@ -392,7 +406,12 @@ void bind_buffers(py::module_& m) {
           "take_ptr",
           [](Buffer& b) {
             void* out = nullptr;
-            const anydev_status_t status = anydev_buffer_take_ptr(b.get("take_ptr"), &out);
+            const anydev_buffer_t handle = b.get("take_ptr");
+            anydev_status_t status = ANYDEV_SUCCESS;
+            {
+              const WithoutGil unlocked;
+              status = anydev_buffer_take_ptr(handle, &out);
+            }
             if (status == ANYDEV_ERROR_INVALID_STATE) {
               throw Error(Status::invalid_state,
                           std::string(b.type_name()) + ".take_ptr: " + anydev_last_error_message() +

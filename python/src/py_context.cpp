@@ -59,7 +59,7 @@ std::string native_text(F&& native) {
 // The synchronize of a with-block's exit, with the GIL released.
 template <class F>
 void exit_synchronize(F&& synchronize) {
-  py::gil_scoped_release unlocked;
+  const WithoutGil unlocked;
   synchronize();
 }
 
@@ -71,6 +71,7 @@ anydev_native_kind_t native_kind(const std::string& kind) {
 }
 
 DeviceContext make_context(std::optional<int> device_id, std::optional<std::string> api) {
+  const WithoutGil unlocked;
   if (!device_id && !api) return DeviceContext();
   return DeviceContext(device_id.value_or(0), api.value_or(std::string()));
 }
@@ -80,23 +81,35 @@ py::object create_buffer(const DeviceContext& ctx, anydev_memory_kind_t kind, st
   anydev_buffer_t out = nullptr;
   const anydev_context_t handle = ctx.handle();
   if (handle == nullptr) anydev::detail::throw_empty("DeviceContext", "create", "context");
-  check(anydev_buffer_create(handle, kind, dtype_from_object(dtype), size, &out));
+  const anydev_dtype_t type = dtype_from_object(dtype);
+  {
+    const WithoutGil unlocked;
+    check(anydev_buffer_create(handle, kind, type, size, &out));
+  }
   return wrap_buffer(out);
 }
 
 }  // namespace
 
 void bind_context(py::module_& m) {
+  // Names, reasons and paths may hold bytes that are not UTF-8 (a plugin
+  // folder's name): library_text, not pybind11's strict conversion.
   py::class_<anydev::BackendInfo>(m, "BackendInfo", "One known backend, as anydev-info lists it.")
-      .def_readonly("name", &anydev::BackendInfo::name, "The backend's name.")
+      .def_property_readonly(
+          "name", [](const anydev::BackendInfo& b) { return library_text(b.name); },
+          "The backend's name.")
       .def_readonly("available", &anydev::BackendInfo::available, "True when it can be used.")
-      .def_readonly("reason", &anydev::BackendInfo::reason, "Why it is unavailable, else ''.")
+      .def_property_readonly(
+          "reason", [](const anydev::BackendInfo& b) { return library_text(b.reason); },
+          "Why it is unavailable, else ''.")
       .def_readonly("device_count", &anydev::BackendInfo::device_count, "Its devices.")
-      .def_readonly("library", &anydev::BackendInfo::library,
-                    "The plugin or driver library it uses.")
+      .def_property_readonly(
+          "library", [](const anydev::BackendInfo& b) { return library_text(b.library); },
+          "The plugin or driver library it uses.")
       .def("__repr__", [](const anydev::BackendInfo& b) {
-        return "BackendInfo(name='" + b.name + "', available=" + (b.available ? "True" : "False") +
-               ", device_count=" + std::to_string(b.device_count) + ", reason='" + b.reason + "')";
+        return library_text(
+            "BackendInfo(name='" + b.name + "', available=" + (b.available ? "True" : "False") +
+            ", device_count=" + std::to_string(b.device_count) + ", reason='" + b.reason + "')");
       });
   py::class_<anydev::MemoryInfo>(m, "MemoryInfo", "Free and total bytes of a device.")
       .def_readonly("free", &anydev::MemoryInfo::free, "Free bytes.")
@@ -105,15 +118,15 @@ void bind_context(py::module_& m) {
         return "MemoryInfo(free=" + std::to_string(i.free) + ", total=" + std::to_string(i.total) +
                ")";
       });
-  m.def("backends", &DeviceContext::backends,
+  m.def("backends", &DeviceContext::backends, py::call_guard<WithoutGil>(),
         "Every known backend, available or not, with the reason it is unavailable.");
 
   py::class_<DeviceEvent>(m, "DeviceEvent", py::dynamic_attr(),
                           "A point in a stream's work (DeviceContext.create_event). Record it "
                           "with DeviceStream.record_event; other streams can wait for it.")
-      .def("synchronize", &DeviceEvent::synchronize, py::call_guard<py::gil_scoped_release>(),
+      .def("synchronize", &DeviceEvent::synchronize, py::call_guard<WithoutGil>(),
            "Blocks until the work before the event's last record has finished.")
-      .def("is_complete", &DeviceEvent::is_complete,
+      .def("is_complete", &DeviceEvent::is_complete, py::call_guard<WithoutGil>(),
            "True when the work before the event's last record has finished (never blocks).")
       .def(
           "native_handle", [](const DeviceEvent& e) { return as_int(e.native_handle()); },
@@ -130,11 +143,12 @@ void bind_context(py::module_& m) {
                            "An in-order queue of work on one device (DeviceContext.stream(), "
                            "create_stream()). As a context manager it synchronizes on exit: "
                            "`with ctx.create_stream() as s: ...`.")
-      .def("synchronize", &DeviceStream::synchronize, py::call_guard<py::gil_scoped_release>(),
+      .def("synchronize", &DeviceStream::synchronize, py::call_guard<WithoutGil>(),
            "Blocks until the stream's work has finished; raises its asynchronous errors.")
       .def("record_event", &DeviceStream::record_event, py::arg("event"),
-           "Records `event` after the work enqueued so far.")
+           py::call_guard<WithoutGil>(), "Records `event` after the work enqueued so far.")
       .def("enqueue_wait_for", &DeviceStream::enqueue_wait_for, py::arg("event"),
+           py::call_guard<WithoutGil>(),
            "Later work on this stream waits for `event` (on the device, not blocking the caller).")
       .def(
           "native_handle", [](const DeviceStream& s) { return as_int(s.native_handle()); },
@@ -168,9 +182,9 @@ void bind_context(py::module_& m) {
            "A context on device `device_id` (default 0) of backend `api` (default: "
            "ANYDEV_BACKEND, else the first available).")
       .def_static("number_of_devices", &DeviceContext::number_of_devices,
-                  py::arg("api") = std::string_view(),
+                  py::arg("api") = std::string_view(), py::call_guard<WithoutGil>(),
                   "Devices of backend `api` (default: the default backend); 0 when unavailable.")
-      .def_static("backends", &DeviceContext::backends,
+      .def_static("backends", &DeviceContext::backends, py::call_guard<WithoutGil>(),
                   "Every known backend, available or not (as anydev.backends()).")
       .def_static(
           "wrap_native_stream",
@@ -178,13 +192,26 @@ void bind_context(py::module_& m) {
             return DeviceContext::wrap_native_stream(api, device,
                                                      reinterpret_cast<void*>(native_stream));
           },
-          py::arg("api"), py::arg("device"), py::arg("native_stream"),
+          py::arg("api"), py::arg("device"), py::arg("native_stream"), py::call_guard<WithoutGil>(),
           "A context on device `device` of `api` whose stream is the existing native stream "
           "(an int, e.g. torch.cuda.current_stream().cuda_stream), not owned.")
-      .def("api", &DeviceContext::api, "The backend's name ('cpu', 'cuda', ...).")
-      .def("name", &DeviceContext::name, "The device's name.")
+      .def(
+          "api", [](const DeviceContext& c) { return library_text(c.api()); },
+          "The backend's name ('cpu', 'cuda', ...).")
+      .def(
+          "name",
+          [](const DeviceContext& c) {
+            std::string name;
+            {
+              const WithoutGil unlocked;
+              name = c.name();
+            }
+            return library_text(name);
+          },
+          "The device's name.")
       .def("id", &DeviceContext::id, "The device's index in its backend.")
-      .def("memory_info", &DeviceContext::memory_info, "Free and total bytes of the device.")
+      .def("memory_info", &DeviceContext::memory_info, py::call_guard<WithoutGil>(),
+           "Free and total bytes of the device.")
       .def(
           "enqueue_create_host_buffer",
           [](const DeviceContext& c, std::size_t size, py::handle dtype) {
@@ -204,7 +231,7 @@ void bind_context(py::module_& m) {
           "create_buffer_sync",
           [](const DeviceContext& c, std::size_t size, py::handle dtype) {
             py::object buf = create_buffer(c, ANYDEV_MEMORY_DEVICE, size, dtype);
-            py::gil_scoped_release unlocked;
+            const WithoutGil unlocked;
             c.synchronize();
             return buf;
           },
@@ -218,8 +245,9 @@ void bind_context(py::module_& m) {
                                       " destination and a " + dtype_name(src.dtype) +
                                       " source (the dtypes must match)");
             }
-            check(
-                anydev_enqueue_copy(c.handle(), dst.get("enqueue_copy"), src.get("enqueue_copy")));
+            const anydev_buffer_t d = dst.get("enqueue_copy"), s = src.get("enqueue_copy");
+            const WithoutGil unlocked;
+            check(anydev_enqueue_copy(c.handle(), d, s));
           },
           py::arg("dst"), py::arg("src"),
           "Copies src into dst (same dtype and size) on this context's stream.")
@@ -227,8 +255,9 @@ void bind_context(py::module_& m) {
           "enqueue_memset",
           [](const DeviceContext& c, const Buffer& buf, py::handle value) {
             const Element e = encode(buf.dtype, value);
-            check(
-                anydev_enqueue_fill(c.handle(), buf.get("enqueue_memset"), e.bytes.data(), e.size));
+            const anydev_buffer_t b = buf.get("enqueue_memset");
+            const WithoutGil unlocked;
+            check(anydev_enqueue_fill(c.handle(), b, e.bytes.data(), e.size));
           },
           py::arg("buffer"), py::arg("value"),
           "Fills `buffer` with `value` (as its dtype) on this context's stream.")
@@ -237,29 +266,55 @@ void bind_context(py::module_& m) {
           [](const DeviceContext& c, std::uintptr_t taken) {
             check(anydev_context_free(c.handle(), reinterpret_cast<void*>(taken)));
           },
-          py::arg("taken"), "Releases memory obtained with take_ptr() (stream-ordered).")
-      .def("synchronize", &DeviceContext::synchronize, py::call_guard<py::gil_scoped_release>(),
+          py::arg("taken"), py::call_guard<WithoutGil>(),
+          "Releases memory obtained with take_ptr() (stream-ordered).")
+      .def("synchronize", &DeviceContext::synchronize, py::call_guard<WithoutGil>(),
            "Blocks until the work on this context's stream has finished; raises its "
            "asynchronous errors.")
       .def(
-          "stream", [](const DeviceContext& c) { return with_owner(py::cast(c.stream()), c); },
+          "stream",
+          [](const DeviceContext& c) {
+            std::optional<DeviceStream> made;
+            {
+              const WithoutGil unlocked;
+              made.emplace(c.stream());
+            }
+            return with_owner(py::cast(std::move(*made)), c);
+          },
           "This context's stream.")
       .def(
           "create_stream",
-          [](const DeviceContext& c) { return with_owner(py::cast(c.create_stream()), c); },
+          [](const DeviceContext& c) {
+            std::optional<DeviceStream> made;
+            {
+              const WithoutGil unlocked;
+              made.emplace(c.create_stream());
+            }
+            return with_owner(py::cast(std::move(*made)), c);
+          },
           "A new stream on this context's device.")
       .def("with_stream", &DeviceContext::with_stream, py::arg("stream"),
+           py::call_guard<WithoutGil>(),
            "A context on the same device whose operations go to `stream`; use it as "
            "`with ctx.with_stream(s) as c:` to scope work to s (synchronized on exit).")
       .def(
           "create_event",
-          [](const DeviceContext& c) { return with_owner(py::cast(c.create_event()), c); },
+          [](const DeviceContext& c) {
+            std::optional<DeviceEvent> made;
+            {
+              const WithoutGil unlocked;
+              made.emplace(c.create_event());
+            }
+            return with_owner(py::cast(std::move(*made)), c);
+          },
           "A new event on this context's device.")
       .def("enqueue_wait_for", &DeviceContext::enqueue_wait_for, py::arg("other"),
+           py::call_guard<WithoutGil>(),
            "Later work on this context's stream waits for the work enqueued so far on `other`'s.")
-      .def("can_access", &DeviceContext::can_access, py::arg("peer"),
+      .def("can_access", &DeviceContext::can_access, py::arg("peer"), py::call_guard<WithoutGil>(),
            "True when this device can access `peer`'s memory directly.")
       .def("enable_peer_access", &DeviceContext::enable_peer_access, py::arg("peer"),
+           py::call_guard<WithoutGil>(),
            "Lets this device access `peer`'s memory (can_access must be True).")
       .def(
           "__enter__", [](py::object self) { return self; },
@@ -274,13 +329,15 @@ void bind_context(py::module_& m) {
       .def(
           "native_handle",
           [](const DeviceContext& c, const std::string& kind) {
-            return as_int(c.native_handle(native_kind(kind)));
+            const anydev_native_kind_t which = native_kind(kind);
+            const WithoutGil unlocked;
+            return as_int(c.native_handle(which));
           },
           py::arg("kind") = "context",
           "The native context ('context': CUcontext, cl_context, ...) or device ('device': "
           "CUdevice, cl_device_id, ...) as an int; borrowed.")
       .def("__repr__", [](const DeviceContext& c) {
-        return "DeviceContext(" + std::to_string(c.id()) + ", api='" + c.api() + "')";
+        return library_text("DeviceContext(" + std::to_string(c.id()) + ", api='" + c.api() + "')");
       });
 }
 

@@ -33,6 +33,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -155,13 +156,26 @@ py::object make_capsule(Managed* inner) {
 // None (a consumer of the 0.x protocol) or a major version below 1 gets the
 // unversioned one. Anything but None or a (major, minor) pair of ints is a
 // TypeError naming it.
+// Python ints compared and printed as Python does: any size is a value.
+bool compare(py::handle a, int op, py::handle b) {
+  const int result = PyObject_RichCompareBool(a.ptr(), b.ptr(), op);
+  if (result < 0) throw py::error_already_set();
+  return result == 1;
+}
+std::string text_of(py::handle value) { return std::string(py::str(value)); }
+
+// A pair of Python ints, compared as Python ints: any size is a valid value.
+bool is_int_pair(const py::object& value) {
+  if (!py::isinstance<py::tuple>(value) || py::len(value) != 2) return false;
+  const py::tuple pair = value;
+  return py::isinstance<py::int_>(pair[0]) && py::isinstance<py::int_>(pair[1]);
+}
+
 bool wants_versioned(const Buffer& b, const py::object& max_version) {
   if (max_version.is_none()) return false;
-  if (py::isinstance<py::tuple>(max_version) && py::len(max_version) == 2) {
+  if (is_int_pair(max_version)) {
     const py::tuple pair = max_version;
-    if (py::isinstance<py::int_>(pair[0]) && py::isinstance<py::int_>(pair[1])) {
-      return pair[0].cast<long long>() >= ANYDEV_DLPACK_MAJOR_VERSION;
-    }
+    return compare(pair[0], Py_GE, py::int_(ANYDEV_DLPACK_MAJOR_VERSION));
   }
   throw py::type_error(std::string(b.type_name()) +
                        ".__dlpack__: max_version must be None or a (major, minor) tuple of ints, "
@@ -206,12 +220,16 @@ void make_ready(const Buffer& b, int device_type, const py::object& stream) {
       throw py::type_error("__dlpack__: stream must be None or an int, not " +
                            std::string(py::str(stream.get_type().attr("__name__"))));
     }
-    const auto value = stream.cast<long long>();
-    if (value == -1) return;  // the consumer asked for no synchronization
-    if (value == 0 || value < -1) {
-      throw py::buffer_error("__dlpack__: stream " + std::to_string(value) +
-                             " is not allowed (use None, -1, 1, 2 or a stream handle)");
+    // Compared as a Python int first: a value no pointer can hold is no
+    // stream (and would not fit the conversion below).
+    const py::int_ number = stream;
+    if (compare(number, Py_EQ, py::int_(-1))) return;  // the consumer asked for no synchronization
+    if (compare(number, Py_LE, py::int_(0)) || compare(number, Py_GT, py::int_(UINTPTR_MAX))) {
+      throw py::buffer_error(std::string(b.type_name()) + ".__dlpack__: stream " + text_of(number) +
+                             " is not allowed (use None, -1, 1, 2 or a stream handle; a handle "
+                             "lies between 1 and 2**64 - 1)");
     }
+    const auto value = number.cast<std::uintptr_t>();
     if (!is_host_side(device_type)) {
       if ((value == 1 || value == 2) && device_type != kDLCUDA) {
         throw py::buffer_error(
@@ -221,21 +239,50 @@ void make_ready(const Buffer& b, int device_type, const py::object& stream) {
             "wait on the host, -1 for no synchronization, or a native queue of the buffer's " +
             "device (e.g. DeviceContext.stream().native_handle())");
       }
-      consumer = reinterpret_cast<void*>(static_cast<std::uintptr_t>(value));
+      consumer = reinterpret_cast<void*>(value);
     }
   }
   anydev_status_t status = ANYDEV_SUCCESS;
   {
-    py::gil_scoped_release unlocked;
+    const WithoutGil unlocked;
     status = anydev_buffer_make_ready(handle, consumer);
   }
   check(status);
+}
+
+// The extents of __dlpack__'s `shape`: a sequence of ints, each within
+// int64 (TypeError / InvalidArgumentError naming it otherwise).
+std::vector<int64_t> shape_extents(const Buffer& b, const py::object& shape) {
+  const std::string where = std::string(b.type_name()) + ".__dlpack__: shape ";
+  if (!py::isinstance<py::sequence>(shape) || py::isinstance<py::str>(shape)) {
+    throw py::type_error(where + "must be None or a sequence of ints, not " +
+                         std::string(py::repr(shape)));
+  }
+  std::vector<int64_t> extents;
+  for (const py::handle extent : shape) {
+    if (!py::isinstance<py::int_>(extent)) {
+      throw py::type_error(where + std::string(py::repr(shape)) + ": extent " +
+                           std::string(py::repr(extent)) + " is not an int");
+    }
+    const py::int_ number = py::reinterpret_borrow<py::int_>(extent);
+    if (compare(number, Py_LT, py::int_(0)) || compare(number, Py_GT, py::int_(INT64_MAX))) {
+      throw Error(Status::invalid_argument, where + std::string(py::repr(shape)) + ": extent " +
+                                                text_of(number) + " is outside 0 .. 2**63 - 1");
+    }
+    extents.push_back(number.cast<int64_t>());
+  }
+  return extents;
 }
 
 py::object to_capsule(const Buffer& b, const py::object& stream, const py::object& max_version,
                       const py::object& dl_device, const py::object& copy,
                       const py::object& shape) {
   const bool versioned = wants_versioned(b, max_version);
+  if (!copy.is_none() && !PyBool_Check(copy.ptr())) {
+    throw py::type_error(std::string(b.type_name()) +
+                         ".__dlpack__: copy must be None, True or False, not " +
+                         std::string(py::repr(copy)));
+  }
   if (!copy.is_none() && copy.cast<bool>()) {
     throw py::buffer_error(std::string(b.type_name()) +
                            ".__dlpack__: copy=True is not supported (anydev exports zero-copy "
@@ -243,27 +290,41 @@ py::object to_capsule(const Buffer& b, const py::object& stream, const py::objec
   }
   const auto [type, id] = dlpack_device(b);
   if (!dl_device.is_none()) {
-    const auto wanted = dl_device.cast<std::pair<int, int>>();
-    if (wanted.first != type || wanted.second != id) {
+    if (!is_int_pair(dl_device)) {
+      throw py::type_error(std::string(b.type_name()) +
+                           ".__dlpack__: dl_device must be None or a (device_type, device_id) "
+                           "tuple of ints, not " +
+                           std::string(py::repr(dl_device)));
+    }
+    const py::tuple wanted = dl_device;
+    if (!compare(wanted[0], Py_EQ, py::int_(type)) || !compare(wanted[1], Py_EQ, py::int_(id))) {
       throw py::buffer_error(std::string(b.type_name()) + ".__dlpack__: dl_device (" +
-                             std::to_string(wanted.first) + ", " + std::to_string(wanted.second) +
+                             text_of(wanted[0]) + ", " + text_of(wanted[1]) +
                              ") differs from the buffer's (" + std::to_string(type) + ", " +
                              std::to_string(id) + ") and copying is not supported");
     }
   }
   std::vector<int64_t> extents;
-  if (!shape.is_none()) extents = shape.cast<std::vector<int64_t>>();
+  if (!shape.is_none()) extents = shape_extents(b, shape);
   make_ready(b, type, stream);
   const int ndim = static_cast<int>(extents.size());
   const int64_t* extents_or_null = shape.is_none() ? nullptr : extents.data();
   if (versioned) {
     // anydev buffers are writable and shared, never copied: flags 0.
     anydev_dlpack_managed_tensor_versioned_t* inner = nullptr;
-    check(anydev_buffer_to_dlpack_versioned(b.get("__dlpack__"), ndim, extents_or_null, 0, &inner));
+    const anydev_buffer_t handle = b.get("__dlpack__");
+    {
+      const WithoutGil unlocked;
+      check(anydev_buffer_to_dlpack_versioned(handle, ndim, extents_or_null, 0, &inner));
+    }
     return make_capsule(inner);
   }
   DLManagedTensor* inner = nullptr;
-  check(anydev_buffer_to_dlpack(b.get("__dlpack__"), ndim, extents_or_null, &inner));
+  const anydev_buffer_t handle = b.get("__dlpack__");
+  {
+    const WithoutGil unlocked;
+    check(anydev_buffer_to_dlpack(handle, ndim, extents_or_null, &inner));
+  }
   return make_capsule(inner);
 }
 
@@ -340,10 +401,14 @@ py::object import_capsule(const py::object& capsule, const anydev::DeviceContext
   guard->inner = managed;
   anydev_buffer_t out = nullptr;
   const anydev_context_t handle = ctx != nullptr ? ctx->handle() : nullptr;
-  if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
-    check(anydev_buffer_from_dlpack(handle, &guard->managed, &out));
-  } else {
-    check(anydev_buffer_from_dlpack_versioned(handle, &guard->managed, &out));
+  {
+    // Without a context this creates the cpu one (the registry's lock).
+    const WithoutGil unlocked;
+    if constexpr (std::is_same_v<Managed, DLManagedTensor>) {
+      check(anydev_buffer_from_dlpack(handle, &guard->managed, &out));
+    } else {
+      check(anydev_buffer_from_dlpack_versioned(handle, &guard->managed, &out));
+    }
   }
   guard.release();  // anydev owns it now
   // anydev owns the tensor now: the capsule must not delete it.
@@ -353,6 +418,10 @@ py::object import_capsule(const py::object& capsule, const anydev::DeviceContext
 
 // anydev.from_dlpack(obj, ctx=None).
 py::object from_dlpack(const py::object& obj, const py::object& ctx_arg) {
+  if (!ctx_arg.is_none() && !py::isinstance<anydev::DeviceContext>(ctx_arg)) {
+    throw py::type_error("anydev.from_dlpack: ctx must be None or a DeviceContext, not " +
+                         std::string(py::str(ctx_arg.get_type().attr("__name__"))));
+  }
   const anydev::DeviceContext* ctx =
       ctx_arg.is_none() ? nullptr : &ctx_arg.cast<const anydev::DeviceContext&>();
   std::optional<anydev::DeviceContext> made;  // for device memory without ctx
@@ -365,31 +434,54 @@ py::object from_dlpack(const py::object& obj, const py::object& ctx_arg) {
     }
     py::object stream = py::none();
     if (py::hasattr(obj, "__dlpack_device__")) {
-      const auto device = obj.attr("__dlpack_device__")().cast<std::pair<int, int>>();
-      if (!importable(device.first)) {
+      const py::object reported = obj.attr("__dlpack_device__")();
+      if (!is_int_pair(reported)) {
+        throw py::type_error(
+            "anydev.from_dlpack: __dlpack_device__() must give a (device_type, device_id) tuple "
+            "of ints, not " +
+            std::string(py::repr(reported)));
+      }
+      const py::tuple pair = reported;
+      const py::int_ type_number = pair[0];
+      const py::int_ id_number = pair[1];
+      const bool type_fits = compare(type_number, Py_GE, py::int_(INT_MIN)) &&
+                             compare(type_number, Py_LE, py::int_(INT_MAX));
+      const int type = type_fits ? type_number.cast<int>() : -1;
+      if (!importable(type)) {
         // Known before export: ask for no capsule anydev cannot take.
         throw Error(Status::unsupported,
                     "anydev.from_dlpack: cannot import memory of DLPack device type " +
-                        std::to_string(device.first) +
-                        (device.first == kDLOpenCL
+                        text_of(type_number) +
+                        (type == kDLOpenCL
                              ? " (kDLOpenCL): anydev's opencl backend can use only the cl_mem "
                                "objects it allocated"
                              : ": anydev imports kDLCPU, kDLCUDAHost, kDLROCMHost, kDLCUDA and "
                                "kDLROCM") +
                         "; nothing was exported");
       }
+      if (compare(id_number, Py_LT, py::int_(0)) || compare(id_number, Py_GT, py::int_(INT_MAX))) {
+        throw Error(Status::out_of_range,
+                    "anydev.from_dlpack: __dlpack_device__() gave device id " + text_of(id_number) +
+                        ", outside 0 .. " + std::to_string(INT_MAX));
+      }
+      const std::pair<int, int> device{type, id_number.cast<int>()};
       const char* api = device.first == kDLCUDA   ? "cuda"
                         : device.first == kDLROCM ? "hip"
                                                   : nullptr;
       if (ctx == nullptr && api != nullptr) {
         // The context anydev_buffer_from_dlpack would make, made here so that
         // the producer can order its work before this context's stream.
+        const WithoutGil unlocked;
         made.emplace(device.second, api);
         ctx = &*made;
       }
       if (!is_host_side(device.first) && ctx != nullptr) {
         // The producer makes anydev's stream wait for its work.
-        void* native = ctx->stream().native_handle();
+        void* native = nullptr;
+        {
+          const WithoutGil unlocked;
+          native = ctx->stream().native_handle();
+        }
         if (native != nullptr) stream = py::int_(reinterpret_cast<std::uintptr_t>(native));
       }
     }

@@ -46,8 +46,15 @@ void raise(const anydev::Error& e) {
   for (const ErrorClass& c : classes()) {
     if (static_cast<int>(c.status) == static_cast<int>(e.status())) type = c.type;
   }
+  py::object message;
+  try {
+    message = library_text(e.what());
+  } catch (py::error_already_set& error) {
+    error.restore();
+    return;
+  }
   py::object instance =
-      py::reinterpret_steal<py::object>(PyObject_CallFunction(type, "s", e.what()));
+      py::reinterpret_steal<py::object>(PyObject_CallFunctionObjArgs(type, message.ptr(), nullptr));
   if (!instance) return;  // the call set a Python error
   instance.attr("status") = py::str(to_string(e.status()));
   instance.attr("code") = py::int_(static_cast<int>(e.status()));
@@ -55,6 +62,13 @@ void raise(const anydev::Error& e) {
 }
 
 }  // namespace
+
+py::str library_text(std::string_view text) {
+  PyObject* decoded =
+      PyUnicode_DecodeUTF8(text.data(), static_cast<Py_ssize_t>(text.size()), "backslashreplace");
+  if (decoded == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(decoded);
+}
 
 void bind_errors(py::module_& m) {
   base_error = PyErr_NewExceptionWithDoc(

@@ -44,14 +44,25 @@ LogForwarding& forwarding() {
   return *state;
 }
 
+// The messages of the WithoutGil call running on this thread, if any.
+thread_local WithoutGil::Held* t_held = nullptr;
+
 void forward(anydev_log_severity_t severity, const char* message, void*) noexcept {
   LogForwarding& f = forwarding();
   try {
+    if (WithoutGil::Held* held = t_held; held != nullptr && PyGILState_Check() == 0) {
+      if (held->records.size() >= kQueueLimit) {
+        ++held->dropped;
+      } else {
+        held->records.emplace_back(static_cast<int>(severity), message);
+      }
+      return;
+    }
     if (PyGILState_Check() != 0) {
       if (f.emit == nullptr) return;
       py::object emit = *f.emit;  // own reference: a handler may replace it
       try {
-        emit(static_cast<int>(severity), py::str(message));
+        emit(static_cast<int>(severity), library_text(message));
       } catch (py::error_already_set& error) {
         error.discard_as_unraisable("anydev log handler");
       }
@@ -102,7 +113,7 @@ py::object take_log_records() {
   if (taken.empty() && dropped == 0) return py::none();
   py::list records;
   for (auto& [level, message] : taken) {
-    records.append(py::make_tuple(level, py::str(message)));
+    records.append(py::make_tuple(level, library_text(message)));
   }
   return py::make_tuple(records, dropped);
 }
@@ -116,6 +127,36 @@ void set_log_queue_closed(bool closed) {
 }
 
 }  // namespace
+
+WithoutGil::WithoutGil() : previous_(std::exchange(t_held, &held_)), state_(PyEval_SaveThread()) {}
+
+WithoutGil::~WithoutGil() {
+  PyEval_RestoreThread(state_);
+  t_held = previous_;
+  if (held_.records.empty() && held_.dropped == 0) return;
+  LogForwarding& f = forwarding();
+  if (f.emit == nullptr) return;  // the handler was removed meanwhile
+  // An exception of the call may be on its way: nothing may escape here.
+  try {
+    const py::error_scope pending;
+    py::object emit = *f.emit;
+    if (held_.dropped != 0) {
+      held_.records.emplace_back(static_cast<int>(ANYDEV_LOG_SEVERITY_WARN),
+                                 std::to_string(held_.dropped) +
+                                     " log messages dropped: more than " +
+                                     std::to_string(kQueueLimit) + " in one call");
+    }
+    for (const auto& [level, message] : held_.records) {
+      try {
+        emit(level, library_text(message));
+      } catch (py::error_already_set& error) {
+        error.discard_as_unraisable("anydev log handler");
+      }
+    }
+  } catch (...) {
+    // Out of memory: the messages are lost.
+  }
+}
 
 void bind_logging(py::module_& m) {
   m.def("_set_log_sink", &set_log_sink, py::arg("emit"));
