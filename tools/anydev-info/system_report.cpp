@@ -21,6 +21,8 @@ struct EnvVarSpec {
 constexpr EnvVarSpec kEnvironment[] = {
     {"ANYDEV_BACKEND", "preference list, e.g. cuda:1,cpu (unset: cuda,hip,level_zero,opencl,cpu)"},
     {"ANYDEV_PLUGIN_PATH", "extra plugin folders, ':'-separated (unset: none)"},
+    {"ANYDEV_PLUGIN_ALLOW_WRITABLE",
+     "load plugins that others may write to (group/world-writable file or folder): 0|1 (unset: 0)"},
     {"ANYDEV_LOG_LEVEL", "trace|debug|info|warn|error|critical|off (unset: warn)"},
     {"ANYDEV_POOL", "caching pools for host and device buffers: 0|1 (unset: 1)"},
     {"ANYDEV_POOL_RELEASE_THRESHOLD",
