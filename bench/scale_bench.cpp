@@ -276,8 +276,8 @@ struct BufferPass {
 
 // The records baseline: the same memory traffic as anydev's handles without
 // anydev: per buffer, a handle and a record of the sizes anydev allocates
-// (anydev_buffer_s, src/objects.h; the Allocation with its release strategy
-// and shared_ptr control block, src/allocation.h), written when made; per
+// (anydev_buffer_s, src/api/objects.h; the Allocation with its release strategy
+// and shared_ptr control block, src/memory/allocation.h), written when made; per
 // sub-buffer another handle, written, and the record's count raised
 // (atomically, as a shared_ptr copy); released in the same order, each
 // count lowered. What grows with the live count here is the machine's

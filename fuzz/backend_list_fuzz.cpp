@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "layers/layer_config.h"
-#include "selection.h"
+#include "runtime/selection.h"
 
 namespace {
 

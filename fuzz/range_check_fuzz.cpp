@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fuzz target: sub-buffer and copy-range arithmetic (src/range_check.cpp),
+// Fuzz target: sub-buffer and copy-range arithmetic (src/support/range_check.cpp),
 // checked against the same rules computed in 128-bit integers, where nothing
 // overflows. The input is read as little-endian words: parent size, parent
 // offset, element offset, element count, and a byte choosing the element size
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <limits>
 
-#include "range_check.h"
+#include "support/range_check.h"
 
 namespace {
 

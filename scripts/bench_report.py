@@ -51,7 +51,7 @@ those from the Intel Xeon VM say so.
   the CPU has AVX-512 (on the Intel Xeon VM, paired 16 MiB fills 0.90-0.93x
   with two 32-byte AVX2 stores, 0.95-1.01x with one; 0a137a8), else 32-byte
   AVX2 stores. Every pattern's exact bits are checked by
-  `tests/unit/cpu_fill_test.cpp` at every alignment.
+  `tests/backends/cpu/cpu_fill_test.cpp` at every alignment.
 - **Store kind: decided per operation, by what the machine's cache holds.**
   A copy or fill whose footprint (bytes written, plus bytes read for a copy)
   exceeds half the last-level cache (as sysfs reports it; glibc's `sysconf`
@@ -247,7 +247,7 @@ those from the Intel Xeon VM say so.
   run is 38% `unlink_chunk`, `_int_malloc` and `malloc_consolidate`
   (the 144-byte records are above the fast bins and coalesce on free), and
   past the event pool's 64 idle events each release creates a completion
-  event and each cache hit destroys one (`src/event_pool.h`), allocator
+  event and each cache hit destroys one (`src/memory/event_pool.h`), allocator
   traffic between the records that the baseline does not have. Nothing in
   anydev walks, hashes or locks longer by the live count (the validation
   layer's handle table exists only under `ANYDEV_VALIDATE`). Not fixed:
@@ -291,7 +291,7 @@ those from the Intel Xeon VM say so.
   printed above. A burst of load during one side of a separate measurement
   moves its ratio by tens of percent, hence the paired ratios. Figures at 64
   MiB and above are bound by DRAM and vary most from run to run.
-- **Allocation.** The pooled figure is the caching pool's (`src/pool/`,
+- **Allocation.** The pooled figure is the caching pool's (`src/memory/pool/`,
   [memory-pools.md](memory-pools.md)); "unpooled" maps, populates and locks
   fresh memory every time.
 - **OpenCL on PoCL.** anydev's opencl backend issues the same OpenCL calls as

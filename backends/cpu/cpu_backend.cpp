@@ -21,6 +21,11 @@
 #include <system_error>
 
 #include "anydev/backend.h"
+#include "anydev/kit/capabilities.h"
+#include "anydev/kit/device_props.h"
+#include "anydev/kit/entry.h"
+#include "anydev/kit/structs.h"
+#include "anydev/kit/table.h"
 #include "cpu_config.h"
 #include "cpu_device_info.h"
 #include "cpu_event.h"
@@ -30,11 +35,6 @@
 #include "cpu_services.h"
 #include "cpu_stream.h"
 #include "cpu_streaming.h"
-#include "kit_capabilities.h"
-#include "kit_device_props.h"
-#include "kit_entry.h"
-#include "kit_structs.h"
-#include "kit_table.h"
 
 namespace anydev::cpu {
 namespace {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The core's services (set_error, log, getenv) as the cpu backend sees them:
-// the backend kit's services (backends/common/kit_services.h) under the name
+// the backend kit's services (include/anydev/kit/services.h) under the name
 // "cpu".
 //
 // The entry point stores the core's table once; every other file reports
@@ -14,7 +14,7 @@
 #include <string>
 
 #include "anydev/backend.h"
-#include "kit_services.h"
+#include "anydev/kit/services.h"
 
 namespace anydev::cpu {
 

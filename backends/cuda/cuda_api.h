@@ -94,8 +94,9 @@ struct CudaApi {
   using pool_props = CUmemPoolProps;
   using access_desc = CUmemAccessDesc;
 
-  // status_for, is_sticky_fault, describe (cuda_errors.cpp); load, start,
-  // query_device, library_text (cuda_devices.cpp); enable_peer,
+  // status_for, is_sticky_fault, describe (cuda_errors.cpp); load (over
+  // load_cuda_driver, cuda_driver.h), start, query_device, library_text
+  // (cuda_devices.cpp); enable_peer,
   // native_context (cuda_context.cpp).
   ANYDEV_GPU_API_FUNCTIONS(CudaApi, CUresult, CudaDriver)
 

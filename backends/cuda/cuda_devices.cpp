@@ -9,6 +9,11 @@
 
 namespace anydev::cuda {
 
+bool CudaApi::load(void* library, const std::string& path, const std::string& opened_file,
+                   CudaDriver* driver, std::string* reason) {
+  return load_cuda_driver(library, path, opened_file, driver, reason);
+}
+
 std::string CudaApi::library_text(const CudaDriver& drv) {
   return cat("driver ", driver_version_text(drv.version), ", symbols resolved with ", drv.resolver);
 }

@@ -6,8 +6,7 @@
 #include <string>
 #include <type_traits>
 
-#include "cuda_api.h"
-#include "kit_library.h"
+#include "anydev/kit/library.h"
 
 namespace anydev::cuda {
 namespace {
@@ -117,13 +116,8 @@ std::string driver_version_text(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
-// Resolves every symbol of `library`, opened (by the GPU core) from `path`,
-// which the loader found at `opened_file`, and reads the driver's version.
-// Does not call cuInit. On failure returns false and sets *reason to the
-// file, the symbol and the loader's or driver's own words; the caller closes
-// the library.
-bool CudaApi::load(void* library, const std::string& path, const std::string& opened_file,
-                   CudaDriver* driver, std::string* reason) {
+bool load_cuda_driver(void* library, const std::string& path, const std::string& opened_file,
+                      CudaDriver* driver, std::string* reason) {
   const char* what = "CUDA driver library";
   CudaDriver loaded;
   loaded.requested_path = path;

@@ -14,9 +14,9 @@
 
 #include <string>
 
+#include "anydev/kit/symbols.h"
 #include "cuda_symbols.h"
 #include "gpu_api.h"
-#include "kit_symbols.h"
 
 namespace anydev::cuda {
 
@@ -28,6 +28,14 @@ struct CudaDriver {
   int version = 0;            // cuDriverGetVersion: 12080 for CUDA 12.8
   const char* resolver = "";  // "cuGetProcAddress_v2", "cuGetProcAddress" or "dlsym"
 };
+
+// Resolves every symbol of `library`, opened (by the GPU core) from `path`,
+// which the loader found at `opened_file`, and reads the driver's version
+// (CudaApi::load). Does not call cuInit. On failure returns false and sets
+// *reason to the file, the symbol and the loader's or driver's own words;
+// the caller closes the library.
+bool load_cuda_driver(void* library, const std::string& path, const std::string& opened_file,
+                      CudaDriver* driver, std::string* reason);
 
 // "12.8" for 12080.
 std::string driver_version_text(int version);

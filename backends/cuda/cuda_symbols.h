@@ -2,7 +2,7 @@
 // The CUDA driver entry points the cuda backend uses, in one X-macro list.
 //
 // ANYDEV_CUDA_SYMBOL(X, name, version, need), which gives the backend kit's
-// X(member, need, type, key) (backends/common/kit_symbols.h):
+// X(member, need, type, key) (include/anydev/kit/symbols.h):
 //   name     the entry point without its "cu" prefix (MemAlloc for cuMemAlloc);
 //   version  the cudaVersion passed to cuGetProcAddress: the CUDA release whose
 //            signature cuda.h declares for cu<name>, i.e. the one spelled

@@ -56,7 +56,7 @@
 #include <string>
 
 #include "anydev/backend.h"
-#include "kit_symbols.h"
+#include "anydev/kit/symbols.h"
 
 namespace anydev::gpu {
 

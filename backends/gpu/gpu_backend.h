@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "anydev/kit/capabilities.h"
+#include "anydev/kit/device_props.h"
+#include "anydev/kit/library.h"
+#include "anydev/kit/structs.h"
 #include "gpu_pool.h"
 #include "gpu_state.h"
-#include "kit_capabilities.h"
-#include "kit_device_props.h"
-#include "kit_library.h"
-#include "kit_structs.h"
 
 namespace anydev::gpu {
 

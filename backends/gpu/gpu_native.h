@@ -7,9 +7,9 @@
 
 #include <cstdint>
 
+#include "anydev/kit/table.h"
 #include "gpu_objects.h"
 #include "gpu_state.h"
-#include "kit_table.h"
 
 namespace anydev::gpu {
 

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "anydev/backend.h"
-#include "kit_cat.h"
-#include "kit_services.h"
+#include "anydev/kit/cat.h"
+#include "anydev/kit/services.h"
 
 namespace anydev::gpu {
 

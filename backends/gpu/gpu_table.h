@@ -11,14 +11,14 @@
 #define ANYDEV_BACKENDS_GPU_GPU_TABLE_H_
 
 #include "anydev/backend.h"
+#include "anydev/kit/entry.h"
+#include "anydev/kit/table.h"
 #include "gpu_backend.h"
 #include "gpu_memory.h"
 #include "gpu_native.h"
 #include "gpu_peer.h"
 #include "gpu_streams.h"
 #include "gpu_transfer.h"
-#include "kit_entry.h"
-#include "kit_table.h"
 
 namespace anydev::gpu {
 

@@ -11,10 +11,10 @@
 #include <cstring>
 #include <string>
 
+#include "anydev/kit/memory_ref.h"
 #include "gpu_fill_plan.h"
 #include "gpu_objects.h"
 #include "gpu_state.h"
-#include "kit_memory_ref.h"
 
 namespace anydev::gpu {
 

@@ -83,9 +83,9 @@ struct HipApi {
   static constexpr int kDLDevice = kDLROCM;
   static constexpr int kDLHost = kDLROCMHost;
 
-  // status_for, is_sticky_fault, describe (hip_errors.cpp); load
-  // (hip_runtime.cpp); start, query_device, library_text, enable_peer,
-  // native_context (hip_devices.cpp).
+  // status_for, is_sticky_fault, describe (hip_errors.cpp); load (over
+  // load_hip_runtime, hip_runtime.h), start, query_device, library_text,
+  // enable_peer, native_context (hip_devices.cpp).
   ANYDEV_GPU_API_FUNCTIONS(HipApi, hipError_t, HipRuntime)
 
   // A stream from hipStreamCreateWithFlags carries its device: work on it

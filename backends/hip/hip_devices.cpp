@@ -13,6 +13,11 @@ namespace anydev::hip {
 
 using kit::cat;
 
+bool HipApi::load(void* library, const std::string& path, const std::string& opened,
+                  HipRuntime* runtime, std::string* reason) {
+  return load_hip_runtime(library, path, opened, runtime, reason);
+}
+
 std::string HipApi::library_text(const HipRuntime& runtime) {
   return cat("runtime ", hip_version_text(runtime.runtime_version), ", pinned memory from ",
              runtime.host_alloc);

@@ -3,9 +3,8 @@
 
 #include <dlfcn.h>
 
-#include "hip_api.h"
-#include "kit_cat.h"
-#include "kit_library.h"
+#include "anydev/kit/cat.h"
+#include "anydev/kit/library.h"
 
 namespace anydev::hip {
 namespace {
@@ -37,12 +36,8 @@ std::string hip_version_text(int version) {
   return kit::cat(version / 10000000, ".", (version / 100000) % 100);
 }
 
-// Resolves every symbol of `library`, opened by the GPU core from `path`
-// (found by the loader at `opened`), and reads the versions. Calls nothing
-// that needs a device. On failure returns false and sets *reason to the file,
-// the symbol and the loader's words; the caller closes the library.
-bool HipApi::load(void* library, const std::string& path, const std::string& opened,
-                  HipRuntime* runtime, std::string* reason) {
+bool load_hip_runtime(void* library, const std::string& path, const std::string& opened,
+                      HipRuntime* runtime, std::string* reason) {
   HipRuntime loaded;
   loaded.requested_path = path;
   loaded.opened_path = opened;

@@ -12,9 +12,9 @@
 
 #include <string>
 
+#include "anydev/kit/symbols.h"
 #include "gpu_api.h"
 #include "hip_symbols.h"
-#include "kit_symbols.h"
 
 namespace anydev::hip {
 

@@ -3,7 +3,7 @@
 // with their C signatures spelled here.
 //
 // ANYDEV_HIP_SYMBOLS(X) gives the backend kit's X(member, need, type, key)
-// (backends/common/kit_symbols.h):
+// (include/anydev/kit/symbols.h):
 //   member  the field's name: the GPU core's name for the operation where it
 //           has one (MemAlloc for hipMalloc, StreamCreate for
 //           hipStreamCreateWithFlags: backends/gpu/gpu_api.h), else the

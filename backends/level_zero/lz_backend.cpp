@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "anydev/backend.h"
-#include "kit_capabilities.h"
-#include "kit_device_props.h"
-#include "kit_entry.h"
-#include "kit_library.h"
-#include "kit_structs.h"
-#include "kit_table.h"
+#include "anydev/kit/capabilities.h"
+#include "anydev/kit/device_props.h"
+#include "anydev/kit/entry.h"
+#include "anydev/kit/library.h"
+#include "anydev/kit/structs.h"
+#include "anydev/kit/table.h"
 #include "lz_entries.h"
 #include "lz_errors.h"
 #include "lz_state.h"
@@ -242,7 +242,7 @@ anydev_status_t initialize(const anydev_core_services_t* core, const char** libr
       undo();
       return report_failure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, "zeContextCreate", driver_where);
     }
-    dr->events = std::make_unique<EventSlots>(dr->context);
+    dr->events = std::make_unique<EventSlots>(api(), dr->context);
     std::uint32_t count = 0;
     r = ze.zeDeviceGet(dr->driver, &count, nullptr);
     std::vector<ze_device_handle_t> handles(count);

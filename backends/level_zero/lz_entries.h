@@ -7,7 +7,7 @@
 #define ANYDEV_BACKENDS_LEVEL_ZERO_LZ_ENTRIES_H_
 
 #include "anydev/backend.h"
-#include "kit_table.h"
+#include "anydev/kit/table.h"
 
 namespace anydev::level_zero {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "anydev/backend.h"
-#include "kit_cat.h"
+#include "anydev/kit/cat.h"
 #include "lz_services.h"
 
 namespace anydev::level_zero {

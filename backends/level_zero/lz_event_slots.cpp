@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "lz_errors.h"
-#include "lz_state.h"
 
 namespace anydev::level_zero {
 
@@ -16,7 +15,7 @@ SlotRef EventSlots::wrap(EventSlot* slot) {
 }
 
 anydev_status_t EventSlots::grow(const char* operation) {
-  const LoaderApi& ze = api();
+  const LoaderApi& ze = ze_;
   ze_event_pool_desc_t desc = {};
   desc.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
   desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
@@ -45,7 +44,7 @@ anydev_status_t EventSlots::grow(const char* operation) {
 }
 
 anydev_status_t EventSlots::acquire(const char* operation, SlotRef* out) {
-  const LoaderApi& ze = api();
+  const LoaderApi& ze = ze_;
   std::vector<std::shared_ptr<void>> released;  // dropped after the lock
   EventSlot* slot = nullptr;
   {

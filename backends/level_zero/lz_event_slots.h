@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "anydev/backend.h"
+#include "lz_symbols.h"
 
 namespace anydev::level_zero {
 
@@ -39,7 +40,8 @@ class EventSlots {
   // Events per ze_event_pool_handle_t created when no slot is free.
   static constexpr std::uint32_t kPoolSize = 64;
 
-  explicit EventSlots(ze_context_handle_t context) : context_(context) {}
+  // `ze` is the process's loader table, which outlives every EventSlots.
+  EventSlots(const LoaderApi& ze, ze_context_handle_t context) : ze_(ze), context_(context) {}
   EventSlots(const EventSlots&) = delete;
   EventSlots& operator=(const EventSlots&) = delete;
 
@@ -52,6 +54,7 @@ class EventSlots {
   SlotRef wrap(EventSlot* slot);
   anydev_status_t grow(const char* operation);  // with mutex_ held
 
+  const LoaderApi& ze_;
   const ze_context_handle_t context_;
   mutable std::mutex mutex_;
   std::vector<EventSlot*> free_;     // reset and unreferenced

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The core's services (set_error, log, getenv) as the level_zero backend sees
-// them: the backend kit's services (backends/common/kit_services.h) under the
+// them: the backend kit's services (include/anydev/kit/services.h) under the
 // name "level_zero". Thread-safe; the core's table lives for the process.
 #ifndef ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SERVICES_H_
 #define ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SERVICES_H_
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "anydev/backend.h"
-#include "kit_services.h"
+#include "anydev/kit/services.h"
 
 namespace anydev::level_zero {
 

@@ -23,17 +23,11 @@
 #include <vector>
 
 #include "anydev/backend.h"
-#include "kit_symbols.h"
+#include "anydev/kit/symbols.h"
 #include "lz_event_slots.h"
 #include "lz_symbols.h"
 
 namespace anydev::level_zero {
-
-// The loader's entry points (lz_symbols.h) and where they came from.
-struct LoaderApi {
-  ANYDEV_KIT_SYMBOL_FIELDS(ANYDEV_LEVEL_ZERO_SYMBOLS)
-  std::string path;  // as asked for (ANYDEV_LEVEL_ZERO_LIBRARY or libze_loader.so.1)
-};
 
 struct DriverState {
   ze_driver_handle_t driver = nullptr;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Level Zero loader entry points the level_zero backend uses, in one
-// X-macro list for the backend kit (backends/common/kit_symbols.h).
+// X-macro list for the backend kit (include/anydev/kit/symbols.h).
 //
 // ANYDEV_LEVEL_ZERO_SYMBOL(X, name, need): the field is the entry point's
 // name, typed from the declaration in Debian's <level_zero/ze_api.h>, and is
@@ -13,6 +13,9 @@
 
 #include <level_zero/ze_api.h>
 
+#include <string>
+
+#include "anydev/kit/symbols.h"
 #include "lz_init_drivers.h"
 
 #define ANYDEV_LEVEL_ZERO_SYMBOL(X, name, need) X(name, need, decltype(&::name), #name)
@@ -46,5 +49,15 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemAllocDevice, REQUIRED)                                         \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemFree, REQUIRED)                                                \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemGetAddressRange, REQUIRED)
+
+namespace anydev::level_zero {
+
+// The loader's entry points and where they came from.
+struct LoaderApi {
+  ANYDEV_KIT_SYMBOL_FIELDS(ANYDEV_LEVEL_ZERO_SYMBOLS)
+  std::string path;  // as asked for (ANYDEV_LEVEL_ZERO_LIBRARY or libze_loader.so.1)
+};
+
+}  // namespace anydev::level_zero
 
 #endif  // ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_

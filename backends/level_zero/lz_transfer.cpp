@@ -21,8 +21,8 @@
 #include <memory>
 #include <string>
 
+#include "anydev/kit/memory_ref.h"
 #include "gpu_fill_plan.h"
-#include "kit_memory_ref.h"
 #include "lz_entries.h"
 #include "lz_errors.h"
 #include "lz_objects.h"

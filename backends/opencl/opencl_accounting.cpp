@@ -7,36 +7,12 @@
 #include "opencl_services.h"
 
 namespace anydev::opencl {
+namespace {
 
-anydev_status_t read_memory_limit(std::size_t* limit) {
-  *limit = 0;
-  const char* text = get_env(kMemoryLimitVariable);
-  if (text == nullptr) return ANYDEV_SUCCESS;
-  const std::string value(text);
-  std::size_t bytes = 0;
-  bool valid = !value.empty() && value.size() <= 20;
-  for (char c : value) {
-    if (!valid) break;
-    if (c < '0' || c > '9') {
-      valid = false;
-      break;
-    }
-    const auto digit = static_cast<std::size_t>(c - '0');
-    if (bytes > (std::numeric_limits<std::size_t>::max() - digit) / 10) {
-      valid = false;
-      break;
-    }
-    bytes = bytes * 10 + digit;
-  }
-  if (!valid || bytes == 0) {
-    return set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
-                     cat(kMemoryLimitVariable, "=\"", value,
-                         "\" is not a number of bytes above zero (decimal digits only, e.g. "
-                         "67108864 for 64 MiB)"));
-  }
-  *limit = bytes;
-  return ANYDEV_SUCCESS;
-}
+// cl_amd_device_attribute_query: free memory in KiB (total, largest block).
+constexpr cl_device_info kDeviceGlobalFreeMemoryAmd = 0x4039;
+
+}  // namespace
 
 bool counts_against_device(const Device& device, anydev_bk_memory_kind_t kind) {
   return kind == ANYDEV_BK_MEMORY_DEVICE ||
@@ -67,6 +43,19 @@ void unreserve_memory(Device& device, std::size_t bytes) noexcept {
 std::size_t unaccounted_memory(const Device& device) {
   const std::size_t accounted = device.accounted.load(std::memory_order_relaxed);
   return accounted >= device.memory_limit ? 0 : device.memory_limit - accounted;
+}
+
+std::size_t device_free_memory(const Device& device) {
+  const std::size_t unaccounted = unaccounted_memory(device);
+  if (device.reports_free_memory) {
+    size_t free_kib[2] = {0, 0};
+    if (cl().clGetDeviceInfo(device.id, kDeviceGlobalFreeMemoryAmd, sizeof(free_kib), free_kib,
+                             nullptr) == CL_SUCCESS &&
+        free_kib[0] != 0 && free_kib[0] * 1024 < unaccounted) {
+      return free_kib[0] * 1024;
+    }
+  }
+  return unaccounted;
 }
 
 }  // namespace anydev::opencl

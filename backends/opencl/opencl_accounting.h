@@ -27,14 +27,6 @@
 
 namespace anydev::opencl {
 
-// The name of the variable that lowers every device's limit.
-inline constexpr const char* kMemoryLimitVariable = "ANYDEV_OPENCL_MEMORY_LIMIT";
-
-// Reads ANYDEV_OPENCL_MEMORY_LIMIT: `*limit` = 0 when unset, else its value.
-// BACKEND_UNAVAILABLE (error set, naming the value) when it is not a decimal
-// number of bytes above zero: the backend is not opened with a wrong limit.
-anydev_status_t read_memory_limit(std::size_t* limit);
-
 // Whether an allocation of that kind counts against the device's memory.
 bool counts_against_device(const Device& device, anydev_bk_memory_kind_t kind);
 
@@ -45,6 +37,10 @@ anydev_status_t reserve_memory(Device& device, const char* operation, std::size_
 
 // Gives back what reserve_memory took. Never fails.
 void unreserve_memory(Device& device, std::size_t bytes) noexcept;
+
+// The device's free memory: memory_limit minus what anydev has allocated on
+// it, or less when an extension (AMD) reports less.
+std::size_t device_free_memory(const Device& device);
 
 // limit - accounted (never below zero).
 std::size_t unaccounted_memory(const Device& device);

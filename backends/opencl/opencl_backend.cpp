@@ -7,10 +7,11 @@
 #include <cstdio>
 #include <string>
 
-#include "kit_capabilities.h"
-#include "kit_entry.h"
-#include "kit_structs.h"
-#include "kit_table.h"
+#include "anydev/kit/capabilities.h"
+#include "anydev/kit/entry.h"
+#include "anydev/kit/structs.h"
+#include "anydev/kit/table.h"
+#include "opencl_accounting.h"
 #include "opencl_entries.h"
 #include "opencl_errors.h"
 #include "opencl_event.h"

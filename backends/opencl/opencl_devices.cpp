@@ -2,18 +2,16 @@
 #include "opencl_devices.h"
 
 #include <cstdio>
+#include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
-#include "opencl_accounting.h"
 #include "opencl_errors.h"
 #include "opencl_services.h"
 
 namespace anydev::opencl {
 namespace {
-
-// cl_amd_device_attribute_query: free memory in KiB (total, largest block).
-constexpr cl_device_info kDeviceGlobalFreeMemoryAmd = 0x4039;
 
 // Never destroyed: see the header.
 std::vector<std::unique_ptr<Device>>& devices() {
@@ -234,17 +232,34 @@ anydev_status_t create_queue(Device& device, cl_command_queue* out) {
   return ANYDEV_SUCCESS;
 }
 
-std::size_t device_free_memory(const Device& device) {
-  const std::size_t unaccounted = unaccounted_memory(device);
-  if (device.reports_free_memory) {
-    size_t free_kib[2] = {0, 0};
-    if (cl().clGetDeviceInfo(device.id, kDeviceGlobalFreeMemoryAmd, sizeof(free_kib), free_kib,
-                             nullptr) == CL_SUCCESS &&
-        free_kib[0] != 0 && free_kib[0] * 1024 < unaccounted) {
-      return free_kib[0] * 1024;
+anydev_status_t read_memory_limit(std::size_t* limit) {
+  *limit = 0;
+  const char* text = get_env(kMemoryLimitVariable);
+  if (text == nullptr) return ANYDEV_SUCCESS;
+  const std::string value(text);
+  std::size_t bytes = 0;
+  bool valid = !value.empty() && value.size() <= 20;
+  for (char c : value) {
+    if (!valid) break;
+    if (c < '0' || c > '9') {
+      valid = false;
+      break;
     }
+    const auto digit = static_cast<std::size_t>(c - '0');
+    if (bytes > (std::numeric_limits<std::size_t>::max() - digit) / 10) {
+      valid = false;
+      break;
+    }
+    bytes = bytes * 10 + digit;
   }
-  return unaccounted;
+  if (!valid || bytes == 0) {
+    return set_error(ANYDEV_ERROR_BACKEND_UNAVAILABLE,
+                     cat(kMemoryLimitVariable, "=\"", value,
+                         "\" is not a number of bytes above zero (decimal digits only, e.g. "
+                         "67108864 for 64 MiB)"));
+  }
+  *limit = bytes;
+  return ANYDEV_SUCCESS;
 }
 
 }  // namespace anydev::opencl

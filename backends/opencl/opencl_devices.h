@@ -25,6 +25,14 @@
 
 namespace anydev::opencl {
 
+// The name of the variable that lowers every device's limit.
+inline constexpr const char* kMemoryLimitVariable = "ANYDEV_OPENCL_MEMORY_LIMIT";
+
+// Reads ANYDEV_OPENCL_MEMORY_LIMIT: `*limit` = 0 when unset, else its value.
+// BACKEND_UNAVAILABLE (error set, naming the value) when it is not a decimal
+// number of bytes above zero: the backend is not opened with a wrong limit.
+anydev_status_t read_memory_limit(std::size_t* limit);
+
 // One OpenCL device. Fields above the mutex are immutable after enumeration.
 struct Device {
   int index = 0;
@@ -69,10 +77,6 @@ anydev_status_t device_context(Device& device, cl_context* context,
 // A new in-order queue on the device (clCreateCommandQueueWithProperties on
 // OpenCL 2.0+ devices when the loader has it, else clCreateCommandQueue).
 anydev_status_t create_queue(Device& device, cl_command_queue* out);
-
-// The device's free memory: memory_limit minus what anydev has allocated on
-// it, or less when an extension (AMD) reports less.
-std::size_t device_free_memory(const Device& device);
 
 }  // namespace anydev::opencl
 

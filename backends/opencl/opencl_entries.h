@@ -6,7 +6,7 @@
 #define ANYDEV_BACKENDS_OPENCL_OPENCL_ENTRIES_H_
 
 #include "anydev/backend.h"
-#include "kit_table.h"
+#include "anydev/kit/table.h"
 
 namespace anydev::opencl {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The core's services (set_error, log, getenv) as the opencl backend uses
 // them, plus `cat` for building messages: the backend kit's services and
-// message helper (backends/common) under the name "opencl".
+// message helper (anydev/kit/) under the name "opencl".
 //
 // The entry point stores the core's table once; it is owned by the core and
 // lives for the whole process. Every function here is thread-safe; before a
@@ -12,8 +12,8 @@
 #include <string>
 
 #include "anydev/backend.h"
-#include "kit_cat.h"
-#include "kit_services.h"
+#include "anydev/kit/cat.h"
+#include "anydev/kit/services.h"
 
 namespace anydev::opencl {
 

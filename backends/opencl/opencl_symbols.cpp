@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "opencl_symbols.h"
 
-#include "kit_library.h"
+#include "anydev/kit/library.h"
 #include "opencl_services.h"
 
 namespace anydev::opencl {

@@ -21,10 +21,10 @@
 #include <string>
 
 #include "anydev/backend.h"
-#include "kit_symbols.h"
+#include "anydev/kit/symbols.h"
 
 // The entry points this backend calls, in one list for the backend kit
-// (backends/common/kit_symbols.h): REQUIRED ones are OpenCL 1.2 that every
+// (include/anydev/kit/symbols.h): REQUIRED ones are OpenCL 1.2 that every
 // device this backend offers needs; OPTIONAL ones are used when present
 // (OpenCL 2.0+). Each is resolved with dlsym under its own name.
 #define ANYDEV_OPENCL_SYMBOL(X, name, need) X(name, need, decltype(&::name), #name)

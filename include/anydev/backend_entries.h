@@ -14,16 +14,16 @@
  *                                   backend.h spells the whole list.
  *
  * From it come the table struct (backend.h), the backend kit's entry lists
- * and table builder (backends/common/kit_table.h) and the core's check of
- * the required entries (src/plugin_loader.cpp). A new entry is added here
+ * and table builder (include/anydev/kit/table.h) and the core's check of
+ * the required entries (src/runtime/plugin_loader.cpp). A new entry is added here
  * only, at the end (appended within an ABI version).
  *
  * The instance. Every entry's first argument is the `instance` of the table
  * it was called through, unchanged (the caller passes t->instance to t->f).
  * It is the table owner's pointer: NULL or what the backend (or a layer
  * wrapping a table) set, valid for the life of the process; the core never
- * reads through it. A backend built with the kit (backends/common/
- * kit_table.h) may write its entries without it: the kit adapts them.
+ * reads through it. A backend built with the kit (anydev/kit/
+ * table.h) may write its entries without it: the kit adapts them.
  *
  * The entries' contracts:
  *

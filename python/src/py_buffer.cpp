@@ -169,7 +169,7 @@ std::string inner_text(const std::string& formatted) {
 }
 
 // Buffers of this many elements or more print as their first and last
-// kReprEdge elements (anydev_buffer_format's elision, src/format.cpp).
+// kReprEdge elements (anydev_buffer_format's elision, src/support/format.cpp).
 constexpr std::size_t kReprElideFrom = 1000;
 constexpr std::size_t kReprEdge = 3;
 

@@ -5,8 +5,8 @@
 #include <atomic>
 
 #include "layers/layer_table.h"
-#include "logging.h"
-#include "status.h"
+#include "support/logging.h"
+#include "support/status.h"
 
 namespace anydev::core::layers {
 namespace {

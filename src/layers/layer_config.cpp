@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <optional>
 
-#include "env_list.h"
-#include "environment.h"
-#include "fork_guard.h"
-#include "status.h"
+#include "support/env_list.h"
+#include "support/environment.h"
+#include "support/fork_guard.h"
+#include "support/status.h"
 
 namespace anydev::core::layers {
 namespace {

@@ -6,7 +6,7 @@
 #include "layers/sync_mode.h"
 #include "layers/trace.h"
 #include "layers/validation.h"
-#include "status.h"
+#include "support/status.h"
 
 namespace anydev::core::layers {
 

@@ -18,7 +18,7 @@
 #define ANYDEV_SRC_LAYERS_LAYER_TABLE_H_
 
 #include "anydev/backend.h"
-#include "backend_calls.h"
+#include "support/backend_calls.h"
 
 namespace anydev::core::layers {
 

@@ -11,12 +11,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core_mutex.h"
-#include "fork_guard.h"
 #include "layers/layer_config.h"
 #include "layers/layer_table.h"
-#include "logging.h"
-#include "status.h"
+#include "support/core_mutex.h"
+#include "support/fork_guard.h"
+#include "support/logging.h"
+#include "support/status.h"
 
 namespace anydev::core::layers {
 namespace {

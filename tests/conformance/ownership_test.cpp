@@ -249,7 +249,7 @@ TEST_P(TakePtrTest, FreeIsOrderedAfterQueuedWork) {
   EXPECT_TRUE(BytesEqual(std::span<const std::uint8_t>(result.as_span()), values.cspan()));
 }
 
-// Ownership records are per allocation (src/taken_memory.h): take_ptr of a
+// Ownership records are per allocation (src/api/taken_memory.h): take_ptr of a
 // view, even an empty one whose address is where another allocation starts,
 // is refused and changes nothing; only a whole buffer changes hands.
 TEST_P(TakePtrTest, TakePtrOfAViewIsRefusedAndChangesNothing) {

@@ -136,7 +136,7 @@ TEST(TracePath, AcceptsAFileAndRejectsTheRest) {
             "ANYDEV_TRACE is set but empty: expected the path of the JSON file to write");
   EXPECT_EQ(parse_trace("/tmp/").error,
             "ANYDEV_TRACE=\"/tmp/\" names a folder: expected a file path");
-  // The value is escaped in the message (src/format.h), never echoed raw.
+  // The value is escaped in the message (src/support/format.h), never echoed raw.
   EXPECT_EQ(parse_trace("a\nb").error, "ANYDEV_TRACE=\"a\\nb\" contains a newline");
   EXPECT_EQ(parse_sync("\x1b[2J").error, "ANYDEV_SYNC=\"\\x1b[2J\" is not 0 or 1");
   EXPECT_EQ(parse_validate("1\r").error, "ANYDEV_VALIDATE=\"1\\r\" is not 0, 1 or backtrace");

@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "anydev/backend.h"
-#include "backend_calls.h"
 #include "layers/fault_injection.h"
 #include "layers/sync_mode.h"
 #include "layers/trace.h"
 #include "layers/validation.h"
+#include "support/backend_calls.h"
 
 namespace {
 

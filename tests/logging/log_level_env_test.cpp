@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "anydev/anydev.h"
-#include "logging.h"
+#include "support/logging.h"
 
 namespace anydev::core {
 namespace {

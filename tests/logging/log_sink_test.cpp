@@ -14,7 +14,7 @@
 #include "anydev/anydev.h"
 #include "anydev/logging.hpp"
 #include "fork_child.h"
-#include "logging.h"
+#include "support/logging.h"
 
 namespace anydev::core {
 namespace {

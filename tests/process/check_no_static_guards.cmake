@@ -6,7 +6,7 @@
 # guard is a lock, and a fork() while another thread runs the initializer
 # leaves that lock held in the child, whose first use then blocks forever
 # (issue 17, item 4). Such statics are made with ProcessObject
-# (src/fork_guard.h), an atomic, or at load time instead. Thread-local
+# (src/support/fork_guard.h), an atomic, or at load time instead. Thread-local
 # guards are per thread and harmless.
 execute_process(COMMAND "${READELF}" -sW "${LIBRARY}"
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Element type traits (src/dtype.h): size, alignment and name of every dtype,
+// Element type traits (src/support/dtype.h): size, alignment and name of every dtype,
 // the name round trip, and values outside the enum.
-#include "dtype.h"
+#include "support/dtype.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The shared strict parsing of comma-separated environment lists
-// (src/env_list.h): decimal numbers and the per-entry rules and messages.
-#include "env_list.h"
+// (src/support/env_list.h): decimal numbers and the per-entry rules and messages.
+#include "support/env_list.h"
 
 #include <gtest/gtest.h>
 

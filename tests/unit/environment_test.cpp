@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The checks of the core's own environment variables (src/environment.h):
+// The checks of the core's own environment variables (src/support/environment.h):
 // what each accepts, and the message refusing the rest (naming the variable
 // and the escaped value). ANYDEV_LOG_LEVEL takes spdlog's names as well.
-#include "environment.h"
+#include "support/environment.h"
 
 #include <gtest/gtest.h>
 

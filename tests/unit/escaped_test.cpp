@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// escaped() (src/format.h): untrusted text in log lines and error messages
+// escaped() (src/support/format.h): untrusted text in log lines and error messages
 // never carries a control character, an escape sequence, malformed UTF-8 or
 // an invisible line or direction change; printable text is kept as it is.
-// quoted() (src/env_list.h), which every environment error uses, escapes too.
+// quoted() (src/support/env_list.h), which every environment error uses, escapes too.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <string_view>
 
-#include "env_list.h"
-#include "format.h"
+#include "support/env_list.h"
+#include "support/format.h"
 
 namespace anydev::core {
 namespace {

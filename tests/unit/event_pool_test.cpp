@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The event pool (src/event_pool.h) against a fake backend that counts its
+// The event pool (src/memory/event_pool.h) against a fake backend that counts its
 // event calls: cross-stream ordering, stream-ordered release and the caching
 // pool take their events from the device's pool, so that in steady state no
 // event is created or destroyed per ordering or per release, and an ordering
 // costs two backend calls (record, wait). The pool is bounded, and an event
 // whose use failed is destroyed, not reused. Also the foreign release
 // strategy's event (ForeignReleaseTest).
-#include "event_pool.h"
+#include "memory/event_pool.h"
 
 #include <gtest/gtest.h>
 
@@ -19,15 +19,15 @@
 #include <thread>
 #include <vector>
 
-#include "allocation.h"
+#include "anydev/kit/table.h"
+#include "api/objects.h"
 #include "fake_backend_table.h"
-#include "foreign_memory.h"
-#include "kit_table.h"
-#include "objects.h"
-#include "pool/caching_pool.h"
-#include "pool/pooled_allocation.h"
-#include "status.h"
-#include "stream_ordered_release.h"
+#include "memory/allocation.h"
+#include "memory/foreign_memory.h"
+#include "memory/pool/caching_pool.h"
+#include "memory/pool/pooled_allocation.h"
+#include "memory/stream_ordered_release.h"
+#include "support/status.h"
 
 namespace anydev::core {
 namespace {

@@ -10,7 +10,7 @@
 
 #include <anydev/backend.h>
 
-#include "kit_table.h"
+#include "anydev/kit/table.h"
 
 namespace anydev::test {
 

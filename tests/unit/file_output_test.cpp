@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// write_file_replacing (src/file_output.h): a new file gets the permissions
+// write_file_replacing (src/support/file_output.h): a new file gets the permissions
 // the umask gives, as any new file would, and a file it replaces keeps its
 // mode; the content arrives whole.
-#include "file_output.h"
+#include "support/file_output.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Mojo's printing of buffers (src/format.h): every dtype, special float
+// Mojo's printing of buffers (src/support/format.h): every dtype, special float
 // values, shortest round-trip digits in the element's own precision, and the
 // elision from 1000 elements on.
-#include "format.h"
+#include "support/format.h"
 
 #include <gtest/gtest.h>
 

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // One answer to an ABI mismatch from every backend: the kit's check_entry
-// (backends/common/kit_entry.h), and the entry points of cpu, opencl, cuda and hip
+// (include/anydev/kit/entry.h), and the entry points of cpu, opencl, cuda and hip
 // called with a backend ABI version they were not built for.
-#include "kit_entry.h"
-
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 
-#include "builtin_backends.h"
+#include "anydev/kit/entry.h"
+#include "runtime/builtin_backends.h"
 
 namespace {
 

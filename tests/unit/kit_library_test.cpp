@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The backend kit's library opening (backends/common/kit_library.h): one
+// The backend kit's library opening (include/anydev/kit/library.h): one
 // error format naming the file, the dlerror() text and the hint.
-#include "kit_library.h"
-
 #include <gtest/gtest.h>
 
 #include <string>
+
+#include "anydev/kit/library.h"
 
 namespace {
 

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Caller-struct checks of the backend kit (backends/common/kit_structs.h): a
+// Caller-struct checks of the backend kit (include/anydev/kit/structs.h): a
 // field is touched only when the caller's struct_size holds all of it.
-#include "kit_structs.h"
-
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <cstdint>
 
 #include "anydev/backend.h"
+#include "anydev/kit/structs.h"
 
 namespace {
 

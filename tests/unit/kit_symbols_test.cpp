@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Symbol tables from an X-macro list (backends/common/kit_symbols.h):
+// Symbol tables from an X-macro list (include/anydev/kit/symbols.h):
 // REQUIRED entries must be found, OPTIONAL ones may stay null.
-#include "kit_symbols.h"
-
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
+
+#include "anydev/kit/symbols.h"
 
 namespace {
 

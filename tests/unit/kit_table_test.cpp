@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The kit's table builder and the instance (backends/common/kit_table.h):
+// The kit's table builder and the instance (include/anydev/kit/table.h):
 // kit::entry<f> drops the instance and forwards every argument to an f
 // written without it, is f itself when f takes the instance, and
 // ANYDEV_KIT_BACKEND_TABLE carries the instance and the adapted entries.
-#include "kit_table.h"
-
 #include <gtest/gtest.h>
+
+#include "anydev/kit/table.h"
 
 namespace {
 

@@ -15,13 +15,13 @@
 #include <set>
 #include <vector>
 
-#include "allocation.h"
+#include "anydev/kit/table.h"
+#include "api/objects.h"
 #include "fake_backend_table.h"
-#include "kit_table.h"
-#include "objects.h"
-#include "pool/caching_pool.h"
-#include "pool/pooled_allocation.h"
-#include "stream_ordered_release.h"
+#include "memory/allocation.h"
+#include "memory/pool/caching_pool.h"
+#include "memory/pool/pooled_allocation.h"
+#include "memory/stream_ordered_release.h"
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The caching pool (src/pool/) against a fake backend whose streams only
+// The caching pool (src/memory/pool/) against a fake backend whose streams only
 // finish their work when the test says so: size classes, when a block may be
 // reused, statistics, the out-of-memory retry and releasing the cache.
 #include <gtest/gtest.h>
@@ -19,14 +19,14 @@
 #include <thread>
 #include <vector>
 
+#include "anydev/kit/table.h"
+#include "api/objects.h"
 #include "fake_backend_table.h"
-#include "kit_table.h"
-#include "objects.h"
-#include "pool/caching_pool.h"
-#include "pool/pool_registry.h"
-#include "pool/size_classes.h"
-#include "status.h"
-#include "stream_ordered_release.h"
+#include "memory/pool/caching_pool.h"
+#include "memory/pool/pool_registry.h"
+#include "memory/pool/size_classes.h"
+#include "memory/stream_ordered_release.h"
+#include "support/status.h"
 
 namespace anydev::core {
 namespace {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Overflow-checked size arithmetic (src/range_check.h): products and sums at
+// Overflow-checked size arithmetic (src/support/range_check.h): products and sums at
 // the edge of size_t, views inside, at and past the end of their parent,
 // misaligned views, and copies from a short side.
-#include "range_check.h"
+#include "support/range_check.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// ANYDEV_BACKEND parsing (src/selection.h): the accepted forms, and every
+// ANYDEV_BACKEND parsing (src/runtime/selection.h): the accepted forms, and every
 // malformed form rejected with a message that names the bad entry.
-#include "selection.h"
+#include "runtime/selection.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// SmallMutex (src/small_mutex.h), the 4-byte lock of buffer handles and
+// SmallMutex (src/support/small_mutex.h), the 4-byte lock of buffer handles and
 // allocation records: mutual exclusion under contention (sleepers woken),
 // try_lock, and the record sizes it keeps small (issue 19: host memory per
 // live buffer handle).
-#include "small_mutex.h"
+#include "support/small_mutex.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "objects.h"
+#include "api/objects.h"
 
 namespace anydev::core {
 namespace {

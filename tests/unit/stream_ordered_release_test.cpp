@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reclaimer (src/stream_ordered_release.h) against a fake backend whose
+// The reclaimer (src/memory/stream_ordered_release.h) against a fake backend whose
 // events complete when the test says so: releases waiting on different
 // events finish in whatever order the events complete (no head-of-line
 // blocking behind a slow stream), and a stream's destruction waits for its
 // work without holding up other releases.
-#include "stream_ordered_release.h"
+#include "memory/stream_ordered_release.h"
 
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -16,10 +16,10 @@
 #include <thread>
 #include <vector>
 
+#include "anydev/kit/table.h"
 #include "fake_backend_table.h"
-#include "kit_table.h"
-#include "registry.h"
-#include "status.h"
+#include "runtime/registry.h"
+#include "support/status.h"
 
 namespace anydev::core {
 namespace {

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <map>
 
-#include "file_output.h"
+#include "support/file_output.h"
 #include "table.h"
 
 namespace anydev_bench {

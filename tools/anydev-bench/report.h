@@ -33,7 +33,7 @@ void write_svg(std::ostream& out, const RunInfo& info, const std::vector<Result>
 
 // Writes `content` to `path` through a temporary file created exclusively
 // beside it (a symlink planted at a predictable name is never followed),
-// renamed over `path` at the end: the core's writer (src/file_output.h), so
+// renamed over `path` at the end: the core's writer (src/support/file_output.h), so
 // a new plot gets the umask's permissions and a replaced one keeps its mode.
 // Returns an empty string on success, else why (and `path` is unchanged).
 std::string write_file_replacing(const std::string& path, const std::string& content);

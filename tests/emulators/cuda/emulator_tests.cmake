@@ -14,52 +14,6 @@ if(GTest_FOUND)
   add_test(NAME cuda-emulator-selftest COMMAND anydev-cuda-emulator-tests)
   add_dependencies(anydev-emulator-selftests anydev-cuda-emulator-tests)
 
-  if(TARGET anydev-backend-cuda)
-    add_executable(anydev-cuda-backend-tests cuda_backend_test.cpp)
-    target_include_directories(anydev-cuda-backend-tests PRIVATE "${ANYDEV_CUDA_EMULATOR_INCLUDE_DIR}" "${ANYDEV_EMULATOR_CORE_DIR}")
-    target_link_libraries(anydev-cuda-backend-tests PRIVATE
-      anydev::anydev GTest::gtest anydev_warnings Threads::Threads ${CMAKE_DL_LIBS})
-    target_compile_definitions(anydev-cuda-backend-tests PRIVATE
-      ANYDEV_TEST_CUDA_EMULATOR="$<TARGET_FILE:anydev-cuda-emulator>")
-    add_dependencies(anydev-cuda-backend-tests anydev-backend-cuda anydev-cuda-emulator)
-    foreach(variant IN ITEMS pools no-pools-delay huge-is-invalid)
-      set(environment ANYDEV_CUDA_EMULATOR_DEVICES=2)
-      if(variant STREQUAL "no-pools-delay")
-        list(APPEND environment ANYDEV_CUDA_EMULATOR_MEMORY_POOLS=0 ANYDEV_CUDA_EMULATOR_DELAY_US=300)
-      elseif(variant STREQUAL "huge-is-invalid")
-        # A driver that answers an impossible size with CUDA_ERROR_INVALID_VALUE.
-        list(APPEND environment ANYDEV_CUDA_EMULATOR_HUGE_IS_INVALID=1)
-      endif()
-      add_test(NAME cuda-backend-${variant} COMMAND anydev-cuda-backend-tests)
-      set_tests_properties(cuda-backend-${variant} PROPERTIES
-        ENVIRONMENT "${environment}" FAIL_REGULAR_EXPRESSION "anydev-cuda-emulator:")
-    endforeach()
-    # The driver calls of each operation, counted by the emulator, with each
-    # rule the emulator can have about the current context (emu_config.h).
-    add_executable(anydev-cuda-driver-calls-tests driver_calls_test.cpp)
-    target_include_directories(anydev-cuda-driver-calls-tests PRIVATE
-      "${ANYDEV_CUDA_EMULATOR_INCLUDE_DIR}" "${ANYDEV_EMULATOR_CORE_DIR}")
-    target_link_libraries(anydev-cuda-driver-calls-tests PRIVATE
-      anydev::anydev GTest::gtest anydev_warnings ${CMAKE_DL_LIBS})
-    target_compile_definitions(anydev-cuda-driver-calls-tests PRIVATE
-      ANYDEV_TEST_CUDA_EMULATOR="$<TARGET_FILE:anydev-cuda-emulator>")
-    add_dependencies(anydev-cuda-driver-calls-tests anydev-backend-cuda anydev-cuda-emulator)
-    foreach(rule IN ITEMS 0 1 2)
-      add_test(NAME cuda-driver-calls-stream-context-${rule} COMMAND anydev-cuda-driver-calls-tests)
-      set_tests_properties(cuda-driver-calls-stream-context-${rule} PROPERTIES
-        ENVIRONMENT "ANYDEV_CUDA_EMULATOR_DEVICES=2;ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT=${rule}"
-        FAIL_REGULAR_EXPRESSION "anydev-cuda-emulator:|\\[  SKIPPED \\]" TIMEOUT 120)
-    endforeach()
-
-    # The validation layer's peer-access check needs two devices of one backend.
-    if(TARGET anydev-validation-tests)
-      add_test(NAME layers.validate.peer_cuda_emulator
-        COMMAND anydev-validation-tests --gtest_filter=ValidationPeer.*)
-      set_tests_properties(layers.validate.peer_cuda_emulator PROPERTIES
-        ENVIRONMENT "ANYDEV_VALIDATE=1;ANYDEV_BACKEND=cuda;ANYDEV_CUDA_EMULATOR_DEVICES=2;ANYDEV_CUDA_LIBRARY=$<TARGET_FILE:anydev-cuda-emulator>"
-        FAIL_REGULAR_EXPRESSION "\\[  SKIPPED \\]" TIMEOUT 60)
-    endif()
-  endif()
 endif()
 
 function(anydev_cuda_emulator_add_tests emulator check_script)

@@ -55,38 +55,6 @@ if(GTest_FOUND)
       ENVIRONMENT "${environment}" FAIL_REGULAR_EXPRESSION "\\[  SKIPPED \\]" TIMEOUT 60)
   endforeach()
 
-  if(TARGET anydev-backend-level_zero)
-    add_executable(anydev-level-zero-backend-tests level_zero_backend_test.cpp)
-    target_link_libraries(anydev-level-zero-backend-tests PRIVATE
-      anydev::anydev GTest::gtest GTest::gtest_main anydev_warnings ${CMAKE_DL_LIBS})
-    add_dependencies(anydev-level-zero-backend-tests anydev-backend-level_zero
-                     anydev-level-zero-emulator)
-    # small-fill: 8- and 16-byte patterns by the GPU core's fill plan;
-    # tiny-fill: a group that fills at most 2 bytes (4-byte patterns too by
-    # staged copies); in-order: a driver of API 1.7, whose in-order lists need
-    # no barriers (without the validation layer: Debian's 1.8 layer knows API
-    # 1.4 only and refuses the flag); in-order-validation: the same driver
-    # behind that layer, where the backend falls back to barriers.
-    foreach(variant IN ITEMS plain small-fill-delay tiny-fill in-order in-order-validation)
-      set(environment ${ANYDEV_LEVEL_ZERO_DRIVER_ENV} ANYDEV_LEVEL_ZERO_EMULATOR_DEVICES=2)
-      if(NOT variant STREQUAL "in-order")
-        list(APPEND environment ${ANYDEV_LEVEL_ZERO_VALIDATION_ENV})
-      endif()
-      if(variant MATCHES "^in-order")
-        list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_API_MINOR=7
-             ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4 ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=200)
-      elseif(variant STREQUAL "small-fill-delay")
-        list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4
-             ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=200)
-      elseif(variant STREQUAL "tiny-fill")
-        list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=2)
-      endif()
-      add_test(NAME level_zero-backend-${variant} COMMAND anydev-level-zero-backend-tests)
-      set_tests_properties(level_zero-backend-${variant} PROPERTIES
-        ENVIRONMENT "${environment}" FAIL_REGULAR_EXPRESSION "${ANYDEV_LEVEL_ZERO_FAIL_RE}"
-        TIMEOUT 120)
-    endforeach()
-  endif()
 endif()
 
 function(anydev_level_zero_emulator_add_tests check_script)

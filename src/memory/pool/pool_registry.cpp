@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "memory/pool/pool_registry.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "memory/event_pool.h"
+#include "support/core_mutex.h"
+#include "support/environment.h"
+#include "support/fork_guard.h"
+#include "support/logging.h"
+#include "support/status.h"
+
+namespace anydev::core {
+namespace {
+
+struct Entry {
+  const Backend* backend;
+  int device;
+  anydev_bk_memory_kind_t kind;
+  CachingPool* pool;  // never destroyed
+};
+
+// Never destroyed: buffers may be released during exit.
+struct Pools {
+  CoreMutex mutex;
+  std::vector<Entry> entries;
+
+  // A ProcessObject, not a guarded static (fork-safe, fork_guard.h); made
+  // when the library is loaded (below), so its fork handlers come first.
+  static Pools& instance() {
+    static ProcessObject<Pools> pools;
+    return pools.get([] { return new Pools(); },
+                     [](Pools&) {
+                       // A forked child must not inherit a locked mutex nor use
+                       // the parent's cached memory: it forgets every pool
+                       // (leaking the objects, whose mutexes may be held by
+                       // threads that do not exist in the child).
+                       pthread_atfork([] { instance().mutex.lock(); },
+                                      [] { instance().mutex.unlock(); },
+                                      [] {
+                                        Pools& p = instance();
+                                        p.entries.clear();
+                                        p.mutex.unlock();
+                                      });
+                     });
+  }
+
+  CachingPool* find_locked(const Backend* backend, int device, anydev_bk_memory_kind_t kind) {
+    for (const Entry& e : entries) {
+      if (e.backend == backend && e.device == device && e.kind == kind) return e.pool;
+    }
+    return nullptr;
+  }
+};
+
+// Made when libanydev.so is loaded, before any thread can use it.
+[[maybe_unused]] const bool g_pools_made_at_load = (Pools::instance(), true);
+
+}  // namespace
+
+bool pools_enabled() {
+  // -1: not read yet. No C++ static guard (fork-safe, fork_guard.h): racing
+  // threads read the same value.
+  static std::atomic<int> enabled{-1};
+  if (const int known = enabled.load(std::memory_order_relaxed); known >= 0) return known != 0;
+  const std::optional<std::string> value = env(kEnvPool);
+  // Malformed: every backend is unavailable with the reason
+  // (core_environment_errors in environment.h), so no pool is ever made.
+  const bool on = value ? parse_pool_setting(*value).value_or(true) : true;
+  enabled.store(on ? 1 : 0, std::memory_order_relaxed);
+  return on;
+}
+
+std::size_t default_release_threshold() {
+  // No C++ static guard (fork-safe, fork_guard.h): racing threads read the
+  // same value. A malformed value makes every backend unavailable
+  // (core_environment_errors in environment.h), so no pool is ever made.
+  static std::atomic<bool> known{false};
+  static std::atomic<std::size_t> threshold{kPoolDefaultReleaseThreshold};
+  if (known.load(std::memory_order_acquire)) return threshold.load(std::memory_order_relaxed);
+  const std::optional<std::string> value = env(kEnvPoolReleaseThreshold);
+  const std::size_t bytes =
+      value ? parse_release_threshold(*value).value_or(kPoolDefaultReleaseThreshold)
+            : kPoolDefaultReleaseThreshold;
+  threshold.store(bytes, std::memory_order_relaxed);
+  known.store(true, std::memory_order_release);
+  return bytes;
+}
+
+CachingPool& pool_for(const Backend* backend, int device, anydev_bk_memory_kind_t kind) {
+  const bool caching = pools_enabled();  // outside the lock: may log
+  const std::size_t threshold = default_release_threshold();
+  EventPool& events = event_pool_for(backend, device);  // shared with ordering and the reclaimer
+  Pools& pools = Pools::instance();
+  std::lock_guard lock(pools.mutex);
+  if (CachingPool* pool = pools.find_locked(backend, device, kind)) return *pool;
+  auto* pool = new CachingPool(backend, device, kind, caching, threshold, &events);
+  pools.entries.push_back(Entry{backend, device, kind, pool});
+  return *pool;
+}
+
+void release_cached_memory(const Backend* backend, int device) {
+  std::vector<CachingPool*> found;
+  {
+    Pools& pools = Pools::instance();
+    std::lock_guard lock(pools.mutex);
+    for (anydev_bk_memory_kind_t kind : {ANYDEV_BK_MEMORY_HOST, ANYDEV_BK_MEMORY_DEVICE}) {
+      if (CachingPool* pool = pools.find_locked(backend, device, kind)) found.push_back(pool);
+    }
+  }
+  for (CachingPool* pool : found) pool->release_cached(false);
+}
+
+}  // namespace anydev::core
