@@ -307,7 +307,7 @@ those from the Intel Xeon VM say so.
 """
 TARGET = 0.95
 
-# The sizes issue 19 names for the cpu copy and fill targets; the suites also
+# The sizes the cpu copy and fill targets name; the suites also
 # measure sizes between them (4 and 64 MiB), judged in rows of their own.
 ISSUE_SIZES = ("1MiB", "16MiB", "256MiB", "1024MiB")
 
@@ -696,23 +696,18 @@ def measured_elsewhere(path, generated):
     return ["\n".join(section).rstrip("\n") for section in kept]
 
 
-def main():
-    results, output = sys.argv[1], sys.argv[2]
-    kept_sections = measured_elsewhere(output, GENERATED_SECTIONS)
-    old_machine_rows = machine_rows(output)
-    scale = load(os.path.join(results, "scale.json"))
+def read_machine(path):
+    """machine.txt's key=value lines as a dict."""
     machine = {}
-    with open(os.path.join(results, "machine.txt")) as f:
+    with open(path) as f:
         for line in f:
             k, _, v = line.rstrip("\n").partition("=")
             machine[k] = v
-    cpu, cpu_err = samples(load(os.path.join(results, "cpu.json")))
-    nopool, _ = samples(load(os.path.join(results, "cpu-nopool.json")))
-    ocl, ocl_err = samples(load(os.path.join(results, "opencl.json")))
-    cpu_ctx = (load(os.path.join(results, "cpu.json")) or {}).get("context", {})
+    return machine
 
-    sizes = sorted({n.rsplit("/", 1)[-1] for n in cpu if n.startswith("cpu/copy_h2h/")},
-                   key=lambda s: size_key("x/" + s))
+
+def intro_lines(machine):
+    """The title, what the page is, and the `## Method` section."""
     L = []
     w = L.append
     w("# Performance")
@@ -775,6 +770,13 @@ def main():
     w("  memory happens to lie (and how the two sides evict each other from the 32 MiB")
     w("  last-level cache) moves the ratio by up to ±20% from one run to the next.")
     w("")
+    return L
+
+
+def machine_lines(machine, cpu_ctx):
+    """The `## Machine` section."""
+    L = []
+    w = L.append
     w("## Machine")
     w("")
     w(f"- CPU: {machine.get('cpu')}, {machine.get('cores')} cores; memory {machine.get('memory')}")
@@ -787,24 +789,32 @@ def main():
     if cpu_ctx.get("anydev_pool"):
         w(f"- Caching pool in the cpu suite's process: {cpu_ctx.get('anydev_pool')}")
     w("")
+    return L
 
-    # ---- targets -------------------------------------------------------------
-    def paired_ratio(name):
-        return med(cpu.get(name, []), "ratio")
 
-    def control(name):  # the one-thread baseline timed against itself
-        return med(cpu.get(name, []), "ratio_1thread")
+def paired_ratio(cpu, name):
+    return med(cpu.get(name, []), "ratio")
 
+
+def control(cpu, name):  # the one-thread baseline timed against itself
+    return med(cpu.get(name, []), "ratio_1thread")
+
+
+def target_figures(cpu, nopool, ocl, sizes):
+    """The figures the targets are judged by, by name: the lowest paired ratios
+    (worst_copy, worst_fill, at the issue's sizes issue_copy, issue_fill, opencl
+    worst_ocl), the round trips (rt, rt_ratio, raw_rt), the enqueue rate (enq)
+    and the 64 MiB allocation times (alloc_pooled, alloc_unpooled, alloc_nopool)."""
     copy_ratios, fill_ratios = [], {}
     for s in sizes:
         if size_key("x/" + s) < 1024:
             continue
         for d in ["h2h", "h2d", "d2h", "d2d"]:
-            r = paired_ratio(f"paired/copy_{d}/{s}")
+            r = paired_ratio(cpu, f"paired/copy_{d}/{s}")
             if r is not None:
                 copy_ratios.append((r, f"copy_{d} {s}"))
         for n in [1, 2, 4, 8, 16]:
-            r = paired_ratio(f"paired/fill_{n}/{s}")
+            r = paired_ratio(cpu, f"paired/fill_{n}/{s}")
             if r is not None:
                 fill_ratios.setdefault(n, []).append((r, f"fill_{n} {s}"))
     all_fills = [x for n in (1, 2, 4, 8, 16) for x in fill_ratios.get(n, [])]
@@ -826,7 +836,21 @@ def main():
             if r is not None:
                 ocl_ratios.append((r, name[len("opencl/"):-len("/paired")]))
     worst_ocl = min(ocl_ratios) if ocl_ratios else None
+    return {"worst_copy": worst_copy, "worst_fill": worst_fill, "issue_copy": issue_copy,
+            "issue_fill": issue_fill, "rt": rt, "rt_ratio": rt_ratio, "raw_rt": raw_rt,
+            "enq": enq, "alloc_pooled": alloc_pooled, "alloc_unpooled": alloc_unpooled,
+            "alloc_nopool": alloc_nopool, "worst_ocl": worst_ocl}
 
+
+def targets_lines(cpu, f):
+    """The `## Targets` section, from target_figures."""
+    issue_copy, issue_fill = f["issue_copy"], f["issue_fill"]
+    worst_copy, worst_fill, worst_ocl = f["worst_copy"], f["worst_fill"], f["worst_ocl"]
+    rt, rt_ratio, raw_rt, enq = f["rt"], f["rt_ratio"], f["raw_rt"], f["enq"]
+    alloc_pooled, alloc_unpooled = f["alloc_pooled"], f["alloc_unpooled"]
+    alloc_nopool = f["alloc_nopool"]
+    L = []
+    w = L.append
     w("## Targets")
     w("")
     w("| target | measured | verdict |")
@@ -859,7 +883,7 @@ def main():
       f"{' (' + worst_ocl[1] + ')' if worst_ocl else ''} | "
       f"{verdict(worst_ocl[0] if worst_ocl else None, TARGET)} |")
     w("")
-    controls = [c for c in (control(n) for n in cpu if n.startswith("paired/control_"))
+    controls = [c for c in (control(cpu, n) for n in cpu if n.startswith("paired/control_"))
                 if c is not None]
     w("Ratios are anydev bandwidth / baseline bandwidth (higher is better). "
       "The reasons for any missed target are discussed under *Notes* below.")
@@ -869,12 +893,17 @@ def main():
           f"anydev's place, 1 MiB and up) read {min(controls):.3f}-{max(controls):.3f} in "
           f"this run: differences between paired ratios smaller than that are not resolved.")
     w("")
+    return L
 
-    # ---- cpu copies ------------------------------------------------------------
-    def bw(name):
-        v = med(cpu.get(name, []), "bytes_per_second")
-        return v
 
+def bandwidth(cpu, name):
+    return med(cpu.get(name, []), "bytes_per_second")
+
+
+def copies_lines(cpu, sizes):
+    """The `## cpu backend: copies` table."""
+    L = []
+    w = L.append
     w("## cpu backend: copies (GB/s, 10^9 bytes/s)")
     w("")
     w("Baselines on page-aligned mappings (*mapped*) and on plain `malloc`ed memory "
@@ -885,41 +914,56 @@ def main():
       "h2d | d2h | d2d | separate ratio (worst dir) | paired ratio (worst dir) | control |")
     w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for s in sizes:
-        one, allc = bw(f"baseline/memcpy/1thread/{s}"), bw(f"baseline/memcpy/all/{s}")
-        onem = bw(f"baseline/memcpy_malloc/1thread/{s}")
-        allm = bw(f"baseline/memcpy_malloc/all/{s}")
-        dirs = [bw(f"cpu/copy_{d}/{s}") for d in ["h2h", "h2d", "d2h", "d2d"]]
+        one, allc = bandwidth(cpu, f"baseline/memcpy/1thread/{s}"), bandwidth(cpu, f"baseline/memcpy/all/{s}")
+        onem = bandwidth(cpu, f"baseline/memcpy_malloc/1thread/{s}")
+        allm = bandwidth(cpu, f"baseline/memcpy_malloc/all/{s}")
+        dirs = [bandwidth(cpu, f"cpu/copy_{d}/{s}") for d in ["h2h", "h2d", "d2h", "d2d"]]
         bases = [x for x in (one, allc, onem, allm) if x is not None]
         best = max(bases) if bases else None
         sep = min(d for d in dirs if d is not None) / best if best and any(dirs) else None
-        pr = [paired_ratio(f"paired/copy_{d}/{s}") for d in ["h2h", "h2d", "d2h", "d2d"]]
+        pr = [paired_ratio(cpu, f"paired/copy_{d}/{s}") for d in ["h2h", "h2d", "d2h", "d2d"]]
         pr = [p for p in pr if p is not None]
         w(f"| {s} | {fmt(one, 1, GB)} / {fmt(onem, 1, GB)} | {fmt(allc, 1, GB)} / "
           f"{fmt(allm, 1, GB)} | "
           + " | ".join(fmt(d, 1, GB) for d in dirs)
           + f" | {fmt(sep, 3)} | {fmt(min(pr) if pr else None, 3)} | "
-          f"{fmt(control(f'paired/control_memcpy/{s}'), 3)} |")
+          f"{fmt(control(cpu, f'paired/control_memcpy/{s}'), 3)} |")
     w("")
+    return L
+
+
+def fills_lines(cpu, sizes):
+    """The `## cpu backend: fills` table and the cpu plot."""
+    L = []
+    w = L.append
     w("## cpu backend: fills (GB/s)")
     w("")
     w("| size | memset 1 thread (mapped / malloc) | memset all cores (mapped / malloc) | "
       "1-byte | 2-byte | 4-byte | 8-byte | 16-byte | paired ratio 1 / 2 / 4 / 8 / 16 | control |")
     w("|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
     for s in sizes:
-        one, allc = bw(f"baseline/memset/1thread/{s}"), bw(f"baseline/memset/all/{s}")
-        onem = bw(f"baseline/memset_malloc/1thread/{s}")
-        allm = bw(f"baseline/memset_malloc/all/{s}")
-        fills = [bw(f"cpu/fill_{n}/{s}") for n in [1, 2, 4, 8, 16]]
-        pr = [paired_ratio(f"paired/fill_{n}/{s}") for n in [1, 2, 4, 8, 16]]
+        one, allc = bandwidth(cpu, f"baseline/memset/1thread/{s}"), bandwidth(cpu, f"baseline/memset/all/{s}")
+        onem = bandwidth(cpu, f"baseline/memset_malloc/1thread/{s}")
+        allm = bandwidth(cpu, f"baseline/memset_malloc/all/{s}")
+        fills = [bandwidth(cpu, f"cpu/fill_{n}/{s}") for n in [1, 2, 4, 8, 16]]
+        pr = [paired_ratio(cpu, f"paired/fill_{n}/{s}") for n in [1, 2, 4, 8, 16]]
         w(f"| {s} | {fmt(one, 1, GB)} / {fmt(onem, 1, GB)} | {fmt(allc, 1, GB)} / "
           f"{fmt(allm, 1, GB)} | "
           + " | ".join(fmt(f, 1, GB) for f in fills)
           + " | " + " / ".join(fmt(p, 3) for p in pr)
-          + f" | {fmt(control(f'paired/control_memset/{s}'), 3)} |")
+          + f" | {fmt(control(cpu, f'paired/control_memset/{s}'), 3)} |")
     w("")
     w("![cpu backend bandwidth against size, beside memcpy and memset]"
       "(performance-cpu.svg)")
     w("")
+    return L
+
+
+def latency_lines(cpu, nopool, ocl, f):
+    """The `## Latency, enqueue rate, allocation` table."""
+    rt, raw_rt, enq = f["rt"], f["raw_rt"], f["enq"]
+    L = []
+    w = L.append
     w("## Latency, enqueue rate, allocation")
     w("")
     w("| measurement | median |")
@@ -940,8 +984,13 @@ def main():
         w(f"| same, process run with ANYDEV_POOL=0 | "
           f"{fmt(med_seconds(nopool.get(f'cpu/alloc_{kind}_64MiB/pooled', [])), 3, 1e-6)} µs |")
     w("")
+    return L
 
-    # ---- opencl -------------------------------------------------------------------
+
+def opencl_lines(ocl, machine):
+    """The `## opencl backend` table and plot."""
+    L = []
+    w = L.append
     w("## opencl backend on PoCL beside raw OpenCL (GB/s)")
     w("")
     if not ocl:
@@ -966,6 +1015,13 @@ def main():
     w("![opencl backend bandwidth against size, beside the host's memcpy and memset]"
       "(performance-opencl.svg)")
     w("")
+    return L
+
+
+def error_lines(cpu_err, ocl_err):
+    """The benchmarks that reported an error, if any."""
+    L = []
+    w = L.append
     errors = {**{f"cpu: {k}": v for k, v in cpu_err.items()},
               **{f"opencl: {k}": v for k, v in ocl_err.items()}}
     if errors:
@@ -974,16 +1030,25 @@ def main():
         for k, v in sorted(errors.items()):
             w(f"- `{k}`: {v}")
         w("")
-    for line in scale_section(scale, os.path.join(os.path.dirname(os.path.abspath(output)),
-                                                  "performance-scale.svg")):
-        w(line)
-    row = (f"| {machine.get('cpu')} | {machine.get('cores')} | {machine.get('caches', 'unknown')} "
+    return L
+
+
+def machine_row(machine, f):
+    """This run's row of the Machines table."""
+    worst_copy, worst_fill = f["worst_copy"], f["worst_fill"]
+    return (f"| {machine.get('cpu')} | {machine.get('cores')} | {machine.get('caches', 'unknown')} "
            f"| `{machine.get('thp', 'unknown')}` | {machine.get('glibc')} | "
            f"{machine.get('date')}, {machine.get('commit')} | "
            f"{fmt(worst_copy[0] if worst_copy else None, 3)}"
            f"{' (' + worst_copy[1] + ')' if worst_copy else ''} | "
            f"{fmt(worst_fill[0] if worst_fill else None, 3)}"
            f"{' (' + worst_fill[1] + ')' if worst_fill else ''} |")
+
+
+def machines_lines(old_rows, row):
+    """The `## Machines` table: the rows of `old_rows` with this run's `row`."""
+    L = []
+    w = L.append
     w("## Machines")
     w("")
     w("The cpu targets on every machine this page has been generated on, one row per machine "
@@ -992,16 +1057,35 @@ def main():
     w("")
     w(MACHINES_HEADER)
     w("|---|---:|---|---|---|---|---:|---:|")
-    for r in merge_machine_rows(old_machine_rows, row):
+    for r in merge_machine_rows(old_rows, row):
         w(r)
     w("")
-    for section in kept_sections:
-        w(section)
-        w("")
-    w(NOTES.rstrip("\n"))
-    w("")
-    write_replacing(output, "\n".join(L))
+    return L
 
+
+def main():
+    results, output = sys.argv[1], sys.argv[2]
+    kept_sections = measured_elsewhere(output, GENERATED_SECTIONS)
+    old_machine_rows = machine_rows(output)
+    scale = load(os.path.join(results, "scale.json"))
+    machine = read_machine(os.path.join(results, "machine.txt"))
+    cpu, cpu_err = samples(load(os.path.join(results, "cpu.json")))
+    nopool, _ = samples(load(os.path.join(results, "cpu-nopool.json")))
+    ocl, ocl_err = samples(load(os.path.join(results, "opencl.json")))
+    cpu_ctx = (load(os.path.join(results, "cpu.json")) or {}).get("context", {})
+    sizes = sorted({n.rsplit("/", 1)[-1] for n in cpu if n.startswith("cpu/copy_h2h/")},
+                   key=lambda s: size_key("x/" + s))
+    f = target_figures(cpu, nopool, ocl, sizes)
+    svg_path = os.path.join(os.path.dirname(os.path.abspath(output)), "performance-scale.svg")
+    L = (intro_lines(machine) + machine_lines(machine, cpu_ctx) + targets_lines(cpu, f)
+         + copies_lines(cpu, sizes) + fills_lines(cpu, sizes)
+         + latency_lines(cpu, nopool, ocl, f) + opencl_lines(ocl, machine)
+         + error_lines(cpu_err, ocl_err) + scale_section(scale, svg_path)
+         + machines_lines(old_machine_rows, machine_row(machine, f)))
+    for section in kept_sections:
+        L += [section, ""]
+    L += [NOTES.rstrip("\n"), ""]
+    write_replacing(output, "\n".join(L))
 
 if __name__ == "__main__":
     main()

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cpu_stream.h"
 
-#include <sched.h>
-
-#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <string>
@@ -18,111 +15,6 @@ namespace {
 // stream destroyed from its own task must not wait for itself.
 thread_local const StreamState* t_running = nullptr;
 
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-// Spins until done() or `limit` has passed; true when done() held. Yields the
-// CPU after the first few microseconds, so that a thread this one waits for
-// (a split copy's helper) is not kept off a core by the spinning.
-template <class Done>
-bool spin_until(Done&& done, std::chrono::microseconds limit) {
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point start = Clock::now();
-  for (;;) {
-    for (int i = 0; i < 64; ++i) {
-      if (done()) return true;
-      cpu_relax();
-    }
-    const Clock::duration spent = Clock::now() - start;
-    if (spent >= limit) return done();
-    if (spent >= kSpinBeforeYield) sched_yield();
-  }
-}
-
-// See StreamState::failed_lock_tries_on_this_thread().
-thread_local std::uint64_t t_failed_lock_tries = 0;
-
-// Waits `wait` without touching memory that another thread writes, yielding
-// the CPU once it has waited kSpinBeforeYield (the holder may need this
-// core: more threads than cores).
-[[gnu::cold, gnu::noinline]] void back_off(std::chrono::nanoseconds wait) {
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point start = Clock::now();
-  for (;;) {
-    for (int i = 0; i < 8; ++i) cpu_relax();
-    const Clock::duration spent = Clock::now() - start;
-    if (spent >= wait) return;
-    if (spent >= kSpinBeforeYield) sched_yield();
-  }
-}
-
-// The calling thread's escalating first wait for contended enqueues (see
-// ContentionLevel in cpu_stream.h): touched only when an enqueue finds the
-// stream's lock held, never on the uncontended path.
-thread_local ContentionLevel t_contention;
-
-[[gnu::cold]] std::chrono::nanoseconds first_contended_wait() {
-  return t_contention.first_wait(std::chrono::steady_clock::now());
-}
-
-[[gnu::cold]] void won_contended() { t_contention.won(std::chrono::steady_clock::now()); }
-
-// How a contended lock_spinning waits between its tries.
-enum class LockWait {
-  kSpin,     // a pause: the holder is about to release (completion, drains)
-  kBackOff,  // microseconds: another thread's enqueue (kEnqueueBackoff)
-};
-
-// The contended part of lock_spinning, out of line: the first try has
-// failed. Tries again after each wait, kTries waits then kLockYields
-// yields, then blocks.
-template <LockWait kWait>
-[[gnu::cold, gnu::noinline]] void lock_contended(std::unique_lock<std::mutex>& lock) {
-  std::mutex& mutex = *lock.mutex();
-  constexpr int kTries = kWait == LockWait::kBackOff ? kEnqueueBackoffTries : kLockSpins;
-  std::chrono::nanoseconds wait{0};  // kBackOff: the last wait
-  for (int i = 0; i < kTries + kLockYields; ++i) {
-    ++t_failed_lock_tries;  // the try before this wait
-    if (i < kTries) {
-      if constexpr (kWait == LockWait::kBackOff) {
-        // The first wait is the thread's level, then each doubles, at most
-        // the longest.
-        wait = i == 0 ? first_contended_wait() : std::min(wait * 2, kEnqueueBackoffLongest);
-        back_off(wait);
-      } else {
-        cpu_relax();
-      }
-    } else {
-      sched_yield();
-    }
-    if (mutex.try_lock()) {
-      lock = std::unique_lock<std::mutex>(mutex, std::adopt_lock);
-      if constexpr (kWait == LockWait::kBackOff) won_contended();
-      return;
-    }
-  }
-  lock.lock();
-  if constexpr (kWait == LockWait::kBackOff) won_contended();
-}
-
-// Takes the lock behind `lock`, trying for a while before it blocks: under
-// contention the holder releases it within a few hundred nanoseconds (it
-// holds it only to move tasks and counters, or for one small copy), and a
-// futex sleep and wake-up costs the two threads 5-20 us on a virtual
-// machine. The first try is the uncontended path: nothing else runs there.
-template <LockWait kWait>
-[[gnu::always_inline]] inline void lock_spinning(std::unique_lock<std::mutex>& lock) {
-  std::mutex& mutex = *lock.mutex();
-  if (mutex.try_lock()) [[likely]] {
-    lock = std::unique_lock<std::mutex>(mutex, std::adopt_lock);
-    return;
-  }
-  lock_contended<kWait>(lock);
-}
-
 [[gnu::hot]] std::optional<TaskFailure> run_task_catching(Task& task) {
   try {
     return run_task(task);
@@ -134,16 +26,6 @@ template <LockWait kWait>
 }
 
 }  // namespace
-
-std::chrono::nanoseconds ContentionLevel::first_wait(Clock::time_point now) {
-  if (now - last_won_ > kContentionMemory) first_wait_ = kEnqueueBackoff;
-  return first_wait_;
-}
-
-void ContentionLevel::won(Clock::time_point now) {
-  last_won_ = now;
-  first_wait_ = std::min(first_wait_ * 2, kEnqueueBackoffLongest);
-}
 
 [[gnu::hot, gnu::always_inline]] inline void StreamState::complete_task_locked() {
   complete_tasks_locked(1);
@@ -339,7 +221,9 @@ int StreamState::blocked_enqueuers() const {
   return full_waiters_;
 }
 
-std::uint64_t StreamState::failed_lock_tries_on_this_thread() { return t_failed_lock_tries; }
+std::uint64_t StreamState::failed_lock_tries_on_this_thread() {
+  return cpu::failed_lock_tries_on_this_thread();
+}
 
 void StreamState::hold_lock_for_test(const std::function<void()>& during) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -462,7 +346,8 @@ void StreamState::finish_task_locked(std::optional<TaskFailure> failure) {
   }
 }
 
-bool StreamState::park(StreamState* waiter, std::shared_ptr<StreamState>& held, std::uint64_t seq) {
+bool StreamState::park(StreamState* waiter, std::shared_ptr<PooledStream>& held,
+                       std::uint64_t seq) {
   if (wake_pending_.load(std::memory_order_relaxed)) wake_deferred(/*polled=*/false);
   std::lock_guard<std::mutex> hold(mutex_);
   if (reached(seq)) return false;
@@ -473,7 +358,7 @@ bool StreamState::park(StreamState* waiter, std::shared_ptr<StreamState>& held, 
   return true;
 }
 
-void StreamState::run_on_worker(std::shared_ptr<StreamState>& held) {
+void StreamState::run_on_worker(std::shared_ptr<PooledStream>& held) {
   std::unique_lock<std::mutex> lock(mutex_);
   for (unsigned turn = 0;; ++turn) {
     if (queue_.empty() || inline_running_) {

@@ -42,22 +42,16 @@
 // Shared streams: a copy or fill of at most kLockedRunBytes that finds the
 // stream idle runs with the stream's lock held, from the check to its
 // completion: one lock round trip, and a thread that enqueues meanwhile
-// waits for the lock (backing off microseconds between tries, then
-// yielding: kEnqueueBackoff, lock_spinning) and then finds the stream idle
-// again, so tiny work from many threads never queues. A larger inline run
-// releases the lock; a thread that enqueues a copy or fill meanwhile queues
-// it (the stream is not idle), and the inline thread, once done, runs the
-// small copies and fills that queued up itself, in order, in batches
-// (kTurnTasks at most, then the pool takes the rest), instead of handing
-// them to a worker. Issue 19: two threads on one shared stream of the 2-core
-// AMD EPYC VM enqueued 4-5 M 4-byte copies/s against 11-13 M for one
-// (390-530 ns of CPU per copy against 76-98): every copy took the lock twice
-// (check, then completion) and the other thread's copy queued and was
-// drained, the threads contending for the lock took the cache line of the
-// state its holder was writing (the lock now has a line of its own), and
-// threads that slept on the lock turned every unlock into a futex system
-// call. Then 15-17 M/s with 2, 4 and 8 threads there (docs/performance.md,
-// Scale); for the Intel Xeon VM see kEnqueueBackoff.
+// waits for the lock (the contention policy of cpu_contention.h:
+// lock_spinning) and then finds the stream idle again, so tiny work from
+// many threads never queues. A larger inline run releases the lock; a
+// thread that enqueues a copy or fill meanwhile queues it (the stream is not
+// idle), and the inline thread, once done, runs the small copies and fills
+// that queued up itself, in order, in batches (kTurnTasks at most, then the
+// pool takes the rest), instead of handing them to a worker. Taking the lock
+// once per copy, keeping it on a cache line of its own and never sleeping on
+// it are what keep several threads on one shared stream near one thread's
+// rate (docs/performance.md, "cpu stream contention policy").
 //
 // Caller-side execution: synchronize() runs queued copies and fills itself,
 // front first, while the worker is not running a task (typically it has not
@@ -65,7 +59,7 @@
 // worker out. Waits and host functions are left to the worker.
 //
 // Deferred wake-up: waking a sleeping worker costs the enqueuing thread
-// 10-20 us on a virtual machine, wasted when synchronize() then runs the task
+// more than a small copy, wasted when synchronize() then runs the task
 // itself. A stream learns which case it is in: after a wake-up that turned
 // out wasted, a copy or fill enqueued on an idle stream leaves the worker
 // asleep (wake_pending_); whatever needs the task done wakes it: another
@@ -87,6 +81,7 @@
 #include <mutex>
 #include <optional>
 
+#include "cpu_contention.h"
 #include "cpu_task.h"
 #include "cpu_workers.h"
 
@@ -94,11 +89,6 @@ namespace anydev::cpu {
 
 class Stream;
 
-// Spinning before a futex sleep (measured on a 2-core AMD EPYC VM, where a
-// sleep + wake-up costs 5-20 us): a waiter in synchronize() or an event wait
-// spins up to kWaitSpin, yielding the CPU after kSpinBeforeYield.
-inline constexpr std::chrono::microseconds kWaitSpin{200};
-inline constexpr std::chrono::microseconds kSpinBeforeYield{5};
 // How long a deferred wake-up may leave a task waiting before the stream
 // stops deferring: about what the wake-up itself would have cost.
 inline constexpr std::chrono::microseconds kDeferLimit{20};
@@ -109,14 +99,12 @@ inline constexpr std::size_t kQueueDepth = 1024;
 
 // Enqueuers blocked on a full queue are woken together once it has drained
 // to this depth, not as each task leaves it: woken per task, every blocked
-// thread woke for one free slot and all but one blocked again, two context
-// switches per task (eight threads on one shared stream of the 2-core VM:
-// 3-4 M copies/s against 10-13 M for one thread, 460-510 ns of CPU per copy
-// against 76-98).
+// thread would wake for one free slot and all but one block again, two
+// context switches per task.
 inline constexpr std::size_t kRoomWakeDepth = kQueueDepth / 2;
 
 // Copies and fills of at most this many bytes that run inline run with the
-// stream's lock held (about 100 ns at most): one lock round trip per
+// stream's lock held (a short hold): one lock round trip per
 // operation instead of two, and a thread that enqueues meanwhile on a
 // shared stream waits for the lock instead of queueing its task for the
 // inline thread to drain. Larger inline work runs with the lock released.
@@ -127,65 +115,7 @@ inline constexpr std::size_t kLockedRunBytes = 4096;
 // the rest), kDrainBatch of them per lock round trip.
 inline constexpr unsigned kDrainBatch = 16;
 
-// A contended enqueue or drain tries the lock kLockSpins times, spinning,
-// then kLockYields times, yielding the CPU in between (the holder may have
-// been preempted: more threads than cores), before it blocks. A thread that
-// blocks makes every later unlock a futex wake-up system call while the
-// lock stays contended; with eight threads on one stream of the 2-core VM
-// that convoy held the rate at 4-5 M copies/s (390 ns of CPU per copy)
-// against 17-18 M without it.
-inline constexpr int kLockSpins = 64;
-inline constexpr int kLockYields = 16;
-
-// A contended enqueue of a copy or fill instead waits between its tries,
-// doubling the wait up to kEnqueueBackoffLongest, for kEnqueueBackoffTries
-// tries (yielding the CPU inside a wait past kSpinBeforeYield, for more
-// threads than cores), then yields and blocks as above. Each try takes the
-// lock's cache line from its holder; trying every few nanoseconds handed
-// the stream from thread to thread after nearly every copy, and where
-// moving a line between cores costs 60-90 ns (the Intel Xeon VM of December
-// 2026; both threads on one core: no loss) two threads on one shared stream
-// enqueued 4-5 M 4-byte copies/s against 10-11 M for one. Waiting
-// microseconds lets the holder run many copies per hand-over, and each
-// hand-over costs the stream a few hundred nanoseconds (its lines move to
-// the new holder's core), so the longer the turns, the less is lost.
-//
-// The first wait escalates per thread: a thread's first contended enqueue
-// waits kEnqueueBackoff first, and each contended enqueue it wins doubles
-// the first wait of its next one, up to kEnqueueBackoffLongest, as long as
-// its contended enqueues come less than kContentionMemory apart (after a
-// longer quiet spell it starts again at kEnqueueBackoff). So a thread that
-// meets a busy stream now and then waits microseconds, while threads that
-// keep enqueueing on one stream settle into turns of 64 us or more: there
-// 0.97-0.99x one thread's rate (paired medians, 2-8 threads) against
-// 0.93-0.97x with every enqueue starting at 4 us. The price is a waiter's
-// latency while another thread keeps the stream busy: up to
-// kEnqueueBackoffLongest per try.
-inline constexpr std::chrono::nanoseconds kEnqueueBackoff{4000};
-inline constexpr std::chrono::nanoseconds kEnqueueBackoffLongest{64000};
-inline constexpr std::chrono::microseconds kContentionMemory{1000};
-inline constexpr int kEnqueueBackoffTries = 16;
-
-// One thread's escalating first wait for contended enqueues (the rule
-// above): each contended enqueue the thread wins doubles the first wait of
-// its next one, up to kEnqueueBackoffLongest; a contended enqueue that
-// begins more than kContentionMemory after the last win starts again at
-// kEnqueueBackoff. One per thread (a thread_local in cpu_stream.cpp), so
-// not thread-safe; the times are passed in, for tests.
-class ContentionLevel {
- public:
-  using Clock = std::chrono::steady_clock;
-  // The first wait of a contended enqueue that begins at `now`.
-  std::chrono::nanoseconds first_wait(Clock::time_point now);
-  // A contended enqueue got the stream at `now`.
-  void won(Clock::time_point now);
-
- private:
-  std::chrono::nanoseconds first_wait_ = kEnqueueBackoff;
-  Clock::time_point last_won_{};  // the epoch: long ago
-};
-
-class StreamState : public std::enable_shared_from_this<StreamState> {
+class StreamState final : public PooledStream, public std::enable_shared_from_this<StreamState> {
  public:
   // A state whose tasks run on `pool` (which must outlive it). Made with
   // std::make_shared only (scheduling takes shared_from_this).
@@ -254,7 +184,7 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   // is runnable, the stream is parked or its turn is over. `held` is the
   // reference the run queue gave the worker; parking or requeueing moves it
   // back into self_.
-  void run_on_worker(std::shared_ptr<StreamState>& held);
+  void run_on_worker(std::shared_ptr<PooledStream>& held) override;
   // Marks the stream stopping (its owner is being destroyed) and makes sure
   // its queued tasks run.
   void stop();
@@ -307,7 +237,7 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   bool take_onto_pool_locked();
   // Parks `waiter` on this stream until task `seq` completes; false (nothing
   // done) when it already has. On success `held` moves into waiter->self_.
-  bool park(StreamState* waiter, std::shared_ptr<StreamState>& held, std::uint64_t seq);
+  bool park(StreamState* waiter, std::shared_ptr<PooledStream>& held, std::uint64_t seq);
   // Puts the parked streams whose task has completed back on the run queue.
   // Lock held.
   void resume_parked_locked() noexcept;
@@ -341,11 +271,9 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   std::optional<TaskFailure> first_failure_;
   std::atomic<bool> failed_{false};  // first_failure_ is set; written under mutex_
   Stream* owner_ = nullptr;          // set once, by Stream's constructor
-  // The pool's hold on the stream while it is queued or parked (the worker
-  // that runs it holds it meanwhile); handed over under the pool's or a
-  // target stream's lock.
-  std::shared_ptr<StreamState> self_;
-  StreamState* run_next_ = nullptr;  // the run queue's link (pool's lock)
+  // self_ and run_next_ (PooledStream): the pool's hold on the stream while
+  // it is queued or parked, handed over under the pool's or a target
+  // stream's lock, and the run queue's link.
   // Streams parked on this one (linked through park_next_), and, for this
   // stream while parked elsewhere, the task it waits for. Guarded by the
   // mutex_ of the stream parked on.
@@ -354,7 +282,6 @@ class StreamState : public std::enable_shared_from_this<StreamState> {
   std::uint64_t park_seq_ = 0;
 
   friend class Stream;
-  friend class WorkerPool;
 };
 
 class Stream {

@@ -8,7 +8,6 @@
 #include "cpu_fill.h"
 #include "cpu_parallel.h"
 #include "cpu_store_probe.h"
-#include "cpu_stream.h"
 #include "cpu_streaming.h"
 
 namespace anydev::cpu {
@@ -88,10 +87,9 @@ struct TaskRunner {
     }
     return std::nullopt;
   }
-  std::optional<TaskFailure> operator()(WaitTask& task) const {
-    task.stream->wait_until_complete(task.seq);
-    task.stream.reset();
-    return std::nullopt;
+  std::optional<TaskFailure> operator()(WaitTask&) const {
+    return TaskFailure{ANYDEV_ERROR_INTERNAL,
+                       "a stream wait reached run_task; only its stream's worker runs it"};
   }
   std::optional<TaskFailure> operator()(HostFunctionTask& task) const { return task.fn(task.user); }
 };

@@ -45,8 +45,8 @@ struct FillTask {
 };
 
 // Holds the running stream until `stream` has completed task number `seq`.
-// A pool worker never blocks on it: it parks the stream on `stream`
-// (cpu_stream.h); run_task, which blocks, is for other callers.
+// Only the stream runs it: a pool worker never blocks on it but parks the
+// stream on `stream` (StreamState::run_on_worker, cpu_stream.h).
 struct WaitTask {
   std::shared_ptr<StreamState> stream;
   std::uint64_t seq = 0;
@@ -63,10 +63,10 @@ struct HostFunctionTask {
 using Task = std::variant<CopyTask, FillTask, WaitTask, HostFunctionTask>;
 
 // Copies and fills up to this size run on the enqueuing thread when their
-// stream is idle (StreamState::enqueue): waking the worker costs 5-20 us on a
-// virtual machine, as much as the copy itself up to about this size (a 1 MiB
-// memcpy takes ~20 us from L2/L3). Larger work is handed to the worker, so
-// that enqueue returns at once and the caller's own work overlaps it.
+// stream is idle (StreamState::enqueue): waking the worker costs about as
+// much as a copy of this size from cache. Larger work is handed to the
+// worker, so that enqueue returns at once and the caller's own work
+// overlaps it.
 inline constexpr std::size_t kInlineBytes = std::size_t{1} << 20;
 
 // True for a task that may run inline: a copy or fill of at most
@@ -88,7 +88,8 @@ void run_inline(const Task& task) noexcept;
 
 // Runs `task` on the calling thread; nullopt on success. Copies and fills of
 // at least kSplitCopyBytes / kSplitFillBytes are split across threads
-// (cpu_parallel.h).
+// (cpu_parallel.h). A WaitTask is the stream's to run: given one, returns
+// an internal failure.
 std::optional<TaskFailure> run_task(Task& task);
 
 // Whether run_task writes this fill with streaming stores (cpu_streaming.h

@@ -16,7 +16,6 @@
 #include <system_error>
 
 #include "cpu_services.h"
-#include "cpu_stream.h"
 
 namespace anydev::cpu {
 namespace {
@@ -190,7 +189,7 @@ void WorkerPool::ensure_started() {
   }
 }
 
-void WorkerPool::schedule(StreamState* state) noexcept {
+void WorkerPool::schedule(PooledStream* state) noexcept {
   bool wake = false;
   {
     std::lock_guard<std::mutex> hold(mutex_);
@@ -220,11 +219,11 @@ void WorkerPool::loop() {
       cv_.wait(lock);
       --idle_;
     }
-    StreamState* state = head_;
+    PooledStream* state = head_;
     head_ = state->run_next_;
     if (head_ == nullptr) tail_ = nullptr;
     state->run_next_ = nullptr;
-    std::shared_ptr<StreamState> held = std::move(state->self_);
+    std::shared_ptr<PooledStream> held = std::move(state->self_);
     lock.unlock();
     state->run_on_worker(held);
     held.reset();  // may destroy a state whose Stream is gone

@@ -3,7 +3,7 @@
 // streams, whatever their number (no thread per stream).
 //
 // A stream with queued work is put on the pool's run queue (an intrusive
-// FIFO of StreamStates, so scheduling never allocates); a worker takes the
+// FIFO of PooledStreams, so scheduling never allocates); a worker takes the
 // front stream and runs its tasks in order until the queue is empty, a wait
 // for another stream's event is not yet satisfied (the stream is then
 // parked on that stream and put back on the run queue when it advances: no
@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -32,7 +33,31 @@
 
 namespace anydev::cpu {
 
-class StreamState;
+// What the pool runs: a stream (StreamState, cpu_stream.h, is the one kind),
+// seen only through its run-queue link, the pool's hold on it and the call
+// that runs it, so that the pool does not depend on the stream's code.
+class PooledStream {
+ public:
+  PooledStream(const PooledStream&) = delete;
+  PooledStream& operator=(const PooledStream&) = delete;
+
+  // Runs the stream's tasks in order until none is runnable, the stream is
+  // parked or its turn is over. `held` is the reference the run queue gave
+  // the worker; parking or requeueing moves it back into self_.
+  virtual void run_on_worker(std::shared_ptr<PooledStream>& held) = 0;
+
+ protected:
+  PooledStream() = default;
+  ~PooledStream() = default;  // owned through std::shared_ptr of the derived type
+
+  // The pool's hold on the stream while it is queued or parked (the worker
+  // that runs it holds it meanwhile); handed over under the pool's or a
+  // target stream's lock.
+  std::shared_ptr<PooledStream> self_;
+  PooledStream* run_next_ = nullptr;  // the run queue's link (pool's lock)
+
+  friend class WorkerPool;
+};
 
 // The most workers a pool has; the default is the online CPUs clamped to
 // [kMinStreamWorkers, kMaxStreamWorkers].
@@ -79,7 +104,7 @@ class WorkerPool {
 
   // Appends `state` to the run queue; its self_ must hold a reference,
   // which the worker that takes it inherits. Never throws or allocates.
-  void schedule(StreamState* state) noexcept;
+  void schedule(PooledStream* state) noexcept;
 
   // True when some stream waits on the run queue (for a stream's turn).
   bool has_waiting() noexcept;
@@ -94,8 +119,8 @@ class WorkerPool {
   const pid_t pid_;
   std::mutex mutex_;
   std::condition_variable cv_;
-  StreamState* head_ = nullptr;  // run queue, linked through run_next_
-  StreamState* tail_ = nullptr;
+  PooledStream* head_ = nullptr;  // run queue, linked through run_next_
+  PooledStream* tail_ = nullptr;
   unsigned idle_ = 0;  // workers asleep on cv_
   bool stopping_ = false;
   bool warned_ = false;

@@ -89,9 +89,10 @@ py::object create_buffer(const DeviceContext& ctx, anydev_memory_kind_t kind, st
   return wrap_buffer(out);
 }
 
-}  // namespace
+using ContextClass = py::class_<DeviceContext>;
 
-void bind_context(py::module_& m) {
+// BackendInfo, MemoryInfo and anydev.backends(): what anydev-info lists.
+void bind_backend_info(py::module_& m) {
   // Names, reasons and paths may hold bytes that are not UTF-8 (a plugin
   // folder's name): library_text, not pybind11's strict conversion.
   py::class_<anydev::BackendInfo>(m, "BackendInfo", "One known backend, as anydev-info lists it.")
@@ -120,7 +121,10 @@ void bind_context(py::module_& m) {
       });
   m.def("backends", &DeviceContext::backends, py::call_guard<WithoutGil>(),
         "Every known backend, available or not, with the reason it is unavailable.");
+}
 
+// DeviceEvent.
+void bind_event(py::module_& m) {
   py::class_<DeviceEvent>(m, "DeviceEvent", py::dynamic_attr(),
                           "A point in a stream's work (DeviceContext.create_event). Record it "
                           "with DeviceStream.record_event; other streams can wait for it.")
@@ -138,7 +142,10 @@ void bind_context(py::module_& m) {
                "complete=" + (event.is_complete() ? "True" : "False") +
                (native.empty() ? "" : ", ") + native + ")";
       });
+}
 
+// DeviceStream, a context manager that synchronizes on exit.
+void bind_stream(py::module_& m) {
   py::class_<DeviceStream>(m, "DeviceStream", py::dynamic_attr(),
                            "An in-order queue of work on one device (DeviceContext.stream(), "
                            "create_stream()). As a context manager it synchronizes on exit: "
@@ -171,16 +178,14 @@ void bind_context(py::module_& m) {
         if (text.ends_with(", ")) text.resize(text.size() - 2);
         return text + ")";
       });
+}
 
-  py::class_<DeviceContext>(m, "DeviceContext",
-                            "One device of one backend plus one stream on it. DeviceContext() "
-                            "follows ANYDEV_BACKEND (else cuda, hip, level_zero, opencl, cpu); "
-                            "DeviceContext(0, api='cpu') names one. As a context manager it "
-                            "synchronizes on exit; `with ctx.with_stream(s) as c:` scopes work "
-                            "to stream s.")
-      .def(py::init(&make_context), py::arg("device_id") = py::none(), py::arg("api") = py::none(),
-           "A context on device `device_id` (default 0) of backend `api` (default: "
-           "ANYDEV_BACKEND, else the first available).")
+// DeviceContext's constructor and its static calls (devices, backends, wrapping
+// a native stream).
+void bind_context_construction(ContextClass& cls) {
+  cls.def(py::init(&make_context), py::arg("device_id") = py::none(), py::arg("api") = py::none(),
+          "A context on device `device_id` (default 0) of backend `api` (default: "
+          "ANYDEV_BACKEND, else the first available).")
       .def_static("number_of_devices", &DeviceContext::number_of_devices,
                   py::arg("api") = std::string_view(), py::call_guard<WithoutGil>(),
                   "Devices of backend `api` (default: the default backend); 0 when unavailable.")
@@ -194,10 +199,14 @@ void bind_context(py::module_& m) {
           },
           py::arg("api"), py::arg("device"), py::arg("native_stream"), py::call_guard<WithoutGil>(),
           "A context on device `device` of `api` whose stream is the existing native stream "
-          "(an int, e.g. torch.cuda.current_stream().cuda_stream), not owned.")
-      .def(
-          "api", [](const DeviceContext& c) { return library_text(c.api()); },
-          "The backend's name ('cpu', 'cuda', ...).")
+          "(an int, e.g. torch.cuda.current_stream().cuda_stream), not owned.");
+}
+
+// What a context tells about its backend and device.
+void bind_context_properties(ContextClass& cls) {
+  cls.def(
+         "api", [](const DeviceContext& c) { return library_text(c.api()); },
+         "The backend's name ('cpu', 'cuda', ...).")
       .def(
           "name",
           [](const DeviceContext& c) {
@@ -211,15 +220,19 @@ void bind_context(py::module_& m) {
           "The device's name.")
       .def("id", &DeviceContext::id, "The device's index in its backend.")
       .def("memory_info", &DeviceContext::memory_info, py::call_guard<WithoutGil>(),
-           "Free and total bytes of the device.")
-      .def(
-          "enqueue_create_host_buffer",
-          [](const DeviceContext& c, std::size_t size, py::handle dtype) {
-            return create_buffer(c, ANYDEV_MEMORY_HOST, size, dtype);
-          },
-          py::arg("size"), py::arg("dtype") = "float32",
-          "A HostBuffer of `size` elements of `dtype` (pinned where the backend can), ordered on "
-          "this context's stream.")
+           "Free and total bytes of the device.");
+}
+
+// Making host and device buffers on a context's stream.
+void bind_context_buffers(ContextClass& cls) {
+  cls.def(
+         "enqueue_create_host_buffer",
+         [](const DeviceContext& c, std::size_t size, py::handle dtype) {
+           return create_buffer(c, ANYDEV_MEMORY_HOST, size, dtype);
+         },
+         py::arg("size"), py::arg("dtype") = "float32",
+         "A HostBuffer of `size` elements of `dtype` (pinned where the backend can), ordered on "
+         "this context's stream.")
       .def(
           "enqueue_create_buffer",
           [](const DeviceContext& c, std::size_t size, py::handle dtype) {
@@ -235,22 +248,27 @@ void bind_context(py::module_& m) {
             c.synchronize();
             return buf;
           },
-          py::arg("size"), py::arg("dtype") = "float32", "enqueue_create_buffer, then synchronize.")
-      .def(
-          "enqueue_copy",
-          [](const DeviceContext& c, const Buffer& dst, const Buffer& src) {
-            if (dst.dtype != src.dtype) {
-              throw anydev::Error(anydev::Status::invalid_argument,
-                                  "DeviceContext.enqueue_copy: a " + dtype_name(dst.dtype) +
-                                      " destination and a " + dtype_name(src.dtype) +
-                                      " source (the dtypes must match)");
-            }
-            const anydev_buffer_t d = dst.get("enqueue_copy"), s = src.get("enqueue_copy");
-            const WithoutGil unlocked;
-            check(anydev_enqueue_copy(c.handle(), d, s));
-          },
-          py::arg("dst"), py::arg("src"),
-          "Copies src into dst (same dtype and size) on this context's stream.")
+          py::arg("size"), py::arg("dtype") = "float32",
+          "enqueue_create_buffer, then synchronize.");
+}
+
+// Copies, fills, stream-ordered frees and synchronize on a context's stream.
+void bind_context_work(ContextClass& cls) {
+  cls.def(
+         "enqueue_copy",
+         [](const DeviceContext& c, const Buffer& dst, const Buffer& src) {
+           if (dst.dtype != src.dtype) {
+             throw anydev::Error(anydev::Status::invalid_argument,
+                                 "DeviceContext.enqueue_copy: a " + dtype_name(dst.dtype) +
+                                     " destination and a " + dtype_name(src.dtype) +
+                                     " source (the dtypes must match)");
+           }
+           const anydev_buffer_t d = dst.get("enqueue_copy"), s = src.get("enqueue_copy");
+           const WithoutGil unlocked;
+           check(anydev_enqueue_copy(c.handle(), d, s));
+         },
+         py::arg("dst"), py::arg("src"),
+         "Copies src into dst (same dtype and size) on this context's stream.")
       .def(
           "enqueue_memset",
           [](const DeviceContext& c, const Buffer& buf, py::handle value) {
@@ -270,18 +288,22 @@ void bind_context(py::module_& m) {
           "Releases memory obtained with take_ptr() (stream-ordered).")
       .def("synchronize", &DeviceContext::synchronize, py::call_guard<WithoutGil>(),
            "Blocks until the work on this context's stream has finished; raises its "
-           "asynchronous errors.")
-      .def(
-          "stream",
-          [](const DeviceContext& c) {
-            std::optional<DeviceStream> made;
-            {
-              const WithoutGil unlocked;
-              made.emplace(c.stream());
-            }
-            return with_owner(py::cast(std::move(*made)), c);
-          },
-          "This context's stream.")
+           "asynchronous errors.");
+}
+
+// Streams, events, ordering between contexts, and peer access.
+void bind_context_streams(ContextClass& cls) {
+  cls.def(
+         "stream",
+         [](const DeviceContext& c) {
+           std::optional<DeviceStream> made;
+           {
+             const WithoutGil unlocked;
+             made.emplace(c.stream());
+           }
+           return with_owner(py::cast(std::move(*made)), c);
+         },
+         "This context's stream.")
       .def(
           "create_stream",
           [](const DeviceContext& c) {
@@ -315,10 +337,14 @@ void bind_context(py::module_& m) {
            "True when this device can access `peer`'s memory directly.")
       .def("enable_peer_access", &DeviceContext::enable_peer_access, py::arg("peer"),
            py::call_guard<WithoutGil>(),
-           "Lets this device access `peer`'s memory (can_access must be True).")
-      .def(
-          "__enter__", [](py::object self) { return self; },
-          "Returns the context; the with-block's exit synchronizes it.")
+           "Lets this device access `peer`'s memory (can_access must be True).");
+}
+
+// The with-block protocol, the native handles and the repr.
+void bind_context_protocols(ContextClass& cls) {
+  cls.def(
+         "__enter__", [](py::object self) { return self; },
+         "Returns the context; the with-block's exit synchronizes it.")
       .def(
           "__exit__",
           [](const DeviceContext& c, py::handle, py::handle, py::handle) {
@@ -339,6 +365,32 @@ void bind_context(py::module_& m) {
       .def("__repr__", [](const DeviceContext& c) {
         return library_text("DeviceContext(" + std::to_string(c.id()) + ", api='" + c.api() + "')");
       });
+}
+
+// DeviceContext, bound in parts; pybind11 adds the methods in the order of
+// the calls.
+void bind_device_context(py::module_& m) {
+  ContextClass cls(m, "DeviceContext",
+                   "One device of one backend plus one stream on it. DeviceContext() "
+                   "follows ANYDEV_BACKEND (else cuda, hip, level_zero, opencl, cpu); "
+                   "DeviceContext(0, api='cpu') names one. As a context manager it "
+                   "synchronizes on exit; `with ctx.with_stream(s) as c:` scopes work "
+                   "to stream s.");
+  bind_context_construction(cls);
+  bind_context_properties(cls);
+  bind_context_buffers(cls);
+  bind_context_work(cls);
+  bind_context_streams(cls);
+  bind_context_protocols(cls);
+}
+
+}  // namespace
+
+void bind_context(py::module_& m) {
+  bind_backend_info(m);
+  bind_event(m);
+  bind_stream(m);
+  bind_device_context(m);
 }
 
 }  // namespace anydev::python

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "anydev/anydev_dlpack.h"
@@ -261,33 +263,54 @@ anydev_status_t anydev_buffer_to_dlpack_versioned(anydev_buffer_t buf, int ndim,
 
 namespace {
 
-// Both imports: checks the tensor `t` and makes the buffer over it, which
-// calls `release` (the tensor's deleter) once the memory is no longer used.
-// `exported`: anydev's own tensor when it is one (its backend is asked
-// first), else nullptr. On failure `release` is not called.
-anydev_status_t import_tensor(const char* op, anydev_context_t ctx, const DLTensor& t,
-                              const ExportedTensor* exported, std::function<void()> release,
-                              anydev_buffer_t* out) {
-  if (ctx != nullptr) {
-    if (anydev_status_t s = check_fork(op, ctx, "context"); s != ANYDEV_SUCCESS) return s;
-  }
-  // Read as an int: a C producer may store any value there, and loading an
-  // out-of-range value as the C++ enum would be undefined behaviour.
+// What check_tensor learns about a tensor: its anydev dtype, its element
+// count and its size in bytes.
+struct TensorExtent {
+  anydev_dtype_t dtype{};
+  std::size_t count = 0;
+  std::size_t bytes = 0;
+};
+
+// The tensor's DLPack device, read as an int: a C producer may store any
+// value there, and loading an out-of-range value as the C++ enum would be
+// undefined behaviour.
+int dlpack_device_type(const DLTensor& t) {
   int device_type = 0;
   static_assert(sizeof(device_type) == sizeof(t.device.device_type));
   std::memcpy(&device_type, &t.device.device_type, sizeof(device_type));
-  const std::string device_text = describe_dlpack_device(device_type);
-  // Asked first: the context's backend, then (for a tensor anydev exported)
-  // the exporting buffer's backend, since several backends may declare the
-  // same DLPack device type (kDLExtDev).
+  return device_type;
+}
+
+// Finds what provides the tensor's device into *found. Asked first: the
+// context's backend, then (for a tensor anydev exported) the exporting
+// buffer's backend, since several backends may declare the same DLPack
+// device type (kDLExtDev).
+anydev_status_t find_source(const char* op, anydev_context_t ctx, const DLTensor& t,
+                            const ExportedTensor* exported, DlpackSource* found) {
   const Backend* first[2] = {ctx != nullptr ? ctx->state->backend : nullptr,
                              exported != nullptr ? exported->buffer->allocation->backend : nullptr};
-  DlpackSource found;
-  if (anydev_status_t s = dlpack_source(op, device_type, t.device.device_id, first, &found);
-      s != ANYDEV_SUCCESS) {
-    return s;
+  return dlpack_source(op, dlpack_device_type(t), t.device.device_id, first, found);
+}
+
+// Checks that the strides of a tensor with elements are row-major
+// contiguous (dimensions of extent 1 may have any stride).
+anydev_status_t check_contiguous(const char* op, const DLTensor& t) {
+  std::int64_t expected = 1;
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] != 1 && t.strides[i] != expected) {
+      return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the tensor is not row-major contiguous: shape ",
+                  shape_text(t.ndim, t.shape), ", strides ", shape_text(t.ndim, t.strides),
+                  " (dimension ", i, " needs stride ", expected,
+                  "); make it contiguous first (e.g. .contiguous() or numpy.ascontiguousarray)");
+    }
+    expected *= t.shape[i];
   }
-  const DlpackSource* source = &found;
+  return ANYDEV_SUCCESS;
+}
+
+// Checks that the tensor's dtype, shape, strides and data describe one
+// contiguous, aligned range of addresses anydev can hold, and fills *out.
+anydev_status_t check_tensor(const char* op, const DLTensor& t, TensorExtent* out) {
   const auto dtype = from_dlpack_dtype(t.dtype);
   if (!dtype) {
     return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the tensor's dtype (",
@@ -315,16 +338,7 @@ anydev_status_t import_tensor(const char* op, anydev_context_t ctx, const DLTens
   }
   const std::size_t bytes = count * traits.size;
   if (t.strides != nullptr && count > 0) {
-    std::int64_t expected = 1;
-    for (int i = t.ndim - 1; i >= 0; --i) {
-      if (t.shape[i] != 1 && t.strides[i] != expected) {
-        return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the tensor is not row-major contiguous: shape ",
-                    shape_text(t.ndim, t.shape), ", strides ", shape_text(t.ndim, t.strides),
-                    " (dimension ", i, " needs stride ", expected,
-                    "); make it contiguous first (e.g. .contiguous() or numpy.ascontiguousarray)");
-      }
-      expected *= t.shape[i];
-    }
+    if (anydev_status_t s = check_contiguous(op, t); s != ANYDEV_SUCCESS) return s;
   }
   if (t.data == nullptr && bytes > 0) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the tensor's data is NULL but it holds ", count,
@@ -346,39 +360,56 @@ anydev_status_t import_tensor(const char* op, anydev_context_t ctx, const DLTens
     return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, "the tensor's data ", t.data, " + byte_offset ",
                 t.byte_offset, " + ", bytes, " bytes runs past the end of the address space");
   }
-  std::shared_ptr<const ContextState> context;
-  if (source->backend != nullptr) {
+  *out = TensorExtent{*dtype, count, bytes};
+  return ANYDEV_SUCCESS;
+}
+
+// The context the buffer over the tensor belongs to, into *context: `ctx`
+// when given (it must be on the source's device), else one on the source's
+// device, or on the host-memory backend for a host tensor.
+anydev_status_t resolve_context(const char* op, anydev_context_t ctx, const DLTensor& t,
+                                const DlpackSource& source,
+                                std::shared_ptr<const ContextState>* context) {
+  const std::string device_text = describe_dlpack_device(dlpack_device_type(t));
+  if (source.backend != nullptr) {
     if (ctx != nullptr &&
-        (ctx->state->backend != source->backend || ctx->state->device != source->device)) {
+        (ctx->state->backend != source.backend || ctx->state->device != source.device)) {
       return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "a tensor on ", device_text, " device ",
-                  t.device.device_id, " needs a context on ", source->backend->name, ":",
-                  source->device, ", not ",
+                  t.device.device_id, " needs a context on ", source.backend->name, ":",
+                  source.device, ", not ",
                   describe_device(ctx->state->backend, ctx->state->device));
     }
-    if (anydev_status_t s = import_context(op, ctx, source->backend->name.c_str(), source->device,
-                                           device_text, &context);
-        s != ANYDEV_SUCCESS) {
-      return s;
-    }
-  } else if (ctx == nullptr && source->host_default == nullptr) {
+    return import_context(op, ctx, source.backend->name.c_str(), source.device, device_text,
+                          context);
+  }
+  if (ctx == nullptr && source.host_default == nullptr) {
     return fail(ANYDEV_ERROR_BACKEND_UNAVAILABLE, op, "a ", device_text,
                 " tensor without a context needs a backend whose device memory is host memory "
                 "(kDLCPU); none is available\n",
                 Registry::instance().describe_known());
-  } else if (anydev_status_t s = import_context(
-                 op, ctx, ctx != nullptr ? nullptr : source->host_default->name.c_str(), 0,
-                 device_text, &context);
-             s != ANYDEV_SUCCESS) {
-    return s;
   }
-  anydev_bk_memory_kind_t kind = ANYDEV_BK_MEMORY_USER_HOST;
-  const DeviceRecord& record = context->backend->devices[context->device];
-  if (source->device_memory) {
-    kind = ANYDEV_BK_MEMORY_DEVICE;
-  } else if (record.device_memory_is_host_accessible ||
-             (source->pinned_by != nullptr && context->backend == source->pinned_by)) {
-    kind = ANYDEV_BK_MEMORY_HOST;  // the backend's own kind of host memory
+  return import_context(op, ctx, ctx != nullptr ? nullptr : source.host_default->name.c_str(), 0,
+                        device_text, context);
+}
+
+// The backend memory kind of the tensor's memory as `context` sees it.
+anydev_bk_memory_kind_t memory_kind(const DlpackSource& source, const ContextState& context) {
+  const DeviceRecord& record = context.backend->devices[context.device];
+  if (source.device_memory) return ANYDEV_BK_MEMORY_DEVICE;
+  if (record.device_memory_is_host_accessible ||
+      (source.pinned_by != nullptr && context.backend == source.pinned_by)) {
+    return ANYDEV_BK_MEMORY_HOST;  // the backend's own kind of host memory
   }
+  return ANYDEV_BK_MEMORY_USER_HOST;
+}
+
+// Makes the buffer over the checked tensor in `context`; `release` is called
+// once its memory is no longer used (not on failure).
+anydev_status_t make_buffer(const char* op, const DLTensor& t, const TensorExtent& extent,
+                            const DlpackSource& source, std::shared_ptr<const ContextState> context,
+                            std::function<void()> release, anydev_buffer_t* out) {
+  const anydev_bk_memory_kind_t kind = memory_kind(source, *context);
+  const std::size_t bytes = extent.bytes;
   return guarded(op, [&] {
     auto allocation = make_foreign_allocation(
         context->backend, context->device, kind, bytes == 0 ? nullptr : t.data,
@@ -386,9 +417,9 @@ anydev_status_t import_tensor(const char* op, anydev_context_t ctx, const DLTens
         std::move(release));
     auto* buf = new anydev_buffer_s;
     buf->fork_generation = fork_generation();
-    buf->kind = source->device_memory ? ANYDEV_MEMORY_DEVICE : ANYDEV_MEMORY_HOST;
-    buf->dtype = *dtype;
-    buf->count = count;
+    buf->kind = source.device_memory ? ANYDEV_MEMORY_DEVICE : ANYDEV_MEMORY_HOST;
+    buf->dtype = extent.dtype;
+    buf->count = extent.count;
     buf->size_bytes = bytes;
     buf->offset_bytes = bytes == 0 ? 0 : static_cast<std::size_t>(t.byte_offset);
     buf->context = std::move(context);
@@ -396,6 +427,29 @@ anydev_status_t import_tensor(const char* op, anydev_context_t ctx, const DLTens
     *out = buf;
     return ANYDEV_SUCCESS;
   });
+}
+
+// Both imports: checks the tensor `t` and makes the buffer over it, which
+// calls `release` (the tensor's deleter) once the memory is no longer used.
+// `exported`: anydev's own tensor when it is one (its backend is asked
+// first), else nullptr. On failure `release` is not called.
+anydev_status_t import_tensor(const char* op, anydev_context_t ctx, const DLTensor& t,
+                              const ExportedTensor* exported, std::function<void()> release,
+                              anydev_buffer_t* out) {
+  if (ctx != nullptr) {
+    if (anydev_status_t s = check_fork(op, ctx, "context"); s != ANYDEV_SUCCESS) return s;
+  }
+  DlpackSource source;
+  if (anydev_status_t s = find_source(op, ctx, t, exported, &source); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  TensorExtent extent;
+  if (anydev_status_t s = check_tensor(op, t, &extent); s != ANYDEV_SUCCESS) return s;
+  std::shared_ptr<const ContextState> context;
+  if (anydev_status_t s = resolve_context(op, ctx, t, source, &context); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  return make_buffer(op, t, extent, source, std::move(context), std::move(release), out);
 }
 
 }  // namespace
