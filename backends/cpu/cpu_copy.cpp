@@ -21,11 +21,9 @@ constexpr std::size_t kLine = 64;
 // pages, then the second of each, and so on (the rest past the last whole
 // block in address order). Four source pages read in turn keep four DRAM
 // streams and four hardware prefetch streams busy where a plain walk keeps
-// one; glibc's own non-temporal memcpy walks four pages the same way. On the
-// 2-core Intel Xeon VM (glibc 2.36), 1 GiB copied in 512 KiB chunks by two
-// threads: 17.3-18.2 GB/s in address order, 23.0-23.4 with this walk, against
-// 22.1-23.4 for memcpy over two 512 MiB halves; one thread over 256 MiB:
-// 9.1 against 12.2 GB/s (memcpy 11.6).
+// one; glibc's own non-temporal memcpy walks four pages the same way. A plain
+// walk in address order left large copies well short of memcpy
+// (docs/performance.md, "Measurements behind tuning constants").
 constexpr std::size_t kPiece = 2 * kLine;
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kPagesInTurn = 4;

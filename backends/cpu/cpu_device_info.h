@@ -42,7 +42,7 @@ std::optional<std::size_t> parse_cache_size(std::string_view text);
 // The largest data or unified cache of CPU 0, in bytes: from sysfs
 // (/sys/devices/system/cpu/cpu0/cache/index*/), else sysconf, else 0.
 // sysfs comes first because glibc's sysconf can be far off in a virtual
-// machine (320 MiB for the 32 MiB L3 of the 2-core EPYC VM).
+// machine (ten times the L3 that sysfs reports has been seen).
 std::size_t read_last_level_cache_bytes();
 
 // The device description, read once at initialize and kept for the process.

@@ -38,9 +38,8 @@ struct Writers {
 #ifdef ANYDEV_CPU_FILL_X86
 // This file is compiled with -falign-loops=64 (CMakeLists.txt) so that each
 // writer's store loop lies within one 64-byte instruction fetch window.
-// Where the loop happened to straddle two (a layout change elsewhere moved
-// it), a 1 MiB 16-byte fill ran at 0.8x memset on the 2-core AMD EPYC
-// (Zen 4) VM; inside one window it matches memset.
+// A loop that straddles two windows (a layout change elsewhere can move it)
+// makes in-cache fills measurably slower than memset; inside one it matches.
 __attribute__((target("avx2"))) void write_avx2(unsigned char* out, std::size_t bytes,
                                                 const unsigned char* block) {
   const __m256i lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(block));
@@ -62,10 +61,8 @@ __attribute__((target("avx2"))) void stream_avx2(unsigned char* out, std::size_t
   _mm_sfence();  // streaming stores are weakly ordered: publish them before returning
 }
 
-// Cached with one 64-byte store per line where the CPU has AVX-512: paired
-// 16-byte fills on the 2-core Intel Xeon VM (two threads), 16 MiB 0.90-0.93x
-// memset with two 32-byte stores per line, 0.95-1.01x with one 64-byte
-// store; 64 MiB 0.81 against 0.89x.
+// Cached with one 64-byte store per line where the CPU has AVX-512: one
+// store per line keeps up with memset where two 32-byte stores fall behind.
 __attribute__((target("avx512f"))) void write_avx512(unsigned char* out, std::size_t bytes,
                                                      const unsigned char* block) {
   const __m512i v = _mm512_load_si512(block);
@@ -74,10 +71,8 @@ __attribute__((target("avx512f"))) void write_avx512(unsigned char* out, std::si
   }
 }
 
-// Streaming with one 64-byte store per cache line: paired 64 and 256 MiB
-// 16-byte fills measured 0.95-1.04x memset on the Zen 4 VM, against
-// 0.92-0.99x with two 32-byte streaming stores per line (with the pairing
-// before 1e874ff; docs/performance.md has the later measurements).
+// Streaming with one 64-byte store per cache line: a whole line per store
+// lets the CPU write it out at once, faster than two 32-byte halves.
 __attribute__((target("avx512f"))) void stream_avx512(unsigned char* out, std::size_t bytes,
                                                       const unsigned char* block) {
   const __m512i v = _mm512_load_si512(block);
@@ -202,9 +197,8 @@ void fill_pattern(void* dst, const void* pattern, std::size_t pattern_size, std:
   const std::size_t body = (bytes - head) / kBlockBytes * kBlockBytes;
   // Ordinary vector stores while the body fits the last-level cache (they
   // match memset there); streaming stores beyond it, which skip reading each
-  // line before writing it (measured on a 2-core AMD EPYC, destination not
-  // in the caches: 16-256 MiB at 1.0-1.3x memset; rep movsb from a hot block
-  // of the pattern, tried before, reached only 0.4-0.8x).
+  // line before writing it. Copying a hot block of the pattern with rep movsb
+  // instead is much slower than memset on uncached destinations.
   if (body > 0) {
     const Writers w = writers();
     (streaming ? w.streaming : w.cached)(out + head, body, block);

@@ -13,9 +13,8 @@
 // cpu_store_probe.h), of every pattern width: non-temporal stores of that
 // block, where reading the lines
 // first would only waste bandwidth (64-byte AVX-512 stores where the CPU has
-// them, one per cache line). Issue 19: 1/2/4/8-byte fills of 64-256 MiB took
-// memset / rep stos whatever the size and ran at 0.77-0.99x the best memset
-// while the 16-byte fill streamed.
+// them, one per cache line). Every width streams past the threshold: memset
+// and rep stos read each line first and fall behind on uncached memory.
 //
 // Pure functions of their arguments: thread-safe; the caller owns the memory.
 #ifndef ANYDEV_BACKENDS_CPU_CPU_FILL_H_

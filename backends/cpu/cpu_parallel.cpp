@@ -72,9 +72,8 @@ class Helpers {
         pthread_setname_np(helper.native_handle(), "anydev-cpu-split");
         // Not SCHED_BATCH (unlike the stream workers): a helper is woken while
         // its caller works through a chunk of its own, and should start on
-        // the idle core at once; under SCHED_BATCH, 16 MiB split copies varied
-        // 0.90-1.03x the baseline from run to run, under the default policy
-        // 0.97-1.0x.
+        // the idle core at once; SCHED_BATCH delays that start and made split
+        // copies vary far more from run to run (docs/performance.md).
         helper.detach();
         ++started_;
       }

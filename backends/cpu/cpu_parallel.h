@@ -19,9 +19,8 @@
 namespace anydev::cpu {
 
 // Below this many online CPUs the default is not to split. Two are enough:
-// on a 2-core AMD EPYC VM, memcpy split over both cores moves 1.1-1.3x the
-// bytes of one thread from 4 MiB up, and memset from 16 MiB up (paired
-// measurements, bench/cpu_bench.cpp).
+// memcpy split over two cores moves more bytes than one thread from 4 MiB up,
+// and memset from 16 MiB up (bench/cpu_bench.cpp, docs/performance.md).
 inline constexpr unsigned kMinCpusToSplit = 2;
 
 // The number of threads a split uses (caller included): ANYDEV_CPU_THREADS
@@ -32,22 +31,17 @@ void set_split_threads(unsigned threads);
 unsigned split_threads();
 
 // The smallest copy or fill worth splitting: below it a helper's wake-up
-// costs more than it saves (measured on a 2-core AMD EPYC; see
-// docs/performance.md). Fills start later than copies: one core writes a
-// destination that stays in the last-level cache faster than two do once the
-// hand-off is paid (4 MiB: 58 GB/s on one core, 35 GB/s split).
+// costs more than it saves (docs/performance.md). Fills start later than
+// copies: one core writes a destination that stays in the last-level cache
+// faster than two do once the hand-off is paid.
 inline constexpr std::size_t kSplitCopyBytes = std::size_t{4} << 20;
 inline constexpr std::size_t kSplitFillBytes = std::size_t{16} << 20;
 
 // The largest chunk a split hands out. Small chunks taken in address order
-// by whichever thread is free balance the load (a helper woken late, 10-25 us
-// on the 2-core VM, or descheduled by the hypervisor, leaves its chunks to
-// the caller) and keep both threads in neighbouring memory. Paired against
-// memcpy split in halves, on the 2-core AMD EPYC VM, 512 KiB chunks moved
-// copies of 4-256 MiB at 1.07-1.25x instead of 0.96-1.0x (anydev's own
-// bandwidth up, the baselines' unchanged), and fills of 16 MiB at 1.03-1.06x
-// instead of 0.98-1.0x; one chunk per thread, as before, lost 10-18% in runs
-// where the second core was slow.
+// by whichever thread is free balance the load (a helper woken late, or
+// descheduled by the hypervisor, leaves its chunks to the caller) and keep
+// both threads in neighbouring memory; one chunk per thread leaves the whole
+// split waiting for the slower core (docs/performance.md).
 inline constexpr std::size_t kSplitChunkBytes = std::size_t{512} << 10;
 
 // Calls work(offset, length, context) over [0, bytes) in chunks of at most

@@ -5,11 +5,10 @@
 //
 // A fill past the last-level cache writes lines that are in no cache. Some
 // CPUs' fast-string microcode writes such lines without reading them first
-// and runs as fast as non-temporal stores (the 2-core AMD EPYC VM: string
-// fills stay as fast up to four times its cache, cpu_streaming.h); others read
-// every line before writing it (the 2-core Intel Xeon VM, glibc 2.36: 1 MiB
-// of cold lines with rep stosq in 97 us, with 64-byte non-temporal stores in
-// 42 us; 1 GiB fills from two threads 20 against 48 GB/s). The probe writes
+// and runs as fast as non-temporal stores (string fills then stay as fast up
+// to four times the cache, cpu_streaming.h); others read every line before
+// writing it and run at half the speed or less (docs/performance.md has the
+// figures of both kinds). The probe writes
 // pieces of a private buffer whose lines were just flushed from every cache,
 // alternately with fill_pattern's fast-string stores and its streaming
 // stores, and compares the best time of each kind.
@@ -38,9 +37,8 @@ enum class ColdStores : std::uint8_t {
 };
 
 // How much faster streaming stores must be before string-form fills give up
-// their cached stores below four times the cache: a wrong "faster" costs up
-// to 5% (the AMD VM's 64 MiB fills streaming, 0.94-0.99x), a right one gains
-// 2.3x (the Intel VM).
+// their cached stores below four times the cache: a wrong "faster" costs a
+// few percent, a right one more than doubles the fill's speed.
 inline constexpr double kStreamingMustWin = 1.5;
 
 // The verdict from the best time of each kind over the same number of bytes

@@ -14,10 +14,9 @@
 // The threshold: half the last-level cache as the machine reports it
 // (sysfs, else sysconf; 32 MiB when unknown), so the footprint leaves room for
 // the rest of the working set (fills with a fast-string form on a CPU whose
-// fast-string stores keep up: eight times that, fill_streams below).
-// Measured on the 2-core AMD EPYC VM (32 MiB L3), one thread, best of 30:
-// 4 MiB copies (8 MiB footprint) 28 GB/s with memcpy, 28 GB/s streaming;
-// 8 MiB (16 MiB) 22 against 28 GB/s; 16 MiB and more 12-18 against 17-25 GB/s.
+// fast-string stores keep up: eight times that, fill_streams below). Copies
+// with a footprint past half the cache ran faster streaming
+// (docs/performance.md).
 // ANYDEV_CPU_STREAMING_BYTES (cpu_config.h) overrides it for the process.
 //
 // Thread-safe: the threshold is read on first use without a lock (racing
@@ -48,13 +47,10 @@ std::size_t streaming_footprint();
 // past kStringFillStreamFactor times the threshold (four times the last-level
 // cache) on a CPU whose fast-string stores write lines that are in no cache
 // as fast as non-temporal stores: up to there they keep what they wrote
-// cached at no cost. Measured on the 2-core AMD EPYC VM (32 MiB L3), paired
-// with memset on one thread and on both cores, 1 and 8-byte fills: 64 MiB
-// cached 1.04-1.06x, streaming 0.94-0.99x (two reports in a row at
-// 0.931-0.953); 256 MiB cached 0.95-0.98x, streaming 1.00x. Where they are
-// slower (cpu_store_probe.h measures it once per process), those fills stream
-// past the threshold like every other: on the 2-core Intel Xeon VM, 256 MiB
-// and 1 GiB 4-byte fills from two threads 19-20 GB/s cached, 46-48 streaming.
+// cached at no cost, where streaming them is the slower. On a CPU where they
+// are slower (cpu_store_probe.h measures it once per process), those fills
+// stream past the threshold like every other: cached, they would run at less
+// than half the speed (docs/performance.md has both machines' figures).
 inline constexpr std::size_t kStringFillStreamFactor = 8;
 
 // Whether a copy of `bytes` (footprint 2 * bytes) or a fill of `bytes`

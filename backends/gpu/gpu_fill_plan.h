@@ -38,10 +38,9 @@ struct FillPass {
 };
 
 // The most bytes of an 8- or 16-byte fill that strided memsets write.
-// A strided memset writes one 4-byte element per row: on an NVIDIA H200
-// (driver 580, docs/hardware-results.md) 256 MiB of 8- or 16-byte pattern
-// took 42 ms that way (6.3 GB/s), against 0.07 ms for a 32-bit memset of the
-// same bytes. Past the head, device-to-device copies move whole blocks.
+// A strided memset writes one 4-byte element per row, hundreds of times
+// slower than a 32-bit memset of the same bytes (docs/hardware-results.md).
+// Past the head, device-to-device copies move whole blocks.
 // A multiple of every period (8 and 16).
 inline constexpr std::size_t kStridedFillHeadBytes = 4096;
 static_assert(kStridedFillHeadBytes % 16 == 0, "the head must hold whole periods");

@@ -11,8 +11,7 @@
 // Threads enqueuing on one stream at the same moment may each pass the
 // admission once, so the bound can be exceeded by at most the number of such
 // threads. Without it, threads that fill faster than the device works grew
-// the process without bound on PoCL (issue 20: ~650 MB/s; 164-173 MB/s on
-// the 2-core machine of docs/reliability.md).
+// the process without bound on PoCL (hundreds of MB/s; docs/performance.md).
 //
 // A Stream is owned by the core (created by stream_create or
 // stream_wrap_native, destroyed by stream_destroy). A wrapped queue belongs

@@ -37,7 +37,7 @@ anydev_status_t same_device(const char* op, const ContextState& a, const Context
 }
 
 // -1 is the one "default device" value; any other negative index is an
-// error (it used to mean device 0 silently).
+// error, never device 0 in silence.
 anydev_status_t check_device_index(const char* op, int device) {
   if (device >= -1) return ANYDEV_SUCCESS;
   return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "device index ", device,

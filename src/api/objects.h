@@ -88,8 +88,8 @@ struct anydev_buffer_s
   bool taken = false;
 };
 
-// Host memory per live buffer (issue 19, goal 256 bytes with its
-// allocation record and the pool's node): pinned so that a field added
+// Host memory per live buffer (goal 256 bytes with its allocation record
+// and the pool's node, docs/reliability.md): pinned so that a field added
 // here is a decision, not an accident (anydev-scale-bench reports the
 // total, heap_bytes_per_handle).
 static_assert(sizeof(anydev_buffer_s) <= 88, "anydev_buffer_s grew: see docs/reliability.md");

@@ -106,8 +106,8 @@ struct Allocation {
   const std::uint64_t fork_generation_;
 };
 
-// One per live buffer (with the handle and the pool's node: issue 19, host
-// memory per handle); pinned like anydev_buffer_s (objects.h).
+// One per live buffer (with the handle and the pool's node), so its size is
+// host memory per handle; pinned like anydev_buffer_s (objects.h).
 static_assert(sizeof(Allocation) <= 96, "Allocation grew: see docs/reliability.md");
 
 // Defined after Allocation (it marks it taken).

@@ -85,8 +85,8 @@ void give_back_or_destroy(EventPool* events, const anydev_backend_table_t* table
 // (ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY) and `event`, just recorded, has already
 // completed: a release on an idle stream then needs no event and no
 // reclaimer (caching_pool.h, allocation.h). False, without a backend call,
-// for a backend whose query is a driver call (issue 19: a release stays one
-// event_record there), and when the query fails. Never throws.
+// for a backend whose query is a driver call (a release stays one
+// event_record there, no query), and when the query fails. Never throws.
 bool completed_at_once(const Backend* backend, anydev_bk_event_t event) noexcept;
 
 }  // namespace anydev::core

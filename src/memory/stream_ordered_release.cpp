@@ -271,10 +271,10 @@ class Reclaimer {
         try {
           queue_.push_back(std::move(item));
           // Only a sleeping thread needs waking: a working one takes the
-          // queue when it finishes its batch. Waking it anyway made a burst
-          // of releases (1,000 streams destroyed in a row) hand the core
-          // back and forth between the two threads once per release, 10-15
-          // us each on the 2-core VM instead of 0.2-0.3 us.
+          // queue when it finishes its batch. Waking it anyway makes a burst
+          // of releases (streams destroyed in a row) hand the core back and
+          // forth between the two threads once per release, a context
+          // switch each (docs/performance.md).
           const bool backlog =
               queue_.size() >= kBacklog && std::this_thread::get_id() != thread_.get_id();
           const bool wake = sleeping_ || backlog;

@@ -3,7 +3,7 @@
 // t->copy(t->instance, stream, ...). One member per entry of the one entry
 // list (ANYDEV_BACKEND_ENTRIES, include/anydev/backend_entries.h), inlined.
 // An optional entry must be checked for NULL first (t->native_handle !=
-// nullptr), as before.
+// nullptr).
 //
 // What a backend returns is checked before the core sees it, out of line
 // and only when the entry did not succeed (backend_entry_failed, status.h;

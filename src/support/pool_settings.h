@@ -17,10 +17,10 @@ namespace anydev::core {
 std::optional<bool> parse_pool_setting(std::string_view value) noexcept;
 
 inline constexpr const char* kEnvPoolReleaseThreshold = "ANYDEV_POOL_RELEASE_THRESHOLD";
-// The default release threshold: 16 MiB. Issue 19: with 32 MiB the scale
-// bench's random mix (1 B - 64 MiB, at most 32 alive) held reserved / live
-// at a median of 1.54; 16 MiB: 1.33, with 29% cache hits instead of 33%
-// (unit.PoolTest.DefaultThresholdKeepsTheScaleMixMedianRatioAtMostOneAndAHalf).
+// The default release threshold: 16 MiB, low enough that the scale bench's
+// random mix (1 B - 64 MiB, at most 32 alive) keeps reserved / live under
+// 1.5 at the cost of a few cache hits (docs/performance.md;
+// unit.PoolTest.DefaultThresholdKeepsTheScaleMixMedianRatioAtMostOneAndAHalf).
 // A loop that releases and re-creates one buffer of any size still hits:
 // the block released last is always kept.
 inline constexpr std::size_t kPoolDefaultReleaseThreshold = std::size_t{16} << 20;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // SmallMutex: a mutex in four bytes, for the records there is one of per
 // live buffer (the handle, anydev_buffer_s, and its Allocation), where
-// std::mutex's 40 bytes were a fifth of the host memory per handle
-// (issue 19: ~400 bytes per live buffer handle, goal 256).
+// std::mutex's 40 bytes would be about a sixth of the goal of 256 bytes of
+// host memory per live buffer handle (docs/reliability.md).
 //
 // States: 0 free, 1 locked, 2 locked and a thread may sleep on it. lock()
 // takes a free mutex with one compare-exchange; under contention it spins

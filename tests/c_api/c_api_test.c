@@ -154,7 +154,7 @@ static anydev_context_t make_context(void) {
   return ctx;
 }
 
-/* The log sink from C (issue 18 item 5; tests/logging has the rest): a
+/* The log sink from C (tests/logging has the rest): a
  * callback gets the severity, the message and its user data; NULL restores
  * stderr; a level outside trace .. off is refused and changes nothing.
  * anydev_context_create logs the device it selects at info level. */
@@ -190,7 +190,7 @@ static void test_log_callback(void) {
   if (ctx != NULL) CHECK_STATUS(anydev_context_release(ctx), ANYDEV_SUCCESS);
 }
 
-/* -1 is the one "default device" value; -5 used to mean device 0 silently. */
+/* -1 is the one "default device" value; -5 must not mean device 0. */
 static void test_negative_device_index_is_invalid_argument(void) {
   anydev_context_t sentinel = (anydev_context_t)(uintptr_t)0x1;
   anydev_context_t out = sentinel;
@@ -612,7 +612,7 @@ static void test_last_error(void) {
   CHECK(strcmp(anydev_last_error_message(), "") == 0);
 }
 
-/* Honest pinning (issue 20): whether a host buffer is page-locked, and the
+/* Honest pinning: whether a host buffer is page-locked, and the
  * device's locked total. */
 static void test_host_memory_locks(anydev_context_t ctx) {
   anydev_buffer_t host = NULL;

@@ -55,8 +55,8 @@ TEST_P(ContextTest, DeviceIndexPastTheLastIsOutOfRange) {
   EXPECT_TRUE(Fails(Status::out_of_range, [&] { DeviceContext past(1 << 30, api()); }));
 }
 
-// DeviceContext() is the default device; a negative index (-5 used to mean
-// device 0 silently) is refused by the C++ API and, below -1, by the C ABI.
+// DeviceContext() is the default device; a negative index (-5 must not mean
+// device 0 in silence) is refused by the C++ API and, below -1, by the C ABI.
 TEST_P(ContextTest, NegativeDeviceIndexIsInvalidArgument) {
   for (const int index : {-1, -5, -(1 << 30)}) {
     EXPECT_TRUE(Fails(Status::invalid_argument, [&] { DeviceContext negative(index, api()); },

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The caching pool under a random size mix, on every backend (issue 19):
+// The caching pool under a random size mix, on every backend:
 // device buffers of 1 B to 64 MiB, log-uniform, created and released in a
 // random order with up to 16 live. Throughout, the pool's bytes in use follow
 // the live buffers (never below their bytes, never above them rounded up to

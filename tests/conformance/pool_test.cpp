@@ -239,8 +239,8 @@ TEST_P(PoolTest, ReleaseCachedMemoryEmptiesBothKinds) {
 }
 
 TEST_P(PoolTest, ImpossibleHostSizesAreOutOfMemoryNamingTheRequest) {
-  // Issue 17 item 11: SIZE_MAX reported a pool rounding detail. The message
-  // names the request; nothing is allocated or changed.
+  // The message names the request, not a pool rounding detail; nothing is
+  // allocated or changed.
   if (api() != "cpu") GTEST_SKIP() << "the sizes are checked on cpu (issue 17 item 11)";
   constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
   const PoolStats before = Stats(MemoryKind::host);

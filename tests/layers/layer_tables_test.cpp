@@ -49,7 +49,7 @@ constexpr std::array<bool, kEntries> kOptional = {
 #undef ANYDEV_TEST_ENTRY_OPTIONAL_
 };
 
-// More inner tables than the 16 slots each layer used to have.
+// More inner tables than a fixed array of 16 slots per layer would hold.
 constexpr std::size_t kTables = 20;
 
 // One fake backend: its table (whose instance is this object) and how often

@@ -4,8 +4,8 @@
 # libanydev.so (core and built-in cpu backend) must hold no lazily
 # initialised function-local static outside thread-local storage: its C++
 # guard is a lock, and a fork() while another thread runs the initializer
-# leaves that lock held in the child, whose first use then blocks forever
-# (issue 17, item 4). Such statics are made with ProcessObject
+# leaves that lock held in the child, whose first use then blocks forever.
+# Such statics are made with ProcessObject
 # (src/support/fork_guard.h), an atomic, or at load time instead. Thread-local
 # guards are per thread and harmless.
 execute_process(COMMAND "${READELF}" -sW "${LIBRARY}"

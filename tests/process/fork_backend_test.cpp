@@ -2,8 +2,8 @@
 // A backend whose driver cannot survive fork() (no ANYDEV_BK_FLAG_SURVIVES_FORK
 // in its table: opencl, cuda, ...) and that the parent initialized is
 // unavailable in a forked child, with a reason naming the backend and fork(),
-// instead of hanging in the driver (issue 17, item 5: PoCL's clFinish hung in
-// the child, whose driver threads do not exist). The cpu backend keeps
+// instead of hanging in the driver (PoCL's clFinish hangs in the child,
+// whose driver threads do not exist). The cpu backend keeps
 // working there. A backend the parent never initialized may be initialized
 // in the child.
 //

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// fork() while another thread is inside the process's first fill (issue 17,
-// item 4): the cpu backend reads the last-level cache size on the first fill
-// (streaming_fill_bytes). It used to do so in a function-local static, whose
-// C++ guard a fork() at that moment left locked in the child: the child's
-// first fill then blocked forever in __cxa_guard_acquire.
+// fork() while another thread is inside the process's first fill: the cpu
+// backend reads the last-level cache size on the first fill
+// (streaming_fill_bytes). Read in a function-local static, its C++ guard
+// would be left locked in the child by a fork() at that moment: the child's
+// first fill would then block forever in __cxa_guard_acquire.
 //
 // Deterministic: this executable interposes fopen (libanydev.so calls it
 // for /sys/devices/system/cpu/cpu0/cache/index*), and once armed, holds the

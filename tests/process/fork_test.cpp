@@ -134,9 +134,9 @@ TEST(Fork, ChildGetsInvalidStateAndExitsNormally) {
 // The parent's reclaimer thread (which finishes releases with pending work)
 // is waiting on its condition variable at the fork; the child releases a
 // buffer with pending work (starting its own reclaimer) and exits, which
-// stops that reclaimer. The child used to hang there: it inherited the
+// stops that reclaimer. The child can hang there: it inherits the
 // condition variable with the parent's waiter in it, and glibc's notify
-// waited for that waiter, which does not exist in the child.
+// waits for that waiter, which does not exist in the child.
 TEST(Fork, ChildReleasesBuffersWithPendingWorkAndExits) {
   ANYDEV_SKIP_FORK_UNDER_ASAN();
   const DeviceContext ctx(0, "cpu");

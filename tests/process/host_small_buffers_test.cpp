@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Small host buffers share memory mappings (issue 20, item 3): 100,000 live
-// 64-byte cpu host buffers -- more than the kernel's default limit of 65,530
-// mappings per process, which one mapping per buffer used to hit at 65,477
-// with "mmap of 4096 bytes failed" -- all succeed, and the process's
+// Small host buffers share memory mappings: 100,000 live 64-byte cpu host
+// buffers -- more than the kernel's default limit of 65,530 mappings per
+// process, which one mapping per buffer would hit ("mmap of 4096 bytes
+// failed") -- all succeed, and the process's
 // mappings grow by a few, not by one per buffer. Run with the caching pool
 // on (64-byte requests reach the backend as 512-byte blocks) and off
 // (ANYDEV_POOL=0: 64-byte blocks); see CMakeLists.txt.

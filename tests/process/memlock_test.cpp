@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Honest pinning (issue 20, item 8). Past RLIMIT_MEMLOCK (without
+// Honest pinning. Past RLIMIT_MEMLOCK (without
 // CAP_IPC_LOCK) cpu host buffers are pageable; then each buffer says so
 // (HostBuffer::is_locked(), anydev_buffer_is_locked), the device's locked
 // total excludes them (anydev_context_host_memory_locks) and one warning per

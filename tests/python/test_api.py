@@ -203,7 +203,7 @@ def test_dlpack_capsule_protocol(ctx):
 
 @pytest.mark.parametrize("index", [-1, -5, -(2**31)])
 def test_negative_device_index_is_refused(index):
-    # DeviceContext(-5) used to pick device 0 silently; DeviceContext() is
+    # DeviceContext(-5) must not pick device 0 in silence; DeviceContext() is
     # the default device.
     with pytest.raises(anydev.InvalidArgumentError, match=f"device index {index} is negative"):
         anydev.DeviceContext(index, api="cpu")
@@ -214,8 +214,8 @@ def test_negative_device_index_is_refused(index):
 
 
 def test_copies_with_python_objects_refuse_another_dtype(ctx):
-    # float64 values copied into a float32 buffer used to be reinterpreted
-    # ([0.0, 1.875, 0.0, 2.0]); int32 gave denormals.
+    # float64 values copied into a float32 buffer would be reinterpreted
+    # ([0.0, 1.875, 0.0, 2.0]) and int32 ones read as denormals: refused.
     d = ctx.enqueue_create_buffer(4, dtype="float32")
     d.enqueue_fill(0.5)
     with pytest.raises(anydev.InvalidArgumentError, match="float64.*float32.*enqueue_copy_from|"

@@ -201,9 +201,9 @@ def test_device_fill_and_copies_round_trip(ctx, dtype, value):
 
 # A NumPy array's deleter that anydev calls while the interpreter exits (the
 # fill below is on the context from_dlpack makes, so the release waits for it
-# on anydev's reclaimer thread) used to wait for the GIL there and be ended by
-# pthread_exit, aborting the process ("FATAL: exception not rethrown") in
-# about 4 runs of 5. The exit gate of python/src/py_dlpack.cpp closes first.
+# on anydev's reclaimer thread) would wait for the GIL there and be ended by
+# pthread_exit, aborting the process ("FATAL: exception not rethrown"). The
+# exit gate of python/src/py_dlpack.cpp closes first.
 EXIT_SCRIPT = """
 import gc, numpy, anydev
 ctx = anydev.DeviceContext(0, api="cpu")

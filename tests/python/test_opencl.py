@@ -85,7 +85,7 @@ def test_numpy_memory_goes_through_an_opencl_context(ocl):
 
 @pytest.mark.parametrize("stream", [1, 2])
 def test_cuda_stream_values_are_refused_for_kdlopencl(ocl, stream):
-    # stream=1 used to reach clGetCommandQueueInfo(queue=0x1): a segfault.
+    # stream=1 must not reach clGetCommandQueueInfo(queue=0x1): a segfault.
     d = ocl.enqueue_create_buffer(1024, dtype="float32")
     d.enqueue_fill(1.0)
     with pytest.raises(BufferError, match=f"stream {stream} has no meaning for kDLOpenCL"):

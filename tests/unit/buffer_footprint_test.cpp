@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Host memory per live buffer handle (issue 19: <= 256 bytes): the heap
+// Host memory per live buffer handle (goal: <= 256 bytes): the heap
 // bytes that creating buffers adds, counted by glibc's allocator
 // (mallinfo2: chunk sizes with their headers), per buffer. Deterministic: a
 // count of bytes, not a time. What it guards: the handle (objects.h), its

@@ -236,9 +236,9 @@ TEST_F(EventPoolTest, FailedOrderingDestroysItsEventAndKeepsTheError) {
 // A backend that answers event_query from memory
 // (ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY): a release whose stream has already
 // finished frees on the releasing thread, its event idle again at once,
-// without a request to the reclaimer (issue 19: with ANYDEV_POOL=0 a release
-// went from 122 ns at 10^3 live buffers to 575 ns at 10^6, most of it the
-// hand-over). Without the flag the reclaimer frees it, as before.
+// without a request to the reclaimer (the hand-over to the reclaimer is
+// most of a release's cost with many live buffers). Without the flag the
+// reclaimer frees it.
 TEST_F(EventPoolTest, CheapQueriesFreeAFinishedReleaseOnTheCallersThread) {
   for (const bool cheap : {true, false}) {
     SCOPED_TRACE(cheap ? "cheap queries" : "queries are driver calls");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Release paths under an allocation failure (issue 20 item 2): giving a
+// Release paths under an allocation failure: giving a
 // block back to its pool, trimming, releasing the cache and freeing an
 // unpooled allocation must neither throw nor abort when operator new fails
 // (the memory-mapping limit). This executable replaces the global operator
@@ -129,8 +129,8 @@ class PoolReleaseFaultTest : public ::testing::Test {
     stream_ = MakeStream(1);
     other_ = MakeStream(2);
     // Start the reclaimer thread before any allocation fails: its start
-    // under a failing operator new is stream_ordered_release.cpp's matter
-    // (issue 20 item 2, thread limit), not the pool's.
+    // under a failing operator new (or the thread limit) is
+    // stream_ordered_release.cpp's matter, not the pool's.
     anydev_bk_event_t event = nullptr;
     EventCreate(0, &event);
     run_after_event(&backend_, event, [] {});
@@ -191,7 +191,7 @@ TEST_F(PoolReleaseFaultTest, TrimmingAndSettingTheThresholdWithoutMemoryNeverThr
   for (int i = 0; i < 64; ++i) {
     buffers.push_back(Pooled(*pool, ANYDEV_BK_MEMORY_DEVICE, 1024u << (i % 10)));
   }
-  // A block in use has no pool node (issue 19); the first give-back makes a
+  // A block in use has no pool node; the first give-back makes a
   // chunk of 64, so the others need no memory to be cached.
   buffers.front().reset();
   {
@@ -208,7 +208,7 @@ TEST_F(PoolReleaseFaultTest, TrimmingAndSettingTheThresholdWithoutMemoryNeverThr
 
 TEST_F(PoolReleaseFaultTest, GivingBackWithoutMemoryForANodeFreesTheBlock) {
   // No spare node and none can be made: the block is freed, not cached, and
-  // leaves the accounting (issue 19: blocks in use hold no node).
+  // leaves the accounting (blocks in use hold no node).
   auto pool = std::make_unique<CachingPool>(&backend_, 0, ANYDEV_BK_MEMORY_DEVICE, true);
   auto buffer = Pooled(*pool, ANYDEV_BK_MEMORY_DEVICE, 4096);
   {

@@ -428,12 +428,10 @@ int LiveEvents(Fake& state) {
   return state.live_events;
 }
 
-// Issue 19: with 10^6 live buffers every release kept an event with its
-// cached block (10^6 events made, then destroyed by the next round's
-// requests) and handed the trimmed blocks' events to the reclaimer, which
-// gave them back under the lock the releasing thread took them from: release
-// went from 76 to 300 ns per buffer. A backend that answers a query from
-// memory lets the pool see that the stream is done at once.
+// An event kept with every cached block makes a release's cost grow with
+// the number of live buffers (events made, destroyed, and given back under
+// the releasing thread's lock; docs/performance.md). A backend that answers
+// a query from memory lets the pool see that the stream is done at once.
 TEST_F(PoolTest, CheapQueriesCacheABlockOfAnIdleStreamWithoutAnEvent) {
   backend_.flags = ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY;
   CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_DEVICE);
@@ -467,7 +465,7 @@ TEST_F(PoolTest, CheapQueriesStillWaitForAStreamThatIsBusy) {
 }
 
 // A backend whose query is a driver call (cuda, hip, level_zero, opencl):
-// a release stays one event_record, no query (issue 19, driver calls).
+// a release stays one event_record, no query (driver calls are costly).
 TEST_F(PoolTest, WithoutCheapQueriesAReleaseQueriesNothing) {
   ASSERT_EQ(backend_.flags & ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY, 0u);
   CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_DEVICE);
@@ -602,8 +600,8 @@ TEST_F(PoolTest, DestroyingThePoolFreesEverythingAndEveryEvent) {
 // ---- scale: O(1) reuse, trimming, impossible sizes ------------------------------------------
 
 TEST_F(PoolTest, ReuseQueriesAFewEventsWhateverTheNumberOfCachedBlocks) {
-  // Issue 20 item 5: every request scanned each cached block's event under
-  // the pool lock (64 us per host buffer with 10^5 cached blocks).
+  // A request must not scan each cached block's event under the pool lock:
+  // with 10^5 cached blocks that costs tens of microseconds per buffer.
   CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST);
   auto s = MakeStream();
   constexpr int kCached = 20000;
@@ -650,8 +648,8 @@ struct RandomMix {
 };
 
 TEST_F(PoolTest, RandomMixKeepsReservedNearLiveAndReturnsEverything) {
-  // Issue 20 item 6: the pool never trimmed (2,371 MiB reserved for 215 MiB
-  // live; 3.8 GiB held once everything was released).
+  // A pool that never trims holds gigabytes for a few hundred MiB live, and
+  // keeps them once everything is released.
   constexpr std::size_t kThreshold = std::size_t{8} << 20;
   CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST, true, kThreshold);
   auto s = MakeStream();
@@ -698,12 +696,12 @@ TEST_F(PoolTest, RandomMixKeepsReservedNearLiveAndReturnsEverything) {
   EXPECT_EQ(pool.stats().bytes_cached, 0u);
 }
 
-// Issue 19: under the scale bench's mix (anydev-scale-bench pool: sizes
-// log-uniform over 1 B - 64 MiB, at most 32 alive, allocate or release with
-// equal odds) the default threshold of 32 MiB kept reserved / live at a
-// median of 1.54 (goal <= 1.5): with some 60 MiB live, the threshold alone
-// allows half as much again. The default is 16 MiB now. Pool statistics
-// only (no stream, no timing): the same numbers on every run.
+// Under the scale bench's mix (anydev-scale-bench pool: sizes log-uniform
+// over 1 B - 64 MiB, at most 32 alive, allocate or release with equal odds)
+// reserved / live stays at a median of at most 1.5 with the default
+// threshold: with some 60 MiB live, a threshold of 32 MiB alone would allow
+// half as much again. Pool statistics only (no stream, no timing): the same
+// numbers on every run.
 TEST_F(PoolTest, DefaultThresholdKeepsTheScaleMixMedianRatioAtMostOneAndAHalf) {
   CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_DEVICE, true, kPoolDefaultReleaseThreshold);
   auto s = MakeStream();
@@ -754,11 +752,10 @@ TEST_F(PoolTest, ReleaseThresholdTrimsTheOldestButKeepsTheNewestBlock) {
   EXPECT_EQ(Allocate(pool, s, 8192).handle, b.handle);
 }
 
-// Issue 19: a trim went down to the limit exactly, so once the cache was at
-// its limit every further release trimmed one block: a reclaimer request (and
-// often a wake-up) per release, which with 10^6 live 64-byte buffers made a
-// release cost 4-6x what it costs at 10^3. A trim now goes an eighth below
-// the limit, handed over as one batch.
+// A trim to the limit exactly would make every further release trim one
+// block once the cache is at its limit: a reclaimer request (and often a
+// wake-up) per release. A trim goes an eighth below the limit, handed over
+// as one batch.
 TEST_F(PoolTest, TrimsGoBelowTheLimitSoMostReleasesTrimNothing) {
   constexpr std::size_t kThreshold = 256 << 10;
   constexpr std::size_t kBlock = 4096;
@@ -811,8 +808,8 @@ TEST_F(PoolTest, SettingTheThresholdTrimsAtOnceAndNeverTrimIsKept) {
 }
 
 TEST_F(PoolTest, ReleaseCachedCallsNoMemoryFreeOnTheCallersThread) {
-  // Issue 17 item 16: cuMemFree / cuMemFreeHost may synchronize, and
-  // backend.h promises that releasing never blocks the caller.
+  // cuMemFree / cuMemFreeHost may synchronize, and backend.h promises that
+  // releasing never blocks the caller.
   CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST, true, /*release_threshold=*/0);
   auto s = MakeStream();
   const PoolBlock a = Allocate(pool, s, 4096);
@@ -829,8 +826,8 @@ TEST_F(PoolTest, ReleaseCachedCallsNoMemoryFreeOnTheCallersThread) {
 }
 
 TEST_F(PoolTest, ImpossibleSizesAreOutOfMemoryNamingTheRequest) {
-  // Issue 17 item 11: SIZE_MAX reported "pool: ... cannot be rounded up to a
-  // block size", a detail of the pool rather than the request's fate.
+  // The message names the request's fate, not a detail of the pool such as
+  // "pool: ... cannot be rounded up to a block size".
   constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
   for (bool caching : {true, false}) {
     CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST, caching);

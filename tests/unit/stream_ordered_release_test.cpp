@@ -210,11 +210,10 @@ TEST_F(ReclaimerTest, DrainWaitsForPendingReleases) {
   opener.join();
 }
 
-// Issue 19: destroying 1,000 streams in a row cost 10-15 us each (0.2-0.3
-// us one at a time): every request woke the reclaimer even while it was
-// working, and the two threads handed the core back and forth once per
-// release. A request now wakes it only when it sleeps; the rest queue
-// behind its batch. Counted, not timed: while the reclaimer is held in a
+// A request that woke the reclaimer even while it works would make the two
+// threads hand the core back and forth once per release (streams destroyed
+// in a row). A request wakes it only when it sleeps; the rest queue behind
+// its batch. Counted, not timed: while the reclaimer is held in a
 // callback, a burst of requests issues no wake-up at all.
 TEST_F(ReclaimerTest, ABurstOfRequestsWhileItWorksWakesItNoMore) {
   Gate held;

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# ctest tools.anydev-bench.options (tools/CMakeLists.txt), issue 18 item 6:
+# ctest tools.anydev-bench.options (tools/CMakeLists.txt):
 # --opt=value, --version, the JSON's schema and anydev versions, --plot checked
 # before measuring, progress on stderr for a run over a second (also with
 # --json), and a plot whose legend follows pattern width with every series

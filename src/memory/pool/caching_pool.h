@@ -27,10 +27,9 @@
 // the cpu) is asked at once whether the release event has completed; if so
 // the block goes to `ready` and the event straight back to the event pool,
 // so a block released on an idle stream holds no event and its trim hands
-// the reclaimer only a free (issue 19: with 10^6 live buffers each cached
-// block had held an event, 10^6 made and destroyed per round, and the
-// reclaimer gave trimmed blocks' events back under the lock the releasing
-// thread took them from; release 76 -> 300 ns, now 82 -> 148).
+// the reclaimer only a free: with many live buffers, an event per cached
+// block (made, destroyed and given back under the releasing thread's lock)
+// made a release cost grow with their number (docs/performance.md).
 //
 // Trimming. The pool keeps at most release_threshold() + bytes_in_use / 4
 // bytes cached (the block given back last is always kept, so that a loop
@@ -40,9 +39,8 @@
 // setting the threshold trims to the limit itself), as one batch in which
 // each block is freed once its own event has completed (a block that a slow
 // stream still uses holds up no other): the caller never calls memory_free.
-// Issue 19: trimmed to the limit exactly, every release past it trimmed one
-// block, a request and a reclaimer wake-up per release: with 10^6 live
-// 64-byte buffers a release cost 550-720 ns against 117 at 10^3.
+// The slack matters: trimmed to the limit exactly, every release past it
+// would trim one block, a request and a reclaimer wake-up per release.
 //
 // Out of memory. When the backend fails an allocation with OUT_OF_MEMORY and
 // the pool held cached blocks, it frees them all -- waiting for the events of
@@ -107,9 +105,9 @@ struct PoolStats {
 // The bookkeeping of one cached block of a caching pool, taken from the
 // pool's spare nodes when the block is given back and returned to them when
 // the block is handed out again or freed: a block in use has no node (its
-// Allocation holds its handle, address and size class: issue 19, host memory
-// per live buffer). Storage owned by the pool; guarded by the pool's mutex
-// (linked into its class's list and the pool's age list).
+// Allocation holds its handle, address and size class), so the pool adds no
+// host memory per live buffer. Storage owned by the pool; guarded by the
+// pool's mutex (linked into its class's list and the pool's age list).
 struct PoolNode {
   PoolSizeClass* size_class = nullptr;  // the class of the block it holds
   void* handle = nullptr;
@@ -199,7 +197,7 @@ class CachingPool {
   // ever touched it. `in_use` is false for a block that left the accounting
   // (forget_in_use). Returns false when the pool did not keep the block
   // (caching off, the release event could not be recorded, or no memory for
-  // its node): the caller then frees it as before. Never throws; allocates
+  // its node): the caller then frees it itself. Never throws; allocates
   // only a chunk of nodes now and then (nothrow).
   bool give_back(const PoolBlock& block, const std::shared_ptr<Stream>& owner, bool used_by_streams,
                  bool in_use) noexcept;
@@ -238,7 +236,7 @@ class CachingPool {
   // Frees a detached list (linked through `newer`) of `count` blocks (0:
   // not counted yet) on the reclaimer thread, each block after its own
   // event; here when it cannot be queued. A trim's list is cold by now
-  // (issue 19: 10^4 and more blocks), so it is walked once, not twice.
+  // (10^4 blocks and more), so it is walked once, not twice.
   void hand_to_reclaimer(PoolNode* list, std::size_t count) noexcept;
   // Waits for each block's event, frees it and deletes its node.
   void free_list(PoolNode* list) noexcept;

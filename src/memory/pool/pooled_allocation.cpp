@@ -39,7 +39,7 @@ class PooledRelease final : public ReleaseStrategy {
     return size_class_ != nullptr ? size_class_->bytes : allocation.bytes;
   }
 
-  // Three words beside the Allocation (issue 19: host memory per handle).
+  // Three words beside the Allocation: there is one per live buffer.
   CachingPool* const pool_;
   PoolSizeClass* const size_class_;  // where it is cached (null when not caching)
 };

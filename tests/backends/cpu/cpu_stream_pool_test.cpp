@@ -148,10 +148,9 @@ TEST(CpuStreamBackpressure, AnEnqueueOnAFullQueueBlocksUntilThereIsRoom) {
   EXPECT_EQ(memory[0], static_cast<unsigned char>(kQueueDepth + kExtra - 1));
 }
 
-// Issue 19: eight threads enqueuing on one shared stream filled its queue,
-// and every task the worker took woke every blocked enqueuer for one free
-// slot (two context switches per task; 0.3x one thread's rate). Blocked
-// enqueuers are now woken once, when the queue has drained to
+// Eight threads enqueuing on one shared stream fill its queue. Waking every
+// blocked enqueuer for each free slot would cost two context switches per
+// task; blocked enqueuers are woken once, when the queue has drained to
 // kRoomWakeDepth: a producer that blocks once is woken once and finishes
 // without blocking again. Counted, not timed.
 TEST(CpuStreamBackpressure, BlockedEnqueuersAreWokenOnceTheQueueHasDrainedToHalf) {

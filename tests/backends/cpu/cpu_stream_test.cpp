@@ -179,11 +179,10 @@ TEST(CpuStreamDeferredWake, ALateSynchronizeStopsDeferring) {
   EXPECT_FALSE(stream.state().defers_wakes()) << "the deferral cost this caller its overlap";
 }
 
-// Issue 19: two threads enqueueing small copies on one shared stream ran
-// at a third of one thread's rate: whenever one thread queued a copy while
-// the other ran its own inline, the inline thread handed the queued work to a
-// worker (a wake-up, and the worker and both threads then took turns on the
-// stream's lock). The inline thread now runs it itself, in order. Made
+// Two threads enqueueing small copies on one shared stream: when one thread
+// queues a copy while the other runs its own inline, the inline thread runs
+// it itself, in order. Handing it to a worker would cost a wake-up, and the
+// worker and both threads would then take turns on the stream's lock. Made
 // deterministic: the copies are queued from inside the inline run (where
 // another thread's enqueue would land), then counted.
 TEST(CpuSharedStream, CopiesQueuedDuringAnInlineRunRunOnThatCallerNotAWorker) {
@@ -270,12 +269,11 @@ TEST(CpuSharedStream, SmallCopiesFromTwoThreadsKeepEachThreadsOrder) {
   RecordProperty("caller_drained", std::to_string(state.caller_drained()));
 }
 
-// Issue 19: a tiny copy runs whole under the stream's lock, so a thread that
-// enqueues while another runs one waits for the lock and then finds the
-// stream idle: nothing from either thread is ever queued, drained by the
-// other or handed to a worker. Before, every copy that met another thread's
-// inline run was queued and drained by that thread (two threads at 0.3-0.6x
-// one thread's rate); here the counts say which path the copies took.
+// A tiny copy runs whole under the stream's lock, so a thread that enqueues
+// while another runs one waits for the lock and then finds the stream idle:
+// nothing from either thread is ever queued, drained by the other or handed
+// to a worker (queueing it would cost both threads a lock round trip more);
+// here the counts say which path the copies took.
 TEST(CpuSharedStream, TinyCopiesFromManyThreadsNeverQueue) {
   Stream stream;
   StreamState& state = stream.state();
@@ -381,15 +379,15 @@ TEST(ContentionLevel, FirstWaitsEscalateWithWinsAndResetAfterAQuietSpell) {
 }
 
 // End to end: a thread whose enqueues keep meeting a busy stream waits
-// longer before its first try each time it wins one (issue 19: threads that
-// keep enqueueing on one stream then take turns of 64 us or more, and lose
-// less to the stream moving between cores). One thread holds the stream
+// longer before its first try each time it wins one (threads that keep
+// enqueueing on one stream then take turns of 64 us or more, and lose less
+// to the stream moving between cores). One thread holds the stream
 // for 200 us in each of twelve rounds while another enqueues, the two on
 // different CPUs. A round whose four predecessors were contended and came
 // within kContentionMemory / 2 of each other's wins starts at
-// kEnqueueBackoffLongest: at most held / kEnqueueBackoffLongest + 2 tries.
-// Before, every contended enqueue started again at 4 us (4, 8, 16, 16, ...
-// us: 14 tries in 200 us). Upper bounds from each hold's own length; on a
+// kEnqueueBackoffLongest: at most held / kEnqueueBackoffLongest + 2 tries,
+// where restarting every contended enqueue at 4 us (4, 8, 16, 16, ... us)
+// would make 14 tries in 200 us. Upper bounds from each hold's own length; on a
 // loaded machine (rounds further apart, as under `ctest -j`) too few rounds
 // qualify and the test skips: the rule itself is ContentionLevel's test.
 TEST(CpuSharedStream, AThreadThatKeepsMeetingABusyStreamWaitsLongerBeforeItsFirstTry) {

@@ -28,11 +28,11 @@ namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
-// Issue 19: on an Intel Xeon VM whose sysfs reports a 260 MiB L3, 256 MiB
-// fills of a 16-byte pattern never streamed (the threshold was the whole
-// cache) and split copies never streamed at all (their 512 KiB chunks are
-// below glibc's own threshold), while memset and a single memcpy did. The
-// decision now follows the operation's footprint against half the cache.
+// A virtual machine's sysfs may report a last-level cache far larger than a
+// core can use (260 MiB), and a split copy's 512 KiB chunks stay below
+// glibc's own streaming threshold: large copies and fills must stream
+// whatever the reported cache, so the decision follows the whole operation's
+// footprint against half the cache.
 TEST(CpuStreaming, LargeCopiesAndFillsStreamWhateverTheReportedCache) {
   struct Machine {
     const char* name;
@@ -65,11 +65,10 @@ TEST(CpuStreaming, LargeCopiesAndFillsStreamWhateverTheReportedCache) {
   EXPECT_EQ(streaming_footprint_for_cache(512 * 1024), kMiB);
 }
 
-// Issue 19: 1, 2, 4 and 8-byte fills (and byte-uniform ones of any width)
-// took memset / rep stos at every size, reading each line before writing it,
-// and ran at 0.77-0.99x the best memset at 64-256 MiB, while 16-byte fills
-// streamed. Past the threshold every width now takes the streaming stores;
-// below it the cached paths are unchanged.
+// 1, 2, 4 and 8-byte fills (and byte-uniform ones of any width) through
+// memset / rep stos read each line before writing it, and fall behind the
+// streaming stores past the cache. Past the threshold every width takes the
+// streaming stores; below it the cached paths.
 TEST(CpuStreaming, FillsOfEveryPatternWidthStreamPastTheThreshold) {
   const unsigned char distinct[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
   const unsigned char zeros[16] = {};
@@ -87,11 +86,10 @@ TEST(CpuStreaming, FillsOfEveryPatternWidthStreamPastTheThreshold) {
   EXPECT_EQ(fill_stores(distinct, 16, false), FillStores::vector);
 }
 
-// Issue 19, two reports in a row: 1, 2, 4 and 8-byte fills of 64 MiB (twice
-// the EPYC VM's L3) streamed and ran at 0.931-0.953x the best memset, which
-// writes them with rep stosb; with the same fast-string stores they run at
-// 1.04-1.06x. At 256 MiB streaming is the faster again. Fills with a
-// fast-string form now stream only past four times the last-level cache;
+// Where fast-string stores keep up on cold lines, 1, 2, 4 and 8-byte fills
+// of twice the last-level cache run faster with them than streaming; at
+// eight times it streaming is the faster again (docs/performance.md). Fills
+// with a fast-string form stream only past four times the last-level cache;
 // the others (16-byte patterns of two different words) and copies keep half
 // of it.
 TEST(CpuStreaming, FillsWithAFastStringFormStayCachedToFourTimesTheCache) {
@@ -117,12 +115,10 @@ TEST(CpuStreaming, FillsWithAFastStringFormStayCachedToFourTimesTheCache) {
   EXPECT_TRUE(fill_streams(SIZE_MAX, SIZE_MAX / 16, true));
 }
 
-// Issue 19 on the Intel Xeon VM: the factor above suits the AMD VM's
-// fast-string stores, not every CPU's. There rep stos wrote lines in no cache
-// at 0.43x the speed of streaming stores (1 MiB in 97 against 42 us), and
-// 256 MiB / 1 GiB 1, 2, 4 and 8-byte fills from two threads ran at 19-20 GB/s
-// where streaming ones ran at 46-48. Where the probe finds string stores that
-// slow, every fill streams past the threshold.
+// The factor above suits CPUs whose fast-string stores keep up on lines in
+// no cache, not every CPU: on others rep stos writes them at half the speed
+// of streaming stores or less (docs/performance.md). Where the probe finds
+// string stores that slow, every fill streams past the threshold.
 TEST(CpuStreaming, FastStringFillsStreamPastTheThresholdWhereStringStoresAreSlowCold) {
   const std::size_t amd = streaming_footprint_for_cache(32 * kMiB);
   for (const std::size_t bytes : {17 * kMiB, 64 * kMiB, 128 * kMiB, 256 * kMiB}) {
@@ -134,7 +130,7 @@ TEST(CpuStreaming, FastStringFillsStreamPastTheThresholdWhereStringStoresAreSlow
 }
 
 // The probe's verdict from its two best times: streaming only when it wins
-// by kStreamingMustWin; anything unmeasured keeps the old behaviour.
+// by kStreamingMustWin; anything unmeasured reads string_as_fast.
 TEST(CpuStoreProbe, VerdictIsStreamingOnlyWhenStreamingWinsClearly) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();

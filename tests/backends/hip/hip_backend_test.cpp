@@ -113,8 +113,8 @@ TEST(GpuFillPlan, StridedAndReplicatedPlansWriteExactBitsAtEverySize) {
   }
 }
 
-// A strided memset writes one 4-byte row per element, 600 times slower than
-// a 32-bit memset on an H200 (docs/hardware-results.md): however long the
+// A strided memset writes one 4-byte row per element, hundreds of times
+// slower than a 32-bit memset (docs/hardware-results.md): however long the
 // fill, strided memsets write only its head, and copies of whole blocks the
 // rest (for 256 MiB: 2 or 4 memsets of 4 KiB and 16 copies).
 TEST(GpuFillPlan, StridedMemsetsWriteOnlyTheHeadOfALongFill) {

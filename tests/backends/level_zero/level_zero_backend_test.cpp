@@ -124,7 +124,7 @@ TEST_F(LevelZero, AWidePatternWithAShortPeriodIsOneNativeFill) {
   EXPECT_EQ(anydev_buffer_release(b), ANYDEV_SUCCESS);
 }
 
-// Driver calls per operation (issue 19 item 3): a copy or a fill is one
+// Driver calls per operation: a copy or a fill is one
 // append on an in-order list (API 1.7+), else one append and one ordering
 // barrier on the stream's immediate list.
 TEST_F(LevelZero, ACopyOrAFillIsOneAppendPlusABarrierWhereTheListIsNotInOrder) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Issue 20, item 7: OpenCL device memory is accounted and refused at
+// OpenCL device memory is accounted and refused at
 // allocation time (docs/backends.md, "Memory accounting"). Runs twice from
 // ctest: once against the device's own CL_DEVICE_GLOBAL_MEM_SIZE and once
 // with ANYDEV_OPENCL_MEMORY_LIMIT=67108864, so that reaching the limit costs

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Issue 20, item 4 (opencl): a stream holds at most 1024 enqueued commands
+// opencl backpressure: a stream holds at most 1024 enqueued commands
 // that are not known to be complete (kMaxCommandsInFlight, docs/backends.md
 // "Backpressure"); a thread enqueuing more waits. The test stalls a stream
 // behind a user event it controls, so the count is exact and needs no timing:

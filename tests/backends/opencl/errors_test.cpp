@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Issue 20, item 10 (opencl): every code by which OpenCL says memory or
+// opencl exhaustion codes: every code by which OpenCL says memory or
 // resources ran out is out_of_memory, in allocations, in any other call
 // (a fill at the memory limit) and in the asynchronous failures a
 // synchronize reports; the message names the call and the operation's sizes.

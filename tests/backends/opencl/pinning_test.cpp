@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Issue 20, item 8 (opencl): memory_is_locked tells the truth about pinned
+// opencl pinning: memory_is_locked tells the truth about pinned
 // host buffers. PoCL does not lock CL_MEM_ALLOC_HOST_PTR memory, so the
 // backend must say 0 there; after the test mlock()s the buffer it must say 1.
 // The test's own reading of /proc/self/smaps ("Locked:" = "Size:" of every

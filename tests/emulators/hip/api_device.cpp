@@ -44,7 +44,8 @@ bool attribute_value(hipDeviceAttribute_t attribute, const core::Device& device,
 extern "C" {
 
 // The real 5.2 runtime answers hipErrorInvalidDevice when there is no GPU
-// (issue 15's measurement); so does the emulator with no device configured.
+// (observed on a machine without one); so does the emulator with no device
+// configured.
 hipError_t hipInit(unsigned int flags) {
   hip::count(Call::hipInit);
   const core::Status s = core::initialize(flags);

@@ -71,7 +71,7 @@ TEST(HipEmulatorInit, InitVersionsAndErrorNames) {
   EXPECT_STREQ(hipGetErrorString(hipErrorInvalidValue), "invalid argument");
 }
 
-// As the real 5.2 runtime on a machine without a GPU (issue 15).
+// As the real 5.2 runtime on a machine without a GPU.
 TEST(HipEmulatorInit, NoDeviceIsInvalidDeviceThenNoDeviceWithCountZero) {
   expect_in_fresh_process("ANYDEV_HIP_EMULATOR_DEVICES", "0", [] {
     int count = -1;
