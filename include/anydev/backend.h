@@ -301,6 +301,14 @@ ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_bk_device_props_t, name) == 8,
  * a driver call leaves it unset: a release then stays one event_record. */
 #define ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY (1ull << 1)
 
+/* anydev_backend_table_t.flags: stream_wrap_native accepts the native stream
+ * values 1 and 2 as its API's reserved default streams (the legacy default
+ * stream and the per-thread default stream, the values DLPack gives a
+ * consumer stream for them; CUDA's CU_STREAM_LEGACY and CU_STREAM_PER_THREAD).
+ * Without it the core refuses those values, like every other value below
+ * 4096, before they reach the backend. */
+#define ANYDEV_BK_FLAG_RESERVED_DEFAULT_STREAMS (1ull << 2)
+
 /* The signature of the entry symbol. */
 typedef anydev_status_t (*anydev_backend_entry_fn)(uint32_t core_abi_version,
                                                    const anydev_core_services_t* core,
