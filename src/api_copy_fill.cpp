@@ -8,6 +8,7 @@
 #include "anydev/anydev.h"
 #include "backend_calls.h"
 #include "buffer_access.h"
+#include "kit_capabilities.h"
 #include "range_check.h"
 
 using namespace anydev::core;
@@ -181,10 +182,9 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
   }
   ANYDEV_REQUIRE_ARG(op, pattern);
   Stream* const stream = use.stream;
-  if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8 &&
-      pattern_size != 16) {
-    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "pattern size ", pattern_size,
-                " is not 1, 2, 4, 8 or 16 bytes");
+  if (!anydev::kit::valid_fill_pattern_size(pattern_size)) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "pattern size ", pattern_size, " is not ",
+                anydev::kit::kFillPatternSizes, " bytes");
   }
   // The device's own limit (its backend's max_fill_pattern capability).
   if (const std::size_t most = stream->backend->devices[stream->device].max_fill_pattern;
