@@ -424,9 +424,9 @@ anydev_status_t memory_is_locked(int device, void* handle, int* locked) {
 // fill()'s errors, out of line: building a message inline would spread the
 // hot path over more cache lines.
 [[gnu::cold, gnu::noinline]] anydev_status_t bad_pattern_size(std::size_t pattern_size) {
-  return set_error(
-      ANYDEV_ERROR_INVALID_ARGUMENT,
-      "cpu fill: pattern_size " + std::to_string(pattern_size) + " is not 1, 2, 4, 8 or 16");
+  return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "cpu fill: pattern_size " +
+                                                      std::to_string(pattern_size) + " is not " +
+                                                      kit::kFillPatternSizes);
 }
 
 [[gnu::cold, gnu::noinline]] anydev_status_t bytes_not_whole_patterns(std::size_t bytes,
@@ -442,7 +442,7 @@ anydev_status_t memory_is_locked(int device, void* handle, int* locked) {
   return guarded("fill", [&] {
     if (stream == nullptr) return null_argument("fill", "stream");
     if (pattern == nullptr) return null_argument("fill", "pattern");
-    if (!is_valid_fill_pattern_size(pattern_size)) return bad_pattern_size(pattern_size);
+    if (!kit::valid_fill_pattern_size(pattern_size)) return bad_pattern_size(pattern_size);
     if ((bytes & (pattern_size - 1)) != 0) {  // pattern sizes are powers of two
       return bytes_not_whole_patterns(bytes, pattern_size);
     }

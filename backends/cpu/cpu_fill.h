@@ -24,12 +24,6 @@
 
 namespace anydev::cpu {
 
-// True for the pattern sizes the backend ABI allows (1, 2, 4, 8, 16).
-inline bool is_valid_fill_pattern_size(std::size_t pattern_size) {
-  return pattern_size == 1 || pattern_size == 2 || pattern_size == 4 || pattern_size == 8 ||
-         pattern_size == 16;
-}
-
 // Copies a pattern of a valid size into `out` (16 bytes of room) with one
 // fixed-size move: a memcpy call for a variable size of at most 16 bytes
 // costs more than the copy.

@@ -16,6 +16,7 @@
 #include <dlpack/dlpack.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <string>
 
@@ -77,6 +78,8 @@ struct CudaApi {
   static constexpr const char* kContextWhat = "CUDA context";
   static constexpr int kDLDevice = kDLCUDA;
   static constexpr int kDLHost = kDLCUDAHost;
+  // stream_wrap_native takes CU_STREAM_LEGACY (1) and CU_STREAM_PER_THREAD (2).
+  static constexpr std::uint64_t kTableFlags = ANYDEV_BK_FLAG_RESERVED_DEFAULT_STREAMS;
   static constexpr CUresult kSuccess = CUDA_SUCCESS;
   static constexpr CUresult kNotReady = CUDA_ERROR_NOT_READY;
   static constexpr CUresult kInvalidValue = CUDA_ERROR_INVALID_VALUE;

@@ -36,7 +36,8 @@
 //   kHostAllocFlags, kPoolReleaseThresholdAttr; for anydev's pools (the
 //   props and access structs have the same fields in both APIs):
 //   pool_props, access_desc, kPoolPinned, kPoolNoHandle, kLocationDevice,
-//   kAccessReadWrite
+//   kAccessReadWrite, kTableFlags (the table's ANYDEV_BK_FLAG_*: CUDA
+//   declares its reserved default streams 1 and 2)
 // Functions (all static, thread-safe)
 //   status_for, is_sticky_fault, describe          native error -> status/text
 //   load(path, driver_t*, std::string* reason)     dlopen + symbols

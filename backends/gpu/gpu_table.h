@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A GPU backend's table (backend ABI 2) and its plugin entry point, built
+// A GPU backend's table (backend ABI 3) and its plugin entry point, built
 // from the core's templates for one API (gpu_api.h). Include once, in the
 // plugin's one instantiating file, and write there
 //
@@ -22,8 +22,9 @@
 
 namespace anydev::gpu {
 
-// Every entry the core offers, memory_is_locked excepted. No flags: the
-// drivers' threads and contexts do not survive fork().
+// Every entry the core offers, memory_is_locked excepted. The flags are the
+// API's (kTableFlags), never ANYDEV_BK_FLAG_SURVIVES_FORK: the drivers'
+// threads and contexts do not survive fork().
 template <class Api>
 constexpr anydev_backend_table_t backend_table() {
   anydev_backend_table_t t = kit::table_header(Api::kName);
@@ -33,6 +34,7 @@ constexpr anydev_backend_table_t backend_table() {
   ANYDEV_GPU_SET_ENTRY_(native_handle)
   ANYDEV_GPU_SET_ENTRY_(stream_wrap_native)
 #undef ANYDEV_GPU_SET_ENTRY_
+  t.flags = Api::kTableFlags;
   return t;
 }
 

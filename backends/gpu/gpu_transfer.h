@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "anydev/kit/capabilities.h"
 #include "anydev/kit/memory_ref.h"
 #include "gpu_fill_plan.h"
 #include "gpu_objects.h"
@@ -129,17 +130,15 @@ anydev_status_t fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
   const Stream<Api>* stream = as_stream<Api>(stream_token);
   if (stream == nullptr || pattern == nullptr)
     return null_argument<Api>("fill", "stream or pattern");
-  const bool size_ok = pattern_size == 1 || pattern_size == 2 || pattern_size == 4 ||
-                       pattern_size == 8 || pattern_size == 16;
+  const bool size_ok = kit::valid_fill_pattern_size(pattern_size);
   // Every memset pass needs its address aligned to its element (at most 4 bytes).
   const std::size_t alignment = pattern_size < 4 ? pattern_size : 4;
   if (!size_ok || bytes % pattern_size != 0 || dst.offset % alignment != 0) {
     return report_error<Api>(
         ANYDEV_ERROR_INVALID_ARGUMENT,
         cat("fill: a ", pattern_size, "-byte pattern over ", bytes, " bytes at offset ", dst.offset,
-            " (the pattern must be 1, 2, 4, 8 or 16 bytes and divide the byte"
-            " count; the offset must be a multiple of ",
-            alignment, ")"));
+            " (the pattern must be ", kit::kFillPatternSizes,
+            " bytes and divide the byte count; the offset must be a multiple of ", alignment, ")"));
   }
   if (dst.kind == ANYDEV_BK_MEMORY_USER_HOST) {
     return fill_user_host<Api>(*stream, dst, pattern, pattern_size, bytes);

@@ -16,6 +16,7 @@
 #include <hip/hip_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "anydev/backend.h"
@@ -46,6 +47,8 @@ struct HipApi {
   using driver_t = HipRuntime;
   using scope = ScopedDevice;
   static constexpr const char* kName = "hip";
+  // No reserved stream values: DLPack gives ROCm's default stream as 0.
+  static constexpr std::uint64_t kTableFlags = 0;
   using status_t = hipError_t;
   static constexpr hipError_t kSuccess = hipSuccess;
   static constexpr const char* kVendor = "HIP";

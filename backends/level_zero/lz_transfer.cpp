@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 
+#include "anydev/kit/capabilities.h"
 #include "anydev/kit/memory_ref.h"
 #include "gpu_fill_plan.h"
 #include "lz_entries.h"
@@ -167,13 +168,11 @@ anydev_status_t fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
   if (stream == nullptr || pattern == nullptr) {
     return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "fill: null stream or pattern");
   }
-  const bool size_ok = pattern_size == 1 || pattern_size == 2 || pattern_size == 4 ||
-                       pattern_size == 8 || pattern_size == 16;
-  if (!size_ok || bytes % pattern_size != 0) {
-    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
-                        cat("fill: a ", pattern_size, "-byte pattern over ", bytes,
-                            " bytes (the pattern must be 1, 2, 4, 8 or 16 bytes and divide the "
-                            "byte count)"));
+  if (!kit::valid_fill_pattern_size(pattern_size) || bytes % pattern_size != 0) {
+    return report_error(
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        cat("fill: a ", pattern_size, "-byte pattern over ", bytes, " bytes (the pattern must be ",
+            kit::kFillPatternSizes, " bytes and divide the byte count)"));
   }
   auto what = [&] {
     return cat("fill of ", bytes, " bytes of ", describe_memory(dst), " with a ", pattern_size,

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstring>
 
+#include "anydev/kit/capabilities.h"
 #include "opencl_entries.h"
 #include "opencl_errors.h"
 #include "opencl_host_tasks.h"
@@ -209,10 +210,10 @@ anydev_status_t fill(anydev_bk_stream_t stream_handle, anydev_bk_memory_ref_t ds
   if (pattern == nullptr) {
     return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "fill: the pattern is NULL");
   }
-  if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8 &&
-      pattern_size != 16) {
-    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, cat("fill: pattern size ", pattern_size,
-                                                        " bytes is not one of 1, 2, 4, 8 or 16"));
+  if (!kit::valid_fill_pattern_size(pattern_size)) {
+    return set_error(
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        cat("fill: pattern size ", pattern_size, " bytes is not one of ", kit::kFillPatternSizes));
   }
   if (bytes % pattern_size != 0) {
     return set_error(

@@ -224,9 +224,9 @@ ANYDEV_API anydev_status_t anydev_context_native_handle(anydev_context_t ctx,
 /* A context on `device` of `api` (-1 means 0; other negative values are
  * INVALID_ARGUMENT) whose stream wraps native_stream without owning it.
  * native_stream must be the address of a native stream of that backend (a
- * CUstream, cl_command_queue, ...) or, on cuda only, 1 (CU_STREAM_LEGACY) or
- * 2 (CU_STREAM_PER_THREAD); any other value below 4096 is INVALID_ARGUMENT
- * and is never passed to the driver. */
+ * CUstream, cl_command_queue, ...) or, on a backend with reserved default
+ * streams (cuda), 1 (CU_STREAM_LEGACY) or 2 (CU_STREAM_PER_THREAD); any other
+ * value below 4096 is INVALID_ARGUMENT and is never passed to the driver. */
 ANYDEV_API anydev_status_t anydev_context_wrap_native_stream(const char* api, int device,
                                                              void* native_stream,
                                                              anydev_context_t* out);

@@ -15,12 +15,31 @@
  *                                        const anydev_backend_table_t** out);
  *
  * The core refuses a table whose `abi_version` differs from
- * ANYDEV_BACKEND_ABI_VERSION (a version 1 plugin gets a reason naming both
- * versions) or whose `struct_size` is smaller than the first table of that
- * ABI version. New entries are only ever appended, so a newer
- * plugin (bigger struct_size) works with an older core of the same ABI
- * version, and an older plugin with a newer core (the fields it lacks read as
- * zero: optional entries NULL, `flags` 0).
+ * ANYDEV_BACKEND_ABI_VERSION (a plugin of an earlier ABI gets a reason naming
+ * both versions).
+ *
+ * Growth within ABI 3. The table starts with its fixed fields (struct_size,
+ * abi_version, name, instance, flags; their offsets are pinned below), then
+ * one function pointer per entry of ANYDEV_BACKEND_ENTRIES in list order. New
+ * entries are only ever appended to that list, and only as optional entries
+ * (a new required entry, or any change to the fixed fields, is a new ABI
+ * version). So, for a table of ABI version 3:
+ *   - struct_size is the size of the table the plugin was built with. It must
+ *     hold every fixed field and every required entry (it reaches at least the
+ *     end of the last required entry); a shorter table is refused with both
+ *     sizes.
+ *   - a smaller struct_size than the core's (a plugin built against an older
+ *     ABI 3 header): the core reads nothing at or past struct_size; the
+ *     optional entries there read as NULL, that is, declined.
+ *   - a bigger struct_size (a plugin built against a newer ABI 3 header): the
+ *     core ignores the entries past its own table.
+ * The same rule holds for the two other structs that cross the boundary,
+ * both of which start with struct_size and grow only at their end:
+ * anydev_core_services_t (a backend calls a service only when the core's
+ * struct_size holds it; the kit's core_services does) and
+ * anydev_bk_device_props_t (the core zero-fills it and sets struct_size; a
+ * backend writes only the fields inside it, as the kit's set_capabilities
+ * does, and the core reads the fields a backend left alone as 0).
  *
  * Ownership. Handles that a backend returns (streams, events, memory) are
  * owned by the core until it hands them back through the matching destroy or
@@ -82,7 +101,7 @@ extern "C" {
 #endif
 
 /* Bumped on any incompatible change to the structs or entries below. */
-#define ANYDEV_BACKEND_ABI_VERSION 2u
+#define ANYDEV_BACKEND_ABI_VERSION 3u
 
 /* The one symbol a backend plugin exports. */
 #define ANYDEV_BACKEND_ENTRY_SYMBOL "anydev_backend_entry"
@@ -146,8 +165,7 @@ typedef struct anydev_bk_device_props_t {
    * then anydev's cpu backend over such devices. */
   int is_host_processor;
 
-  /* Capabilities (ABI 2). The core decides by these, never by the backend's
-   * name. */
+  /* Capabilities. The core decides by these, never by the backend's name. */
   /* DLPack DLDeviceType of this device's device memory, and of its host
    * memory (host_alloc); 0: that memory has no DLPack device type and cannot
    * be exported. A backend without a registered DLPack type may use
@@ -196,10 +214,11 @@ typedef struct anydev_bk_device_props_t {
 #define ANYDEV_BK_PREPEND_INSTANCE_(...) (void* instance, __VA_ARGS__)
 #define ANYDEV_BK_WITH_INSTANCE(params) ANYDEV_BK_PREPEND_INSTANCE_ params
 
-/* The backend's table: its header fields, then one function pointer per
- * entry of ANYDEV_BACKEND_ENTRIES (backend_entries.h, where each entry's
- * contract is), in that order, then `flags`. Every entry takes the table's
- * `instance` first: the core calls `t->copy(t->instance, stream, ...)`.
+/* The backend's table: its fixed fields, then one function pointer per entry
+ * of ANYDEV_BACKEND_ENTRIES (backend_entries.h, where each entry's contract
+ * is), in that order, and nothing after the entries (see "Growth within ABI
+ * 3" above). Every entry takes the table's `instance` first: the core calls
+ * `t->copy(t->instance, stream, ...)`.
  *
  * The instance. `instance` is the backend's own pointer (NULL when it needs
  * none), passed back unchanged as the first argument of every entry of this
@@ -214,17 +233,56 @@ typedef struct anydev_bk_device_props_t {
 #define ANYDEV_BK_TABLE_FIELD_(unused, need, name, params) \
   anydev_status_t(*name) ANYDEV_BK_WITH_INSTANCE(params);
 typedef struct anydev_backend_table_t {
-  size_t struct_size;
-  uint32_t abi_version;
-  const char* name; /* "cpu", "cuda", ...: lowercase, [a-z0-9_] */
-  void* instance;   /* the first argument of every entry (see above) */
+  /* The fixed fields: every ABI 3 table has them, at these offsets. */
+  size_t struct_size;   /* bytes of this table as the backend built it */
+  uint32_t abi_version; /* ANYDEV_BACKEND_ABI_VERSION */
+  const char* name;     /* "cpu", "cuda", ...: lowercase, [a-z0-9_] */
+  void* instance;       /* the first argument of every entry (see above) */
+  uint64_t flags;       /* backend-wide properties: a bitwise or of ANYDEV_BK_FLAG_* */
 
+  /* The entries, from `initialize` on; appended to only at the end. */
   ANYDEV_BACKEND_ENTRIES(ANYDEV_BK_TABLE_FIELD_, ~)
-
-  /* Backend-wide properties: a bitwise or of ANYDEV_BK_FLAG_*. */
-  uint64_t flags;
 } anydev_backend_table_t;
 #undef ANYDEV_BK_TABLE_FIELD_
+
+/* The ABI 3 layout, pinned: the fixed fields keep their offsets and all come
+ * before the first entry (a C99 compiler, without static assertions, skips
+ * these; the core checks them when it is built). The numbers are those of
+ * 64-bit platforms; the order holds everywhere. */
+#if defined(__cplusplus)
+#define ANYDEV_BK_STATIC_ASSERT_(condition, message) static_assert(condition, message)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define ANYDEV_BK_STATIC_ASSERT_(condition, message) _Static_assert(condition, message)
+#endif
+#ifdef ANYDEV_BK_STATIC_ASSERT_
+ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_backend_table_t, struct_size) == 0,
+                         "struct_size starts the backend table");
+ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_backend_table_t, abi_version) == sizeof(size_t),
+                         "abi_version follows struct_size");
+ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_backend_table_t, name) <
+                                 offsetof(anydev_backend_table_t, instance) &&
+                             offsetof(anydev_backend_table_t, instance) <
+                                 offsetof(anydev_backend_table_t, flags) &&
+                             offsetof(anydev_backend_table_t, flags) + sizeof(uint64_t) ==
+                                 offsetof(anydev_backend_table_t, initialize),
+                         "the fixed fields come before the first entry, in their order");
+#if UINTPTR_MAX == UINT64_MAX && SIZE_MAX == UINT64_MAX
+ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_backend_table_t, abi_version) == 8,
+                         "ABI 3 layout: abi_version at 8");
+ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_backend_table_t, name) == 16, "ABI 3 layout: name at 16");
+ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_backend_table_t, instance) == 24,
+                         "ABI 3 layout: instance at 24");
+ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_backend_table_t, flags) == 32,
+                         "ABI 3 layout: flags at 32");
+ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_backend_table_t, initialize) == 40,
+                         "ABI 3 layout: the first entry, initialize, at 40");
+ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_core_services_t, set_error) == 8,
+                         "core services: set_error follows struct_size");
+ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_bk_device_props_t, name) == 8,
+                         "device props: name follows struct_size");
+#endif
+#undef ANYDEV_BK_STATIC_ASSERT_
+#endif
 
 /* anydev_backend_table_t.flags: the backend's state (threads, driver) is
  * usable in a child process forked after the backend was initialized. A
@@ -242,6 +300,14 @@ typedef struct anydev_backend_table_t {
  * at once instead of by the core's reclaimer thread. A backend whose query is
  * a driver call leaves it unset: a release then stays one event_record. */
 #define ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY (1ull << 1)
+
+/* anydev_backend_table_t.flags: stream_wrap_native accepts the native stream
+ * values 1 and 2 as its API's reserved default streams (the legacy default
+ * stream and the per-thread default stream, the values DLPack gives a
+ * consumer stream for them; CUDA's CU_STREAM_LEGACY and CU_STREAM_PER_THREAD).
+ * Without it the core refuses those values, like every other value below
+ * 4096, before they reach the backend. */
+#define ANYDEV_BK_FLAG_RESERVED_DEFAULT_STREAMS (1ull << 2)
 
 /* The signature of the entry symbol. */
 typedef anydev_status_t (*anydev_backend_entry_fn)(uint32_t core_abi_version,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The one list of backend table entries (backend ABI 2), included by
+ * The one list of backend table entries (backend ABI 3), included by
  * anydev/backend.h after the types it names; not a header of its own.
  *
  *   ANYDEV_BACKEND_ENTRIES(X, arg)  X(arg, need, name, params) for each entry
@@ -16,7 +16,10 @@
  * From it come the table struct (backend.h), the backend kit's entry lists
  * and table builder (include/anydev/kit/table.h) and the core's check of
  * the required entries (src/runtime/plugin_loader.cpp). A new entry is added here
- * only, at the end (appended within an ABI version).
+ * only, at the end, and within an ABI version only as OPTIONAL: a table built
+ * before it lacks it, and the core reads it as NULL (backend.h, "Growth
+ * within ABI 3"). A new required entry, or a reordering, is a new ABI
+ * version.
  *
  * The instance. Every entry's first argument is the `instance` of the table
  * it was called through, unchanged (the caller passes t->instance to t->f).

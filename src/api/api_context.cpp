@@ -85,7 +85,8 @@ anydev_status_t anydev_context_wrap_native_stream(const char* api, int device, v
       return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", backend->name,
                   " backend cannot wrap native streams");
     }
-    if (anydev_status_t s = check_native_stream_value(op, backend->name, native_stream);
+    if (anydev_status_t s =
+            check_native_stream_value(op, backend->name, backend->flags, native_stream);
         s != ANYDEV_SUCCESS) {
       return s;
     }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "anydev/anydev.h"
+#include "anydev/kit/capabilities.h"
 #include "api/buffer_access.h"
 #include "support/backend_calls.h"
 #include "support/range_check.h"
@@ -181,10 +182,9 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
   }
   ANYDEV_REQUIRE_ARG(op, pattern);
   Stream* const stream = use.stream;
-  if (pattern_size != 1 && pattern_size != 2 && pattern_size != 4 && pattern_size != 8 &&
-      pattern_size != 16) {
-    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "pattern size ", pattern_size,
-                " is not 1, 2, 4, 8 or 16 bytes");
+  if (!anydev::kit::valid_fill_pattern_size(pattern_size)) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "pattern size ", pattern_size, " is not ",
+                anydev::kit::kFillPatternSizes, " bytes");
   }
   // The device's own limit (its backend's max_fill_pattern capability).
   if (const std::size_t most = stream->backend->devices[stream->device].max_fill_pattern;

@@ -517,8 +517,8 @@ anydev_status_t anydev_buffer_make_ready(anydev_buffer_t buf, void* consumer_str
                 "); pass NULL to wait on the host");
   }
   if (consumer_stream != nullptr) {
-    if (anydev_status_t s =
-            check_native_stream_value(op, allocation.backend->name, consumer_stream);
+    if (anydev_status_t s = check_native_stream_value(op, allocation.backend->name,
+                                                      allocation.backend->flags, consumer_stream);
         s != ANYDEV_SUCCESS) {
       return s;
     }

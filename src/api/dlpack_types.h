@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // How anydev's dtypes and devices map to DLPack's data types and device
 // types (the tables in include/anydev/anydev_dlpack.h). A device's DLPack
-// device types come from its backend's device_props (ABI 2 capabilities):
+// device types come from its backend's device_props (its capabilities):
 // nothing here knows a backend by name. Thread-safe; dlpack_source may probe
 // backends through the registry.
 #ifndef ANYDEV_SRC_API_DLPACK_TYPES_H_

@@ -77,9 +77,10 @@ std::string validate_backend_table(const anydev_backend_table_t* table,
     return cat("backend ABI version ", table->abi_version, ", but this anydev expects version ",
                ANYDEV_BACKEND_ABI_VERSION);
   }
-  if (table->struct_size < kOldestBackendTableBytes) {
+  if (table->struct_size < kSmallestBackendTableBytes) {
     return cat("backend table of ", table->struct_size, " bytes, but this anydev needs at least ",
-               kOldestBackendTableBytes, " (ABI version ", ANYDEV_BACKEND_ABI_VERSION, ")");
+               kSmallestBackendTableBytes, " (every required entry of ABI version ",
+               ANYDEV_BACKEND_ABI_VERSION, ")");
   }
   if (table->name == nullptr || expected_name != table->name) {
     return cat("the table names backend \"", table->name ? table->name : "(null)",
@@ -136,13 +137,23 @@ PluginLoad load_plugin(const std::string& path, std::string_view expected_name,
     return result;
   }
   if (table->struct_size < sizeof(anydev_backend_table_t)) {
-    // Built against an older header: the fields it lacks read as zero.
+    // Built against an older header: the optional entries it lacks read as
+    // NULL (declined).
     auto* full = new anydev_backend_table_t{};  // lives for the process
     std::memcpy(static_cast<void*>(full), table, table->struct_size);
     full->struct_size = sizeof(anydev_backend_table_t);
-    log(ANYDEV_LOG_DEBUG, cat(path, ": backend table of ", table->struct_size,
-                              " bytes (built against an older anydev); later fields read as 0"));
+    log(ANYDEV_LOG_DEBUG,
+        cat(path, ": backend table of ", table->struct_size, " bytes (built against an older ",
+            "anydev); the optional entries past it are declined"));
     table = full;
+  } else if (table->struct_size > sizeof(anydev_backend_table_t)) {
+    // Built against a newer header: its entries past this core's table are
+    // never read.
+    log(ANYDEV_LOG_DEBUG,
+        cat(path, ": backend table of ", table->struct_size, " bytes (built against a newer ",
+            "anydev); the ", table->struct_size - sizeof(anydev_backend_table_t),
+            " bytes of entries past this anydev's ", sizeof(anydev_backend_table_t),
+            " are ignored"));
   }
   result.table = table;
   result.library = library;

@@ -19,29 +19,37 @@
 // says why a plugin must not be loaded for that reason (the registry refuses
 // it unless ANYDEV_PLUGIN_ALLOW_WRITABLE=1).
 //
-// Table size. Entries are appended to anydev_backend_table_t within one ABI
-// version; a plugin built against an older header hands over a shorter table
-// (its struct_size). Any size from the first ABI 2 table
-// (kOldestBackendTableBytes) up is accepted; a shorter table is copied into a
-// full-size one whose later fields are zero (optional entries NULL, flags 0),
-// so the core and its layers only ever see full-size tables.
+// Table size (backend.h, "Growth within ABI 3"). Entries are appended to
+// anydev_backend_table_t within one ABI version, only as optional ones, after
+// the fixed fields; a plugin built against an older header hands over a
+// shorter table (its struct_size), one built against a newer header a longer
+// one. Any size that holds every required entry (kSmallestBackendTableBytes)
+// is accepted. A shorter table than the core's is copied into a full-size one
+// whose later entries are NULL (optional entries declined); of a longer one
+// the core reads only its own entries. So the core and its layers only ever
+// see full-size tables.
 #ifndef ANYDEV_SRC_RUNTIME_PLUGIN_LOADER_H_
 #define ANYDEV_SRC_RUNTIME_PLUGIN_LOADER_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <exception>
 #include <string>
 #include <string_view>
 
 #include "anydev/backend.h"
+#include "anydev/kit/table.h"
 #include "support/status.h"
 
 namespace anydev::core {
 
-// The size of the first ABI 2 table (through `flags`): the smallest
-// struct_size a backend may report.
-inline constexpr std::size_t kOldestBackendTableBytes =
-    offsetof(anydev_backend_table_t, flags) + sizeof(anydev_backend_table_t::flags);
+// The smallest struct_size a backend may report: the table through the end
+// of its last required entry (every fixed field comes before the entries).
+#define ANYDEV_REQUIRED_ENTRY_END_(name) \
+  offsetof(anydev_backend_table_t, name) + sizeof(anydev_backend_table_t::name),
+inline constexpr std::size_t kSmallestBackendTableBytes =
+    std::max({ANYDEV_KIT_REQUIRED_ENTRIES(ANYDEV_REQUIRED_ENTRY_END_)});
+#undef ANYDEV_REQUIRED_ENTRY_END_
 
 // What load_plugin found. Owned by the caller; `table` is full-size (see
 // above) and lives for the process.

@@ -44,8 +44,7 @@ struct Backend {
   bool available = false;
   // initialize() succeeded, in this process or before a fork() in an ancestor.
   bool initialized = false;
-  // The backend's own table's flags (ANYDEV_BK_FLAG_*; 0 for a plugin built
-  // against a table without the field).
+  // The backend's own table's flags (ANYDEV_BK_FLAG_*).
   std::uint64_t flags = 0;
   std::string reason;  // why it is unavailable
   // The reason it has in the child of a fork() when it cannot survive one

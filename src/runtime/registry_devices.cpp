@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "runtime/registry_devices.h"
 
+#include "anydev/kit/capabilities.h"
 #include "support/status.h"
 
 namespace anydev::core {
 
 std::string check_capabilities(int device, const anydev_bk_device_props_t& props) {
   const std::uint32_t pattern = props.max_fill_pattern;
-  if (pattern != 1 && pattern != 2 && pattern != 4 && pattern != 8 && pattern != 16) {
-    return cat("device_props(", device, ") reported max_fill_pattern ", pattern,
-               "; it must be 1, 2, 4, 8 or 16 bytes (backend ABI ", ANYDEV_BACKEND_ABI_VERSION,
-               ")");
+  if (!kit::valid_fill_pattern_size(pattern)) {
+    return cat("device_props(", device, ") reported max_fill_pattern ", pattern, "; it must be ",
+               kit::kFillPatternSizes, " bytes (backend ABI ", ANYDEV_BACKEND_ABI_VERSION, ")");
   }
   if (props.dlpack_device_type < 0 || props.dlpack_host_device_type < 0) {
     return cat("device_props(", device, ") reported the DLPack device types ",

@@ -26,7 +26,7 @@ struct DeviceRecord {
   std::string description;
   std::size_t total_memory = 0;
   bool host_processor = false;  // the host's own CPU (see backend.h)
-  // Capabilities (anydev_bk_device_props_t, ABI 2): the core decides by
+  // Capabilities (anydev_bk_device_props_t): the core decides by
   // these, never by the backend's name.
   int dlpack_device_type = 0;                 // DLDeviceType of device memory; 0: none
   int dlpack_host_device_type = 0;            // DLDeviceType of host memory; 0: none

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Layers wrap any number of backend tables (backend ABI 2's instance
+// Layers wrap any number of backend tables (the table's instance
 // pointer, src/layers/layer_table.h): each layer, and all four stacked as
 // wrap_backend stacks them, wraps more tables than the old 16 slots, and
 // every entry called through a wrapped table reaches the right inner table

@@ -8,10 +8,20 @@
  *   TEST_PLUGIN_ABI_VERSION  abi_version written into the table
  *   TEST_PLUGIN_DEVICE_NAME  the device's name
  *   TEST_PLUGIN_FLAGS        the table's flags (ANYDEV_BK_FLAG_*; default 0)
- *   TEST_PLUGIN_SHORT_TABLE  hand over a table that ends before `flags`, the
- *                            last field of the first ABI 2 table (as an ABI 1
- *                            plugin's smaller table would): the memory ends
- *                            there, and the core must refuse it
+ *   TEST_PLUGIN_SHORT_TABLE  hand over a table that ends before its last
+ *                            required entry (enable_peer_access): the memory
+ *                            ends there, and the core must refuse it
+ *   TEST_PLUGIN_OLDER_TABLE  offer memory_is_locked (host memory is pageable:
+ *                            0), but hand over a table whose struct_size ends
+ *                            after enable_peer_access, before the optional
+ *                            entries that follow it (as a plugin built
+ *                            against an older ABI 3 header would): the core
+ *                            must read those entries as NULL, although the
+ *                            memory after struct_size holds them
+ *   TEST_PLUGIN_NEWER_TABLE  offer memory_is_locked (0), and hand over a
+ *                            table longer than the core's: entries the core
+ *                            does not know follow, non-NULL garbage it must
+ *                            ignore
  *   TEST_PLUGIN_MAX_FILL_PATTERN  the device's max_fill_pattern (default 16)
  *   TEST_PLUGIN_DECLINE_FREE_ASYNC  offer memory_free_async, which declines
  *                            every call (ANYDEV_BK_DECLINED); the exported
@@ -154,7 +164,7 @@ static anydev_status_t device_props(void* instance, int device, anydev_bk_device
            "anydev test plugin: synchronous, malloc-backed");
   props->total_memory = physical_bytes(_SC_PHYS_PAGES);
   props->host_memory_is_device_accessible = 1;
-  /* Capabilities (ABI 2). */
+  /* Capabilities. */
   props->dlpack_device_type = kDLExtDev;
   props->dlpack_host_device_type = kDLCPU;
   props->dlpack_device_id = device;
@@ -383,11 +393,33 @@ static anydev_status_t enable_peer_access(void* instance, int device, int peer) 
   return fail(self, ANYDEV_ERROR_UNSUPPORTED, message);
 }
 
+#if defined(TEST_PLUGIN_OLDER_TABLE) || defined(TEST_PLUGIN_NEWER_TABLE)
+static _Atomic long g_lock_queries;
+
+/* For the test, found with dlsym on the loaded plugin: how many times the
+ * core called memory_is_locked. */
+ANYDEV_BACKEND_EXPORT long anydev_test_plugin_lock_queries(void) { return g_lock_queries; }
+
+/* malloc'ed memory is pageable. */
+static anydev_status_t memory_is_locked(void* instance, int device, void* handle, int* locked) {
+  FAKE_SELF(instance, "memory_is_locked");
+  (void)device;
+  (void)handle;
+  ++g_lock_queries;
+  *locked = 0;
+  return ANYDEV_SUCCESS;
+}
+#define TEST_PLUGIN_MEMORY_IS_LOCKED memory_is_locked
+#else
+#define TEST_PLUGIN_MEMORY_IS_LOCKED NULL
+#endif
+
 static const anydev_backend_table_t kTable = {
     .struct_size = sizeof(anydev_backend_table_t),
     .abi_version = TEST_PLUGIN_ABI_VERSION,
     .name = TEST_PLUGIN_NAME,
     .instance = &g_backend,
+    .flags = TEST_PLUGIN_FLAGS,
     .initialize = initialize,
     .device_count = device_count,
     .device_props = device_props,
@@ -411,14 +443,31 @@ static const anydev_backend_table_t kTable = {
     .enable_peer_access = enable_peer_access,
     .native_handle = NULL,
     .stream_wrap_native = NULL,
-    .flags = TEST_PLUGIN_FLAGS,
+    .memory_is_locked = TEST_PLUGIN_MEMORY_IS_LOCKED,
 };
 
 #ifdef TEST_PLUGIN_SHORT_TABLE
-/* A table that ends before `flags`; the bytes after it do not exist (a
- * sanitizer build reports any read past them). */
-#define OLD_TABLE_BYTES offsetof(anydev_backend_table_t, flags)
-static _Alignas(anydev_backend_table_t) unsigned char old_table[OLD_TABLE_BYTES];
+/* A table that ends before its last required entry; the bytes after it do
+ * not exist (a sanitizer build reports any read past them). */
+#define HANDED_TABLE_BYTES offsetof(anydev_backend_table_t, enable_peer_access)
+static _Alignas(anydev_backend_table_t) unsigned char g_handed_table[HANDED_TABLE_BYTES];
+#elif defined(TEST_PLUGIN_OLDER_TABLE)
+/* The whole table, every entry in place, but struct_size says it ends after
+ * enable_peer_access. */
+#define HANDED_TABLE_BYTES sizeof(anydev_backend_table_t)
+#define HANDED_STRUCT_SIZE                                \
+  (offsetof(anydev_backend_table_t, enable_peer_access) + \
+   sizeof(((const anydev_backend_table_t*)NULL)->enable_peer_access))
+static _Alignas(anydev_backend_table_t) unsigned char g_handed_table[HANDED_TABLE_BYTES];
+#elif defined(TEST_PLUGIN_NEWER_TABLE)
+/* The table followed by entries of a newer header: non-NULL values that are
+ * no functions (calling one crashes). */
+struct newer_table {
+  anydev_backend_table_t table;
+  void (*later_entries[3])(void);
+};
+#define HANDED_TABLE_BYTES sizeof(struct newer_table)
+static _Alignas(struct newer_table) unsigned char g_handed_table[HANDED_TABLE_BYTES];
 #endif
 
 ANYDEV_BACKEND_EXPORT anydev_status_t anydev_backend_entry(uint32_t core_abi_version,
@@ -429,11 +478,18 @@ ANYDEV_BACKEND_EXPORT anydev_status_t anydev_backend_entry(uint32_t core_abi_ver
   /* The version check is the core's job (and what testversion exercises):
    * hand over the table as built. */
   (void)core_abi_version;
-#ifdef TEST_PLUGIN_SHORT_TABLE
-  const size_t size = OLD_TABLE_BYTES;
-  memcpy(old_table, &kTable, size);
-  memcpy(old_table + offsetof(anydev_backend_table_t, struct_size), &size, sizeof size);
-  *out = (const anydev_backend_table_t*)(const void*)old_table;
+#ifdef HANDED_TABLE_BYTES
+  /* Copies the table (as much of it as the handed bytes hold), fills what
+   * follows it with garbage, and writes the struct_size the variant claims. */
+#ifndef HANDED_STRUCT_SIZE
+#define HANDED_STRUCT_SIZE HANDED_TABLE_BYTES
+#endif
+  const size_t copied = HANDED_TABLE_BYTES < sizeof kTable ? HANDED_TABLE_BYTES : sizeof kTable;
+  memcpy(g_handed_table, &kTable, copied);
+  memset(g_handed_table + copied, 0xA5, HANDED_TABLE_BYTES - copied);
+  const size_t size = HANDED_STRUCT_SIZE;
+  memcpy(g_handed_table + offsetof(anydev_backend_table_t, struct_size), &size, sizeof size);
+  *out = (const anydev_backend_table_t*)(const void*)g_handed_table;
 #else
   *out = &kTable;
 #endif

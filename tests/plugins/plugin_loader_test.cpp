@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -91,22 +92,36 @@ TEST(PluginListing, WrongAbiVersionNamesThePluginAndBothVersions) {
                                     std::to_string(ANYDEV_BACKEND_ABI_VERSION + 1000)});
 }
 
-// ABI 2 refuses a plugin built for ABI 1, naming both versions.
+// A plugin built for an earlier ABI is refused, naming both versions.
 TEST(PluginListing, AbiVersion1PluginIsRefusedNamingBothVersions) {
   REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
   ExpectUnavailable("testv1", {PluginPath(kDir, "testv1"), "backend ABI version 1,",
                                "expects version " + std::to_string(ANYDEV_BACKEND_ABI_VERSION)});
 }
 
-// A table shorter than the first ABI 2 table (it ends before `flags`) is
-// refused with both sizes; nothing past its end is read (ASan would say).
-TEST(PluginListing, TableShorterThanTheFirstAbi2TableIsRefused) {
+TEST(PluginListing, AbiVersion2PluginIsRefusedNamingBothVersions) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  static_assert(ANYDEV_BACKEND_ABI_VERSION == 3);
+  ExpectUnavailable("testv2",
+                    {PluginPath(kDir, "testv2"), "backend ABI version 2,", "expects version 3"});
+}
+
+// The smallest ABI 3 table holds every required entry: it ends with
+// enable_peer_access, the last one.
+constexpr std::size_t kSmallestTableBytes = offsetof(anydev_backend_table_t, enable_peer_access) +
+                                            sizeof(anydev_backend_table_t::enable_peer_access);
+
+// A table that ends before its last required entry is refused with both
+// sizes; nothing past its end is read (ASan would say).
+TEST(PluginListing, TableWithoutItsLastRequiredEntryIsRefused) {
   REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
   ExpectUnavailable(
       "testshorttable",
       {PluginPath(kDir, "testshorttable"),
-       "backend table of " + std::to_string(offsetof(anydev_backend_table_t, flags)) + " bytes",
-       "needs at least " + std::to_string(sizeof(anydev_backend_table_t))});
+       "backend table of " + std::to_string(offsetof(anydev_backend_table_t, enable_peer_access)) +
+           " bytes",
+       "needs at least " + std::to_string(kSmallestTableBytes),
+       "every required entry of ABI version 3"});
 }
 
 // A device capability out of its range makes the backend unavailable, with
@@ -122,6 +137,91 @@ TEST(PluginListing, DeviceCountAboveTheBoundIsRefused) {
   REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
   ExpectUnavailable("testmanydevices",
                     {"device_count reported 2147483647 devices", "at most 4096"});
+}
+
+// A fill and read-back on device 0 of `backend`; true when right.
+bool FillAndReadBack(const std::string& backend) {
+  const DeviceContext ctx(0, backend);
+  const anydev::DeviceBuffer<std::uint64_t> device = ctx.enqueue_create_buffer<std::uint64_t>(100);
+  const anydev::HostBuffer<std::uint64_t> host = ctx.enqueue_create_host_buffer<std::uint64_t>(100);
+  device.enqueue_fill(0x0123456789ABCDEFull);
+  device.enqueue_copy_to(host);
+  ctx.synchronize();
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if (host[i] != 0x0123456789ABCDEFull) return false;
+  }
+  return true;
+}
+
+// The ABI 3 layout: the fixed fields first, at pinned offsets, then the
+// entries in list order, so that appending an entry moves no field.
+TEST(PluginTableGrowth, FixedFieldsComeFirstAtPinnedOffsets) {
+  static_assert(sizeof(void*) == 8 && sizeof(std::size_t) == 8, "offsets of 64-bit platforms");
+  EXPECT_EQ(offsetof(anydev_backend_table_t, struct_size), 0u);
+  EXPECT_EQ(offsetof(anydev_backend_table_t, abi_version), 8u);
+  EXPECT_EQ(offsetof(anydev_backend_table_t, name), 16u);
+  EXPECT_EQ(offsetof(anydev_backend_table_t, instance), 24u);
+  EXPECT_EQ(offsetof(anydev_backend_table_t, flags), 32u);
+  EXPECT_EQ(offsetof(anydev_backend_table_t, initialize), 40u);
+  // The last entry ends the table.
+  EXPECT_EQ(offsetof(anydev_backend_table_t, memory_is_locked) +
+                sizeof(anydev_backend_table_t::memory_is_locked),
+            sizeof(anydev_backend_table_t));
+}
+
+// How many times the core called the loaded plugin's memory_is_locked.
+long LockQueries(const std::string& name) {
+  void* plugin = dlopen(PluginPath(kDir, name).c_str(), RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(plugin, nullptr) << name << " is not loaded: " << dlerror();
+  if (plugin == nullptr) return -1;
+  using Count = long (*)();
+  const auto count = reinterpret_cast<Count>(dlsym(plugin, "anydev_test_plugin_lock_queries"));
+  EXPECT_NE(count, nullptr) << dlerror();
+  const long queries = count != nullptr ? count() : -1;
+  dlclose(plugin);
+  return queries;
+}
+
+// A plugin built against an older ABI 3 header: its struct_size ends before
+// the optional entries that follow enable_peer_access. It loads and works,
+// and the core reads those entries as NULL (declined: host memory counts as
+// locked, as for a backend without memory_is_locked), although the plugin's
+// memory after struct_size holds a memory_is_locked that would answer 0.
+TEST(PluginTableGrowth, OlderTableLoadsWithTheMissingOptionalEntriesDeclined) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  const std::optional<BackendInfo> info = Find("testolder");
+  ASSERT_TRUE(info.has_value());
+  ASSERT_TRUE(info->available) << info->reason;
+  EXPECT_TRUE(FillAndReadBack("testolder"));
+  const DeviceContext ctx(0, "testolder");
+  const anydev::HostBuffer<std::uint32_t> host = ctx.enqueue_create_host_buffer<std::uint32_t>(64);
+  int locked = -1;
+  ASSERT_EQ(anydev_buffer_is_locked(host.handle(), &locked), ANYDEV_SUCCESS)
+      << anydev_last_error_message();
+  EXPECT_EQ(locked, 1) << "memory_is_locked past struct_size was not read as NULL";
+  EXPECT_EQ(LockQueries("testolder"), 0) << "the core called an entry past struct_size";
+  void* native = nullptr;
+  EXPECT_EQ(anydev_context_native_handle(ctx.handle(), ANYDEV_NATIVE_DEVICE, &native),
+            ANYDEV_ERROR_UNSUPPORTED);
+}
+
+// A plugin built against a newer ABI 3 header: its table is longer than the
+// core's, with non-NULL entries the core does not know after it. It loads and
+// works, the core ignores those entries, and reads its own optional entries
+// (memory_is_locked, which answers 0) from the longer table.
+TEST(PluginTableGrowth, NewerTableLoadsWithTheUnknownEntriesIgnored) {
+  REQUIRE_ENV("ANYDEV_PLUGIN_PATH");
+  const std::optional<BackendInfo> info = Find("testnewer");
+  ASSERT_TRUE(info.has_value());
+  ASSERT_TRUE(info->available) << info->reason;
+  EXPECT_TRUE(FillAndReadBack("testnewer"));
+  const DeviceContext ctx(0, "testnewer");
+  const anydev::HostBuffer<std::uint32_t> host = ctx.enqueue_create_host_buffer<std::uint32_t>(64);
+  int locked = -1;
+  ASSERT_EQ(anydev_buffer_is_locked(host.handle(), &locked), ANYDEV_SUCCESS)
+      << anydev_last_error_message();
+  EXPECT_EQ(locked, 0);
+  EXPECT_GT(LockQueries("testnewer"), 0);
 }
 
 // True while the plugin file at `path` is loaded in this process.

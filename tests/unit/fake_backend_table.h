@@ -2,7 +2,7 @@
 // Builds the backend table of the fake backends that the unit tests drive the
 // core with (pools, event pool, stream-ordered release): the header fields,
 // then groups of entries from the test's own functions, which the backend
-// kit's thunks (kit_table.h) adapt to the ABI 2 signatures. The table is a
+// kit's thunks (kit_table.h) adapt to the table's signatures. The table is a
 // value the test keeps for the life of its fake backend; building it touches
 // no shared state. Header only.
 #ifndef ANYDEV_TESTS_UNIT_FAKE_BACKEND_TABLE_H_

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Caller-struct checks of the backend kit (include/anydev/kit/structs.h): a
-// field is touched only when the caller's struct_size holds all of it.
+// field is touched only when the caller's struct_size holds all of it. And
+// the kit's one check of the fill pattern sizes (kit_capabilities.h).
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <cstdint>
 
 #include "anydev/backend.h"
+#include "anydev/kit/capabilities.h"
 #include "anydev/kit/structs.h"
 
 namespace {
@@ -52,6 +54,18 @@ TEST(KitStructs, CopyTextCutsToFitAndTerminates) {
   EXPECT_STREQ(field, "abcde");
   anydev::kit::copy_text(field, "ab");
   EXPECT_STREQ(field, "ab");
+}
+
+// The core (public call, max_fill_pattern) and every backend's fill use this
+// one check.
+TEST(KitCapabilities, FillPatternSizesAreOneTwoFourEightOrSixteen) {
+  for (std::size_t bytes = 0; bytes <= 64; ++bytes) {
+    const bool allowed = bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16;
+    EXPECT_EQ(anydev::kit::valid_fill_pattern_size(bytes), allowed) << bytes;
+  }
+  EXPECT_FALSE(anydev::kit::valid_fill_pattern_size(SIZE_MAX));
+  static_assert(anydev::kit::valid_fill_pattern_size(16));
+  EXPECT_STREQ(anydev::kit::kFillPatternSizes, "1, 2, 4, 8 or 16");
 }
 
 }  // namespace

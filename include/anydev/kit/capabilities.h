@@ -1,17 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
-// A device's capabilities (ABI 2, see anydev_bk_device_props_t in
+// A device's capabilities (see anydev_bk_device_props_t in
 // include/anydev/backend.h) as one value a backend fills, and writing them
 // into the core's props struct field by field (only the fields the caller's
-// struct_size holds). Stateless, thread-safe.
+// struct_size holds); and the fill pattern sizes the backend ABI allows, the
+// one check of them that the core and every backend use. Stateless,
+// thread-safe.
 #ifndef ANYDEV_KIT_CAPABILITIES_H_
 #define ANYDEV_KIT_CAPABILITIES_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "anydev/backend.h"
 #include "anydev/kit/structs.h"
 
 namespace anydev::kit {
+
+// The pattern sizes fill takes and a device's max_fill_pattern may be, in
+// bytes, and their spelling in messages.
+constexpr bool valid_fill_pattern_size(std::size_t bytes) {
+  return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16;
+}
+inline constexpr const char* kFillPatternSizes = "1, 2, 4, 8 or 16";
 
 // The capability fields of anydev_bk_device_props_t; zero: none.
 struct device_capabilities {

@@ -512,7 +512,7 @@ TEST_F(HipBackend, SteadyStateOperationsAreOneRuntimeCall) {
 }
 
 // Device memory exports as kDLROCM with the device's ordinal, pinned host
-// memory as kDLROCMHost (ABI 2's device properties, not the backend's name).
+// memory as kDLROCMHost (the device properties, not the backend's name).
 TEST_F(HipBackend, DlpackDeviceTypesAreRocm) {
   const Context c1 = hip_context(1);
   ASSERT_NE(c1, nullptr) << last_error();
