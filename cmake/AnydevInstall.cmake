@@ -7,7 +7,9 @@
 #   lib/libanydev.so*                  the library, SONAME libanydev.so.0.MINOR while 0.x
 #                                      (AnydevSoversion.cmake); plugins: lib/anydev/ (AnydevPlugin.cmake)
 #   lib/cmake/anydev/                  anydevConfig.cmake, anydevConfigVersion.cmake,
-#                                      anydevTargets*.cmake: find_package(anydev) -> anydev::anydev
+#                                      anydevTargets*.cmake: find_package(anydev) ->
+#                                      anydev::anydev, anydev::backend_kit; AnydevPlugin.cmake
+#                                      and plugin.map: anydev_add_backend_plugin()
 #   lib/pkgconfig/anydev.pc            pkg-config --cflags --libs anydev
 #   bin/anydev-info, bin/anydev-bench  (tools/CMakeLists.txt)
 
@@ -15,7 +17,9 @@ include(CMakePackageConfigHelpers)
 
 set(ANYDEV_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/anydev)
 
-install(TARGETS anydev
+# The kit (header-only, installed with include/anydev below) is exported so
+# that a backend built outside this tree links anydev::backend_kit.
+install(TARGETS anydev anydev_backend_kit
   EXPORT anydevTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -36,11 +40,12 @@ install(EXPORT anydevTargets
 # folder's root, comes from AnydevBuildTreeExport.cmake).
 set(ANYDEV_CONFIG_INCLUDE_DIR ${CMAKE_INSTALL_INCLUDEDIR})
 set(ANYDEV_CONFIG_PLUGIN_DIR ${ANYDEV_PLUGIN_INSTALL_DIR})
+set(ANYDEV_CONFIG_CMAKE_DIR ${ANYDEV_CMAKE_INSTALL_DIR})
 configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/anydevConfig.cmake.in
   ${PROJECT_BINARY_DIR}/install-config/anydevConfig.cmake
   INSTALL_DESTINATION ${ANYDEV_CMAKE_INSTALL_DIR}
-  PATH_VARS ANYDEV_CONFIG_INCLUDE_DIR ANYDEV_CONFIG_PLUGIN_DIR)
+  PATH_VARS ANYDEV_CONFIG_INCLUDE_DIR ANYDEV_CONFIG_PLUGIN_DIR ANYDEV_CONFIG_CMAKE_DIR)
 
 write_basic_package_version_file(
   ${PROJECT_BINARY_DIR}/anydevConfigVersion.cmake
@@ -50,6 +55,8 @@ write_basic_package_version_file(
 install(FILES
   ${PROJECT_BINARY_DIR}/install-config/anydevConfig.cmake
   ${PROJECT_BINARY_DIR}/anydevConfigVersion.cmake
+  ${CMAKE_CURRENT_LIST_DIR}/AnydevPlugin.cmake
+  ${CMAKE_CURRENT_LIST_DIR}/plugin.map
   DESTINATION ${ANYDEV_CMAKE_INSTALL_DIR})
 
 # pkg-config: prefix is computed from the .pc file's own location, so the
