@@ -225,6 +225,11 @@ std::uint64_t StreamState::failed_lock_tries_on_this_thread() {
   return cpu::failed_lock_tries_on_this_thread();
 }
 
+void StreamState::set_defer_limit_for_test(std::chrono::nanoseconds limit) {
+  std::lock_guard lock(mutex_);
+  defer_limit_ = limit;
+}
+
 void StreamState::hold_lock_for_test(const std::function<void()>& during) {
   std::lock_guard<std::mutex> lock(mutex_);
   during();
@@ -288,7 +293,7 @@ void StreamState::run_on_caller_locked(std::unique_lock<std::mutex>& lock) {
     // Learning for the deferred wake-up (see cpu_stream.h).
     const std::uint64_t front = completed_.load(std::memory_order_relaxed) + 1;
     if (clear_pending_wake_locked()) {
-      if (std::chrono::steady_clock::now() - pending_since_ > kDeferLimit) defer_wakes_ = false;
+      if (std::chrono::steady_clock::now() - pending_since_ > defer_limit_) defer_wakes_ = false;
     } else if (front == woken_for_) {
       defer_wakes_ = true;  // the worker was woken for this task and never got to it
     }

@@ -175,6 +175,9 @@ class StreamState final : public PooledStream, public std::enable_shared_from_th
   // stream is not idle or the copy is too large to run inline.
   std::optional<std::uint64_t> enqueue_inline_for_test(const CopyTask& task,
                                                        const std::function<void()>& during);
+  // For tests: replaces kDeferLimit on this stream, so that a test can make
+  // "synchronize came at once" independent of how loaded the machine is.
+  void set_defer_limit_for_test(std::chrono::nanoseconds limit);
 
   // The Stream that owns this state (set by its constructor). Valid
   // while that Stream lives, i.e. while the backend's stream handle does.
@@ -266,6 +269,7 @@ class StreamState final : public PooledStream, public std::enable_shared_from_th
   // read without it by is_complete.
   std::atomic<bool> wake_pending_{false};
   std::chrono::steady_clock::time_point pending_since_{};
+  std::chrono::nanoseconds defer_limit_{kDeferLimit};
   bool defer_wakes_ = false;     // learned: wake-ups on this stream are being wasted
   std::uint64_t woken_for_ = 0;  // the task whose enqueue last woke the worker
   std::optional<TaskFailure> first_failure_;

@@ -106,6 +106,9 @@ bool poll_until_complete(StreamState& state, std::uint64_t seq) {
 
 TEST(CpuStreamDeferredWake, SynchronizeRightAfterEnqueueLearnsToDefer) {
   Stream stream;
+  // "Right after" must not depend on the scheduler: a preempted test thread
+  // (a loaded machine, a sanitizer) would otherwise arrive later than 20 us.
+  stream.state().set_defer_limit_for_test(std::chrono::seconds(10));
   std::vector<unsigned char> memory(kBytes);
   ENQUEUE_DEFERRED_OR_SKIP(seq, stream.state(), memory, 0xA1);
   EXPECT_FALSE(stream.state().synchronize().has_value());
