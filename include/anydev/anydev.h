@@ -378,6 +378,88 @@ ANYDEV_API anydev_status_t anydev_context_pool_release_threshold(anydev_context_
 /* 1 when the pools cache, 0 when ANYDEV_POOL=0. */
 ANYDEV_API int anydev_pool_enabled(void);
 
+/* ---- sharing between processes (docs/sharing.md) ------------------------ */
+
+/* A buffer or an event that another process can open: `data` is a
+ * serialisable value (send its bytes any way you like), `fds` the file
+ * descriptors it needs (send them with anydev_share_handle_send, or fetch
+ * them with anydev_share_handle_fetch_fds). A handle filled by an export
+ * owns its fds: close them with anydev_share_handle_close once they are sent
+ * (or imported). Unused fds are -1. Not thread-safe: one thread per handle. */
+#define ANYDEV_SHARE_HANDLE_BYTES 256
+#define ANYDEV_SHARE_MAX_FDS 2
+typedef struct anydev_share_handle_t {
+  uint8_t data[ANYDEV_SHARE_HANDLE_BYTES];
+  uint32_t fd_count;
+  int fds[ANYDEV_SHARE_MAX_FDS];
+} anydev_share_handle_t;
+
+/* Like anydev_buffer_create, but the memory can be exported to other
+ * processes (anydev_buffer_export). It never comes from or goes back to the
+ * caching pool, and its memory stays valid in every importer until the last
+ * one has released it (docs/sharing.md, "Lifetime"). UNSUPPORTED, naming the
+ * backend and the reason, where the backend cannot share that kind of memory
+ * (opencl; see docs/sharing.md for the table). */
+ANYDEV_API anydev_status_t anydev_buffer_create_shareable(anydev_context_t ctx,
+                                                          anydev_memory_kind_t kind,
+                                                          anydev_dtype_t dtype, size_t count,
+                                                          anydev_buffer_t* out);
+/* Fills *out with a handle to buf (a view exports its allocation plus its
+ * offset, dtype and count). UNSUPPORTED when buf was not created shareable
+ * (or imported); INVALID_STATE for a taken buffer. Thread safety: any
+ * thread; each call gives new fds. */
+ANYDEV_API anydev_status_t anydev_buffer_export(anydev_buffer_t buf, anydev_share_handle_t* out);
+/* Opens a handle exported by another process (or this one) as a buffer of
+ * ctx's backend and device, with the exported view's dtype and count. The
+ * handle's fds are only read: the caller still closes them. Errors name the
+ * values: a handle of another backend or device (INVALID_ARGUMENT), a
+ * damaged, forged or truncated handle or one of an event
+ * (INVALID_ARGUMENT), missing or closed fds (INVALID_ARGUMENT), memory the
+ * backend can no longer map (DEVICE). Later operations on the buffer run on
+ * ctx's stream; releasing it unmaps the memory after that work. */
+ANYDEV_API anydev_status_t anydev_buffer_import(anydev_context_t ctx,
+                                                const anydev_share_handle_t* handle,
+                                                anydev_buffer_t* out);
+/* An event that can be exported (Mojo's create_event(interprocess=True)).
+ * It records and waits like any event; it never measures time. */
+ANYDEV_API anydev_status_t anydev_context_create_shareable_event(anydev_context_t ctx,
+                                                                 anydev_event_t* out);
+/* Fills *out with a handle to a shareable event. UNSUPPORTED for an event
+ * not created shareable. */
+ANYDEV_API anydev_status_t anydev_event_export(anydev_event_t event, anydev_share_handle_t* out);
+/* Opens an exported event on ctx's backend and device. Waiting on it
+ * (anydev_stream_wait_event) orders a stream of this process after the work
+ * the exporter's last record before the wait captured, without the host;
+ * query and synchronize work too, and recording it signals the exporter's
+ * waiters. If the process that recorded it dies before that work completes,
+ * a wait fails (the stream's next synchronize: DEVICE, naming the pid)
+ * rather than hang. Errors as anydev_buffer_import. */
+ANYDEV_API anydev_status_t anydev_event_import(anydev_context_t ctx,
+                                               const anydev_share_handle_t* handle,
+                                               anydev_event_t* out);
+/* Closes the handle's fds and marks them unused (-1, fd_count 0); NULL is
+ * fine. Never fails. */
+ANYDEV_API void anydev_share_handle_close(anydev_share_handle_t* handle);
+/* Sends the handle (its bytes, and its fds as SCM_RIGHTS) over `socket`, a
+ * connected AF_UNIX stream or seqpacket socket. The handle keeps its fds
+ * (close them after). Blocks until sent; EINTR is retried. DEVICE, naming
+ * errno, when the socket fails; INVALID_ARGUMENT for a socket that is not
+ * AF_UNIX. */
+ANYDEV_API anydev_status_t anydev_share_handle_send(int socket, const anydev_share_handle_t* handle);
+/* Receives one handle sent with anydev_share_handle_send; *out owns the fds
+ * received (close them with anydev_share_handle_close). OUT_OF_RANGE when
+ * the peer closed the socket before a whole handle arrived; INVALID_ARGUMENT
+ * for a message that is not a handle (its fds are closed). */
+ANYDEV_API anydev_status_t anydev_share_handle_receive(int socket, anydev_share_handle_t* out);
+/* Fills the handle's fds by copying them out of the exporting process
+ * (pidfd_open + pidfd_getfd; Linux 5.6+, and ptrace permission over that
+ * process: same user and kernel.yama.ptrace_scope 0, or an ancestor). Lets a
+ * handle travel as bytes alone (a pipe, a file, a queue). The exporter must
+ * still hold the buffer or event. UNSUPPORTED when the kernel lacks the
+ * calls; INVALID_STATE when the exporter is gone or permission is refused
+ * (naming the pid and errno). Any fds the handle had are closed first. */
+ANYDEV_API anydev_status_t anydev_share_handle_fetch_fds(anydev_share_handle_t* handle);
+
 /* ---- validation layer (ANYDEV_VALIDATE, docs/reliability.md) ------------ */
 
 /* 1 when ANYDEV_VALIDATE turned the validation layer on, else 0. Cheap (one

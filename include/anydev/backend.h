@@ -203,6 +203,23 @@ typedef struct anydev_bk_device_props_t {
  * application. */
 #define ANYDEV_BK_DECLINED ((anydev_status_t)0x4b440001)
 
+/* One object (memory or an event) as a backend describes it to another
+ * process: `payload` bytes that only this backend reads (its IPC handle,
+ * the device's identity, sizes) and the file descriptors the object needs.
+ * From an export entry the fds are new and the core's (it closes them);
+ * into an import entry they are borrowed (the backend dups what it keeps).
+ * The core zero-fills it and sets struct_size and the fds to -1 before an
+ * export. */
+#define ANYDEV_BK_SHARE_PAYLOAD_MAX 128
+#define ANYDEV_BK_SHARE_MAX_FDS 2
+typedef struct anydev_bk_share_t {
+  size_t struct_size;
+  uint32_t payload_size;
+  uint8_t payload[ANYDEV_BK_SHARE_PAYLOAD_MAX];
+  uint32_t fd_count;
+  int fds[ANYDEV_BK_SHARE_MAX_FDS];
+} anydev_bk_share_t;
+
 /* Native handle kinds a backend may expose (anydev_native_kind_t in anydev.h
  * is the public spelling of the same values). */
 

@@ -87,6 +87,30 @@
  *   host_alloc) is page-locked (pinned), 0 when it is ordinary pageable
  *   memory. NULL: the core reports the memory as locked (the backend pins
  *   everything).
+ *
+ * Sharing between processes (all optional; docs/sharing.md). NULL entries,
+ * or ANYDEV_ERROR_UNSUPPORTED with a message giving the reason, mean the
+ * backend cannot share that object; the core passes the reason on.
+ * shareable_alloc: like host_alloc/device_alloc (by `kind`), but memory that
+ *   memory_export can describe. Not ordered on a stream: usable at once.
+ *   Freed with memory_unshare, never memory_free.
+ * memory_export: describes shareable memory `handle` (from shareable_alloc
+ *   or memory_import) for another process; see anydev_bk_share_t.
+ * memory_import: opens what memory_export wrote in another process (or
+ *   this one) on `device`. `bytes` is the allocation's size as the exporter
+ *   gave it; the backend checks the payload against it and against its own
+ *   device (a payload of another device, a forged or truncated one, fds that
+ *   are not what it exported: INVALID_ARGUMENT with the reason). The memory
+ *   stays valid until memory_unshare here, whatever the exporter does
+ *   (exits, frees, is killed); where the backend cannot promise that, it
+ *   says how it fails in docs/sharing.md. Freed with memory_unshare.
+ * memory_unshare: frees shareable or imported memory, after every operation
+ *   that used it has completed (as memory_free).
+ * event_create_shareable, event_export, event_import: an event another
+ *   process can open. The imported event is an ordinary event of this
+ *   backend (record, query, synchronize, stream_wait_event, event_destroy).
+ *   A wait on it must not hang when the recording process dies: the backend
+ *   fails the wait (DEVICE, naming the pid) within a bounded time.
  */
 #ifndef ANYDEV_BACKEND_ENTRIES_H_
 #define ANYDEV_BACKEND_ENTRIES_H_
@@ -120,7 +144,19 @@
   X(arg, OPTIONAL, native_handle, (int device, int kind, void* object, void** out))           \
   X(arg, OPTIONAL, stream_wrap_native, (int device, void* native_stream,                      \
                                         anydev_bk_stream_t* out))                             \
-  X(arg, OPTIONAL, memory_is_locked, (int device, void* handle, int* locked))
+  X(arg, OPTIONAL, memory_is_locked, (int device, void* handle, int* locked))                \
+  X(arg, OPTIONAL, shareable_alloc, (int device, anydev_bk_memory_kind_t kind, size_t bytes,  \
+                                     void** handle, void** address))                          \
+  X(arg, OPTIONAL, memory_export, (int device, anydev_bk_memory_kind_t kind, void* handle,    \
+                                   anydev_bk_share_t* out))                                   \
+  X(arg, OPTIONAL, memory_import, (int device, anydev_bk_memory_kind_t kind,                  \
+                                   const anydev_bk_share_t* in, size_t bytes, void** handle,  \
+                                   void** address))                                           \
+  X(arg, OPTIONAL, memory_unshare, (int device, anydev_bk_memory_kind_t kind, void* handle))  \
+  X(arg, OPTIONAL, event_create_shareable, (int device, anydev_bk_event_t* out))              \
+  X(arg, OPTIONAL, event_export, (anydev_bk_event_t event, anydev_bk_share_t* out))           \
+  X(arg, OPTIONAL, event_import, (int device, const anydev_bk_share_t* in,                    \
+                                  anydev_bk_event_t* out))
 /* clang-format on */
 
 #endif /* ANYDEV_BACKEND_ENTRIES_H_ */
