@@ -33,6 +33,7 @@
 #include "cpu_memory.h"
 #include "cpu_parallel.h"
 #include "cpu_services.h"
+#include "cpu_share.h"
 #include "cpu_stream.h"
 #include "cpu_streaming.h"
 
@@ -288,6 +289,10 @@ anydev_status_t event_record(anydev_bk_event_t event, anydev_bk_stream_t stream)
   return guarded("event_record", [&] {
     if (event == nullptr) return null_argument("event_record", "event");
     if (stream == nullptr) return null_argument("event_record", "stream");
+    if (SharedEvent* shared = to_event(event)->shared.get()) {
+      shared->record(to_state(stream));
+      return ANYDEV_SUCCESS;
+    }
     to_event(event)->record(to_state(stream).owner()->shared_state());
     return ANYDEV_SUCCESS;
   });
@@ -296,6 +301,12 @@ anydev_status_t event_record(anydev_bk_event_t event, anydev_bk_stream_t stream)
 anydev_status_t event_synchronize(anydev_bk_event_t event) {
   return guarded("event_synchronize", [&] {
     if (event == nullptr) return null_argument("event_synchronize", "event");
+    if (const SharedEvent* shared = to_event(event)->shared.get()) {
+      if (std::optional<TaskFailure> failure = shared->synchronize()) {
+        return set_error(failure->status, failure->message);
+      }
+      return ANYDEV_SUCCESS;
+    }
     to_event(event)->synchronize();
     return ANYDEV_SUCCESS;
   });
@@ -305,7 +316,8 @@ anydev_status_t event_query(anydev_bk_event_t event, int* complete) {
   return guarded("event_query", [&] {
     if (event == nullptr) return null_argument("event_query", "event");
     if (complete == nullptr) return null_argument("event_query", "complete");
-    *complete = to_event(event)->is_complete() ? 1 : 0;
+    const Event& e = *to_event(event);
+    *complete = (e.shared ? e.shared->is_complete() : e.is_complete()) ? 1 : 0;
     return ANYDEV_SUCCESS;
   });
 }
@@ -314,6 +326,10 @@ anydev_status_t stream_wait_event(anydev_bk_stream_t stream, anydev_bk_event_t e
   return guarded("stream_wait_event", [&] {
     if (stream == nullptr) return null_argument("stream_wait_event", "stream");
     if (event == nullptr) return null_argument("stream_wait_event", "event");
+    if (const SharedEvent* shared = to_event(event)->shared.get()) {
+      shared->make_wait(to_state(stream));
+      return ANYDEV_SUCCESS;
+    }
     Event::Capture capture = to_event(event)->capture();
     StreamState& waiting = to_state(stream);
     // Nothing to wait for: never recorded, already complete, or captured on
@@ -398,6 +414,10 @@ anydev_status_t memory_is_locked(int device, void* handle, int* locked) {
     if (handle == nullptr) return null_argument("memory_is_locked", "handle");
     if (locked == nullptr) return null_argument("memory_is_locked", "locked");
     bool is_locked = false;
+    if (shared_memory_locked(handle, &is_locked)) {
+      *locked = is_locked ? 1 : 0;
+      return ANYDEV_SUCCESS;
+    }
     if (anydev_status_t s = memory_locked(MemoryKind::kPinnedHost, handle, &is_locked);
         s != ANYDEV_SUCCESS) {
       return s;
@@ -508,12 +528,105 @@ anydev_status_t native_handle(int device, int kind, void* object, void** out) {
                        " object (only MEMORY, which is the host pointer itself)");
 }
 
+anydev_status_t check_share_kind(const char* op, anydev_bk_memory_kind_t kind) {
+  const int raw = raw_kind(kind);
+  if (raw == ANYDEV_BK_MEMORY_HOST || raw == ANYDEV_BK_MEMORY_DEVICE) return ANYDEV_SUCCESS;
+  return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, std::string("cpu ") + op + ": memory kind " +
+                                                      std::to_string(raw) + " (" +
+                                                      bk_kind_name(raw) + ") cannot be shared");
+}
+
+anydev_status_t shareable_alloc(int device, anydev_bk_memory_kind_t kind, std::size_t bytes,
+                                void** handle, void** address) {
+  return guarded("shareable_alloc", [&] {
+    if (anydev_status_t s = check_device("shareable_alloc", device); s != ANYDEV_SUCCESS) return s;
+    if (anydev_status_t s = check_share_kind("shareable_alloc", kind); s != ANYDEV_SUCCESS)
+      return s;
+    if (handle == nullptr) return null_argument("shareable_alloc", "handle");
+    if (address == nullptr) return null_argument("shareable_alloc", "address");
+    if (bytes == 0) {
+      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                       "cpu shareable_alloc(device=0, bytes=0): zero bytes requested");
+    }
+    return share_alloc(kind, bytes, handle, address);
+  });
+}
+
+anydev_status_t memory_export(int device, anydev_bk_memory_kind_t kind, void* handle,
+                              anydev_bk_share_t* out) {
+  return guarded("memory_export", [&] {
+    if (anydev_status_t s = check_device("memory_export", device); s != ANYDEV_SUCCESS) return s;
+    if (out == nullptr) return null_argument("memory_export", "out");
+    return share_export(kind, handle, out);
+  });
+}
+
+anydev_status_t memory_import(int device, anydev_bk_memory_kind_t kind, const anydev_bk_share_t* in,
+                              std::size_t bytes, void** handle, void** address) {
+  return guarded("memory_import", [&] {
+    if (anydev_status_t s = check_device("memory_import", device); s != ANYDEV_SUCCESS) return s;
+    if (anydev_status_t s = check_share_kind("memory_import", kind); s != ANYDEV_SUCCESS) return s;
+    if (handle == nullptr) return null_argument("memory_import", "handle");
+    if (address == nullptr) return null_argument("memory_import", "address");
+    return share_import(device, kind, in, bytes, handle, address);
+  });
+}
+
+anydev_status_t memory_unshare(int device, anydev_bk_memory_kind_t kind, void* handle) {
+  return guarded("memory_unshare", [&] {
+    if (anydev_status_t s = check_device("memory_unshare", device); s != ANYDEV_SUCCESS) return s;
+    return share_release(kind, handle);
+  });
+}
+
+anydev_status_t event_create_shareable(int device, anydev_bk_event_t* out) {
+  return guarded("event_create_shareable", [&] {
+    if (anydev_status_t s = check_device("event_create_shareable", device); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    if (out == nullptr) return null_argument("event_create_shareable", "out");
+    auto event = std::make_unique<Event>();
+    if (anydev_status_t s = SharedEvent::create(&event->shared); s != ANYDEV_SUCCESS) return s;
+    *out = reinterpret_cast<anydev_bk_event_t>(event.release());
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t event_export(anydev_bk_event_t event, anydev_bk_share_t* out) {
+  return guarded("event_export", [&] {
+    if (event == nullptr) return null_argument("event_export", "event");
+    if (out == nullptr) return null_argument("event_export", "out");
+    const SharedEvent* shared = to_event(event)->shared.get();
+    if (shared == nullptr) {
+      return set_error(ANYDEV_ERROR_UNSUPPORTED,
+                       "cpu event_export: the event was not created shareable");
+    }
+    return shared->describe(out);
+  });
+}
+
+anydev_status_t event_import(int device, const anydev_bk_share_t* in, anydev_bk_event_t* out) {
+  return guarded("event_import", [&] {
+    if (anydev_status_t s = check_device("event_import", device); s != ANYDEV_SUCCESS) return s;
+    if (in == nullptr) return null_argument("event_import", "in");
+    if (out == nullptr) return null_argument("event_import", "out");
+    auto event = std::make_unique<Event>();
+    if (anydev_status_t s = SharedEvent::open(*in, &event->shared); s != ANYDEV_SUCCESS) return s;
+    *out = reinterpret_cast<anydev_bk_event_t>(event.release());
+    return ANYDEV_SUCCESS;
+  });
+}
+
 // Survives fork(): its workers, memory registry and pools are recreated or
 // reset in a child (docs/reliability.md, fork()). event_query reads the
 // captured stream's completed count under the event's own mutex: cheap.
 constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     kBackendName, .native_handle = kit::entry<native_handle>,
     .memory_is_locked = kit::entry<memory_is_locked>,
+    .shareable_alloc = kit::entry<shareable_alloc>, .memory_export = kit::entry<memory_export>,
+    .memory_import = kit::entry<memory_import>, .memory_unshare = kit::entry<memory_unshare>,
+    .event_create_shareable = kit::entry<event_create_shareable>,
+    .event_export = kit::entry<event_export>, .event_import = kit::entry<event_import>,
     .flags = ANYDEV_BK_FLAG_SURVIVES_FORK | ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY);
 
 }  // namespace

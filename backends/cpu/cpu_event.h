@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// A cpu event: a capture of (stream state, sequence number) taken by record.
+// A cpu event: a capture of (stream state, sequence number) taken by record
+// (or, for an event shared between processes, its event page: cpu_share.h).
 //
 // An event never recorded is complete. Recording captures the tasks enqueued
 // on the stream so far; recording again replaces the capture. The event
@@ -13,6 +14,7 @@
 #include <memory>
 #include <mutex>
 
+#include "cpu_share.h"
 #include "cpu_stream.h"
 
 namespace anydev::cpu {
@@ -30,6 +32,10 @@ class Event {
   bool is_complete() const;
   void synchronize() const;
   Capture capture() const;
+
+  // Set for an event shared between processes (cpu_share.h), which records,
+  // answers and waits through its event page instead; set once, at creation.
+  std::unique_ptr<SharedEvent> shared;
 
  private:
   mutable std::mutex mutex_;

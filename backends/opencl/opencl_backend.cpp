@@ -165,11 +165,54 @@ anydev_status_t native_handle(int device_index, int kind, void* object, void** o
   }
 }
 
+// OpenCL 3.0 has no way to hand a cl_mem or a cl_event to another process
+// (no IPC handle, no fd export, and no extension PoCL implements), so the
+// sharing entries say so instead of being absent: the user reads why.
+constexpr const char* kNoSharing =
+    "OpenCL 3.0 has no interprocess sharing (no cl_mem or cl_event can be exported to another "
+    "process); share through the cpu backend or a GPU backend (docs/sharing.md)";
+
+anydev_status_t shareable_alloc(int device, anydev_bk_memory_kind_t kind, std::size_t bytes,
+                                void** /*handle*/, void** /*address*/) {
+  return set_error(ANYDEV_ERROR_UNSUPPORTED,
+                   cat("shareable_alloc(device=", device, ", kind=", static_cast<int>(kind),
+                       ", bytes=", bytes, "): ", kNoSharing));
+}
+
+// Never reached (nothing is ever shared), but the core wants a way back for
+// what shareable_alloc could give.
+anydev_status_t memory_unshare(int device, anydev_bk_memory_kind_t /*kind*/, void* handle) {
+  return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                   cat("memory_unshare(device=", device, ", ", handle, "): ", kNoSharing));
+}
+
+anydev_status_t memory_import(int device, anydev_bk_memory_kind_t /*kind*/,
+                              const anydev_bk_share_t* /*in*/, std::size_t /*bytes*/,
+                              void** /*handle*/, void** /*address*/) {
+  return set_error(ANYDEV_ERROR_UNSUPPORTED,
+                   cat("memory_import(device=", device, "): ", kNoSharing));
+}
+
+anydev_status_t event_create_shareable(int device, anydev_bk_event_t* /*out*/) {
+  return set_error(ANYDEV_ERROR_UNSUPPORTED,
+                   cat("event_create_shareable(device=", device, "): ", kNoSharing));
+}
+
+anydev_status_t event_import(int device, const anydev_bk_share_t* /*in*/,
+                             anydev_bk_event_t* /*out*/) {
+  return set_error(ANYDEV_ERROR_UNSUPPORTED,
+                   cat("event_import(device=", device, "): ", kNoSharing));
+}
+
 // memory_free_async stays null: the core waits on an event, then memory_free.
-constexpr anydev_backend_table_t kTable =
-    ANYDEV_KIT_BACKEND_TABLE(kBackendName, .native_handle = kit::entry<native_handle>,
-                             .stream_wrap_native = kit::entry<stream_wrap_native>,
-                             .memory_is_locked = kit::entry<memory_is_locked>);
+constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
+    kBackendName, .native_handle = kit::entry<native_handle>,
+    .stream_wrap_native = kit::entry<stream_wrap_native>,
+    .memory_is_locked = kit::entry<memory_is_locked>,
+    .shareable_alloc = kit::entry<shareable_alloc>, .memory_import = kit::entry<memory_import>,
+    .memory_unshare = kit::entry<memory_unshare>,
+    .event_create_shareable = kit::entry<event_create_shareable>,
+    .event_import = kit::entry<event_import>);
 
 }  // namespace anydev::opencl
 

@@ -457,7 +457,8 @@ ANYDEV_API anydev_status_t anydev_share_handle_receive(int socket, anydev_share_
  * handle travel as bytes alone (a pipe, a file, a queue). The exporter must
  * still hold the buffer or event. UNSUPPORTED when the kernel lacks the
  * calls; INVALID_STATE when the exporter is gone or permission is refused
- * (naming the pid and errno). Any fds the handle had are closed first. */
+ * (naming the pid and errno). Once every fd was copied, the ones the handle
+ * had are closed and replaced; on failure the handle is unchanged. */
 ANYDEV_API anydev_status_t anydev_share_handle_fetch_fds(anydev_share_handle_t* handle);
 
 /* ---- validation layer (ANYDEV_VALIDATE, docs/reliability.md) ------------ */

@@ -42,6 +42,7 @@
 #include "anydev/float16.hpp"
 #include "anydev/logging.hpp"
 #include "anydev/memory.hpp"
+#include "anydev/share.hpp"
 #include "anydev/status.hpp"
 #include "anydev/stream.hpp"
 

@@ -188,6 +188,38 @@ DeviceBuffer<T> DeviceContext::enqueue_create_buffer(std::size_t size) const {
 }
 
 template <Element T>
+HostBuffer<T> DeviceContext::create_shareable_host_buffer(std::size_t size) const {
+  anydev_buffer_t out = nullptr;
+  detail::check(
+      anydev_buffer_create_shareable(get("create_shareable_host_buffer"), ANYDEV_MEMORY_HOST,
+                                     static_cast<anydev_dtype_t>(dtype_of<T>), size, &out));
+  return HostBuffer<T>::adopt(out);
+}
+
+template <Element T>
+DeviceBuffer<T> DeviceContext::create_shareable_buffer(std::size_t size) const {
+  anydev_buffer_t out = nullptr;
+  detail::check(anydev_buffer_create_shareable(get("create_shareable_buffer"), ANYDEV_MEMORY_DEVICE,
+                                               static_cast<anydev_dtype_t>(dtype_of<T>), size,
+                                               &out));
+  return DeviceBuffer<T>::adopt(out);
+}
+
+template <Element T>
+HostBuffer<T> DeviceContext::import_host_buffer(const ShareHandle& handle) const {
+  anydev_buffer_t out = nullptr;
+  detail::check(anydev_buffer_import(get("import_host_buffer"), &handle.raw(), &out));
+  return HostBuffer<T>::adopt(out);
+}
+
+template <Element T>
+DeviceBuffer<T> DeviceContext::import_buffer(const ShareHandle& handle) const {
+  anydev_buffer_t out = nullptr;
+  detail::check(anydev_buffer_import(get("import_buffer"), &handle.raw(), &out));
+  return DeviceBuffer<T>::adopt(out);
+}
+
+template <Element T>
 DeviceBuffer<T> DeviceContext::create_buffer_sync(std::size_t size) const {
   DeviceBuffer<T> buffer = enqueue_create_buffer<T>(size);
   synchronize();

@@ -23,6 +23,7 @@
 #include "anydev/detail/handle.hpp"
 #include "anydev/dtype.hpp"
 #include "anydev/memory.hpp"
+#include "anydev/share.hpp"
 #include "anydev/status.hpp"
 #include "anydev/stream.hpp"
 
@@ -177,6 +178,22 @@ class DeviceContext {
   template <Element T>
   DeviceBuffer<T> create_buffer_sync(std::size_t size) const;
 
+  // Memory other processes can open (docs/sharing.md): export_handle() on
+  // the buffer, import_host_buffer / import_buffer there. Usable at once;
+  // never pooled. Error(unsupported) naming the reason where the backend
+  // cannot share.
+  template <Element T>
+  HostBuffer<T> create_shareable_host_buffer(std::size_t size) const;
+  template <Element T>
+  DeviceBuffer<T> create_shareable_buffer(std::size_t size) const;
+  // Opens a buffer another process exported, on this context's device; the
+  // handle's fds are only read. Error(invalid_argument) when the handle is
+  // of another kind, dtype, backend or device, or damaged.
+  template <Element T>
+  HostBuffer<T> import_host_buffer(const ShareHandle& handle) const;
+  template <Element T>
+  DeviceBuffer<T> import_buffer(const ShareHandle& handle) const;
+
   // enqueue_copy(dst, src), on this context's stream; dst and src are a
   // HostBuffer<T> or DeviceBuffer<T> each (any mix), or one of them is host
   // memory of T given by pointer or span. Buffer <- buffer moves dst.size()
@@ -239,6 +256,19 @@ class DeviceContext {
   DeviceEvent create_event() const {
     anydev_event_t out = nullptr;
     detail::check(anydev_context_create_event(get("create_event"), &out));
+    return DeviceEvent::adopt(out);
+  }
+  // An event other processes can open and wait on (Mojo's
+  // create_event(interprocess=True)); see DeviceEvent::export_handle.
+  DeviceEvent create_shareable_event() const {
+    anydev_event_t out = nullptr;
+    detail::check(anydev_context_create_shareable_event(get("create_shareable_event"), &out));
+    return DeviceEvent::adopt(out);
+  }
+  // Opens an event another process exported.
+  DeviceEvent import_event(const ShareHandle& handle) const {
+    anydev_event_t out = nullptr;
+    detail::check(anydev_event_import(get("import_event"), &handle.raw(), &out));
     return DeviceEvent::adopt(out);
   }
   // Later work on this context waits (on the device) for the work already

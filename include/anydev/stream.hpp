@@ -9,6 +9,7 @@
 
 #include "anydev/anydev.h"
 #include "anydev/detail/handle.hpp"
+#include "anydev/share.hpp"
 #include "anydev/status.hpp"
 
 namespace anydev {
@@ -28,6 +29,13 @@ class DeviceEvent {
     int complete = 0;
     detail::check(anydev_event_query(get("is_complete"), &complete));
     return complete != 0;
+  }
+  // A handle another process opens with DeviceContext::import_event (the
+  // event must come from create_shareable_event or an import).
+  ShareHandle export_handle() const {
+    anydev_share_handle_t raw{};
+    detail::check(anydev_event_export(get("export_handle"), &raw));
+    return ShareHandle::adopt(raw);
   }
   // CUevent, cl_event, ...: borrowed, valid while this event lives.
   void* native_handle() const {

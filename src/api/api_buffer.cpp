@@ -8,6 +8,7 @@
 #include "api/taken_memory.h"
 #include "memory/host_memory_locks.h"
 #include "memory/pool/pooled_allocation.h"
+#include "memory/shared_memory.h"
 #include "support/backend_calls.h"
 #include "support/dtype.h"
 #include "support/format.h"
@@ -205,6 +206,11 @@ anydev_status_t anydev_buffer_take_ptr(anydev_buffer_t buf, void** out) {
       return fail(ANYDEV_ERROR_UNSUPPORTED, op,
                   "the buffer wraps imported (DLPack) memory that its producer owns; release the "
                   "buffer instead");
+    }
+    if (share_state_of(allocation) != nullptr) {
+      return fail(ANYDEV_ERROR_UNSUPPORTED, op,
+                  "the buffer's memory is shared between processes (shareable or imported); it "
+                  "is unmapped when the buffer is released, so it cannot be taken");
     }
     void* const address = allocation.address;
     if (address != nullptr && !remember_taken(buf->allocation)) {

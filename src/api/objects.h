@@ -27,6 +27,7 @@
 #include "anydev/backend.h"
 #include "api/tracked_handle.h"
 #include "memory/allocation.h"
+#include "memory/shared_memory.h"
 #include "memory/stream.h"
 #include "runtime/registry.h"
 #include "support/small_mutex.h"
@@ -69,6 +70,8 @@ struct anydev_event_s
   const anydev::core::Backend* backend;
   int device;
   anydev_bk_event_t native;
+  // Set for a shareable or imported event (memory/shared_memory.h).
+  std::shared_ptr<anydev::core::ShareState> share;
 };
 
 struct anydev_buffer_s

@@ -48,6 +48,7 @@ namespace anydev::core {
 struct Backend;
 struct WaitingReleases;
 struct Allocation;
+class ShareState;
 
 // What becomes of an allocation's memory when its last reference goes (see
 // Release above). One per Allocation, set when it is made and never changed;
@@ -61,6 +62,8 @@ class ReleaseStrategy {
   virtual void release(Allocation& allocation) noexcept = 0;
   // Memory a producer outside anydev owns (foreign_memory.h).
   virtual bool foreign() const noexcept { return false; }
+  // Memory shared between processes (shared_memory.h): its share state.
+  virtual ShareState* share() noexcept { return nullptr; }
   // take_ptr handed the memory to the user: it leaves the pool's
   // accounting (once: allocation.taken says it has). Called with the
   // allocation's mutex held.

@@ -117,6 +117,15 @@ class BufferBase {
     return static_cast<T*>(out);
   }
 
+  // A handle another process opens with DeviceContext::import_host_buffer
+  // or import_buffer (the memory must be shareable or imported; a view
+  // exports its place in its allocation).
+  ShareHandle export_handle() const {
+    anydev_share_handle_t raw{};
+    check(anydev_buffer_export(get("export_handle"), &raw));
+    return ShareHandle::adopt(raw);
+  }
+
   // The context whose stream runs this buffer's operations and release.
   DeviceContext context() const {
     anydev_context_t out = nullptr;
