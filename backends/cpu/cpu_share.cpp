@@ -27,10 +27,9 @@ namespace {
 
 using kit::cat;
 
-std::size_t page_size() {
-  static const std::size_t size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  return size;
-}
+// Read each time: a function-local static would take a guard that a fork()
+// can leave locked in the child.
+std::size_t page_size() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); }
 
 std::size_t round_to_pages(std::size_t bytes) {
   const std::size_t page = page_size();
@@ -160,9 +159,10 @@ struct SharedBlock {
 std::mutex g_blocks_mutex;
 std::unordered_map<void*, SharedBlock>* g_blocks = nullptr;  // leaked: outlives exit
 
+std::once_flag g_blocks_once;
+
 std::unordered_map<void*, SharedBlock>& blocks() {
-  static std::once_flag once;
-  std::call_once(once, [] {
+  std::call_once(g_blocks_once, [] {
     g_blocks = new std::unordered_map<void*, SharedBlock>;
     // A fork while another thread holds the lock must not leave it held in
     // the child.

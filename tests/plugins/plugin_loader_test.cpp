@@ -163,9 +163,12 @@ TEST(PluginTableGrowth, FixedFieldsComeFirstAtPinnedOffsets) {
   EXPECT_EQ(offsetof(anydev_backend_table_t, instance), 24u);
   EXPECT_EQ(offsetof(anydev_backend_table_t, flags), 32u);
   EXPECT_EQ(offsetof(anydev_backend_table_t, initialize), 40u);
-  // The last entry ends the table.
+  // Entries appended later follow the earlier ones; the last ends the table.
   EXPECT_EQ(offsetof(anydev_backend_table_t, memory_is_locked) +
                 sizeof(anydev_backend_table_t::memory_is_locked),
+            offsetof(anydev_backend_table_t, shareable_alloc));
+  EXPECT_EQ(offsetof(anydev_backend_table_t, event_import) +
+                sizeof(anydev_backend_table_t::event_import),
             sizeof(anydev_backend_table_t));
 }
 

@@ -33,6 +33,7 @@
 #define ANYDEV_FLOAT16_HPP_
 #define ANYDEV_LOGGING_HPP_
 #define ANYDEV_MEMORY_HPP_
+#define ANYDEV_SHARE_HPP_
 #define ANYDEV_STATUS_HPP_
 #define ANYDEV_STREAM_HPP_
 #endif
