@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -37,6 +39,22 @@ std::string backend_under_test() {
 namespace {
 
 std::string g_self;  // this program, for the children
+
+// ANYDEV_SHARE_RING_ROUNDS: 1 to 1000000 (default 10000); anything else
+// ends the program with status 2, naming the value.
+std::int64_t ring_rounds() {
+  const char* text = std::getenv("ANYDEV_SHARE_RING_ROUNDS");
+  if (text == nullptr) return 10000;
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text, &end, 10);
+  if (*text == '\0' || *end != '\0' || errno != 0 || value < 1 || value > 1000000) {
+    std::fprintf(stderr, "ANYDEV_SHARE_RING_ROUNDS='%s': expected a count from 1 to 1000000\n",
+                 text);
+    std::exit(2);
+  }
+  return value;
+}
 
 DeviceContext context(int device = 0) { return DeviceContext(device, backend_under_test()); }
 
@@ -421,8 +439,7 @@ TEST_F(Sharing, TheImportersMemoryOutlivesTheExportersLastHandle) {
 // after that copy. The host only says "round N was recorded"; it never
 // waits for the work, so a missing order shows as a stale or early value.
 TEST_F(Sharing, RingOfHandOversOrderedOnlyByEvents) {
-  const char* env = std::getenv("ANYDEV_SHARE_RING_ROUNDS");
-  const std::int64_t rounds = env != nullptr ? std::atoll(env) : 10000;
+  const std::int64_t rounds = ring_rounds();
   DeviceContext ctx = context();
   // Past the size a cpu stream runs inline on the caller: the work is
   // asynchronous, as on a GPU.
