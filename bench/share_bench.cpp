@@ -253,8 +253,8 @@ int main(int argc, char** argv) {
         {
           const int fd = ::memfd_create("raw", MFD_CLOEXEC);
           if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) return 4;
-          void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                                MAP_SHARED | MAP_POPULATE, fd, 0);
+          void* memory =
+              ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
           put(consumer.socket, static_cast<std::int64_t>(bytes));
           send_fd(consumer.socket, fd);
           if (get(consumer.socket) != 1) return 4;
@@ -278,8 +278,9 @@ int main(int argc, char** argv) {
     const double shared_ns = static_cast<double>(get(consumer.socket));
     const double own_ns = static_cast<double>(get(consumer.socket));
     get(consumer.socket);
-    std::printf("| consumer reads 256 MiB: shared vs its own memory (GB/s) | %.2f | %.2f | %.3f |\n",
-                kBytes / shared_ns, kBytes / own_ns, own_ns / shared_ns);
+    std::printf(
+        "| consumer reads 256 MiB: shared vs its own memory (GB/s) | %.2f | %.2f | %.3f |\n",
+        kBytes / shared_ns, kBytes / own_ns, own_ns / shared_ns);
   }
   {
     constexpr std::int64_t kRounds = 10000;

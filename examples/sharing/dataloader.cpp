@@ -116,7 +116,8 @@ int trainer(int socket, const Shape& shape) {
 
   anydev::DeviceStream stream = ctx.stream();
   anydev::DeviceBuffer<std::int64_t> batch = ctx.create_buffer_sync<std::int64_t>(shape.elements);
-  anydev::HostBuffer<std::int64_t> seen = ctx.enqueue_create_host_buffer<std::int64_t>(shape.elements);
+  anydev::HostBuffer<std::int64_t> seen =
+      ctx.enqueue_create_host_buffer<std::int64_t>(shape.elements);
   for (std::int64_t b = 0; b < shape.batches; ++b) {
     const std::size_t s = static_cast<std::size_t>(b) % shape.slots;
     if (receive_number(socket) != b) return 1;

@@ -445,7 +445,8 @@ ANYDEV_API void anydev_share_handle_close(anydev_share_handle_t* handle);
  * (close them after). Blocks until sent; EINTR is retried. DEVICE, naming
  * errno, when the socket fails; INVALID_ARGUMENT for a socket that is not
  * AF_UNIX. */
-ANYDEV_API anydev_status_t anydev_share_handle_send(int socket, const anydev_share_handle_t* handle);
+ANYDEV_API anydev_status_t anydev_share_handle_send(int socket,
+                                                    const anydev_share_handle_t* handle);
 /* Receives one handle sent with anydev_share_handle_send; *out owns the fds
  * received (close them with anydev_share_handle_close). OUT_OF_RANGE when
  * the peer closed the socket before a whole handle arrived; INVALID_ARGUMENT

@@ -167,9 +167,9 @@ TEST(PluginTableGrowth, FixedFieldsComeFirstAtPinnedOffsets) {
   EXPECT_EQ(offsetof(anydev_backend_table_t, memory_is_locked) +
                 sizeof(anydev_backend_table_t::memory_is_locked),
             offsetof(anydev_backend_table_t, shareable_alloc));
-  EXPECT_EQ(offsetof(anydev_backend_table_t, event_import) +
-                sizeof(anydev_backend_table_t::event_import),
-            sizeof(anydev_backend_table_t));
+  EXPECT_EQ(
+      offsetof(anydev_backend_table_t, event_import) + sizeof(anydev_backend_table_t::event_import),
+      sizeof(anydev_backend_table_t));
 }
 
 // How many times the core called the loaded plugin's memory_is_locked.
