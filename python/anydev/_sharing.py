@@ -41,7 +41,7 @@ def _wrap_fds(handle: ShareHandle, owned: bool) -> Tuple[Any, ...]:
     is safe."""
     wrapped = tuple(reduction.DupFd(fd) for fd in handle.fds)
     if owned:
-        popen = _mp_context.get_spawning_popen()  # type: ignore[attr-defined]
+        popen = _mp_context.get_spawning_popen()
         if popen is None:
             handle.close()  # the resource sharer holds its own dup of each fd
         else:
@@ -57,9 +57,12 @@ def _handle_of(data: bytes, fds: Tuple[Any, ...]) -> ShareHandle:
 
 def _rebuild_buffer(api: str, device: int, host: bool, data: bytes,
                     fds: Tuple[Any, ...]) -> Buffer:
-    with _handle_of(data, fds) as handle:
+    handle = _handle_of(data, fds)
+    try:
         ctx = _context(api, device)
         return ctx.import_host_buffer(handle) if host else ctx.import_buffer(handle)
+    finally:
+        handle.close()
 
 
 def _reduce_buffer(buf: Buffer) -> Tuple[Callable[..., Buffer], Tuple[Any, ...]]:
@@ -79,8 +82,11 @@ def _event_owner(event: DeviceEvent) -> Tuple[str, int]:
 
 
 def _rebuild_event(api: str, device: int, data: bytes, fds: Tuple[Any, ...]) -> DeviceEvent:
-    with _handle_of(data, fds) as handle:
+    handle = _handle_of(data, fds)
+    try:
         return _context(api, device).import_event(handle)
+    finally:
+        handle.close()
 
 
 def _reduce_event(event: DeviceEvent) -> Tuple[Callable[..., DeviceEvent], Tuple[Any, ...]]:
