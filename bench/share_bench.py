@@ -13,7 +13,7 @@ acknowledges. With --touch the consumer also reads one byte per 4 KiB page
 before acknowledging (the first use of the memory). A new buffer each round,
 because torch caches storages it already received and anydev would not.
 
-    PYTHONPATH=build/python python3 bench/share_bench.py [--method spawn|fork] [--touch]
+    PYTHONPATH=build/python python3 bench/share_bench.py [--method spawn|fork] [--touch] [--sizes 4K,1M,64M]
 """
 import argparse
 import multiprocessing
@@ -86,12 +86,16 @@ def main():
     parser.add_argument("--touch", action="store_true",
                         help="the consumer reads one byte per page before acknowledging")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the rounds")
+    parser.add_argument("--sizes", default="4K,1M,64M", help="which of 4K,1M,64M to measure")
     args = parser.parse_args()
     mp = multiprocessing.get_context(args.method)
     print(f"start method {args.method}; consumer {'touches every page' if args.touch else 'imports only'}")
     print("| size | anydev median (p90) | torch median (p90) | anydev / torch |")
     print("|---|---|---|---|")
+    wanted = args.sizes.upper().split(",")
     for size, name, rounds in SIZES:
+        if name.replace(" ", "")[:-2].upper() not in wanted:
+            continue
         rounds = max(5, int(rounds * args.scale))
         got = {lib: measure(mp, lib, size, rounds, args.touch) for lib in ("anydev", "torch")}
         text = {}

@@ -113,13 +113,17 @@ void bind_share_handle(py::module_& m) {
       .def("fetch_fds", &ShareHandle::fetch_fds, py::call_guard<WithoutGil>(),
            "Copies the fds out of the exporting process (pidfd_getfd; Linux 5.6+ and ptrace "
            "permission over it), for a handle that travelled as bytes alone.")
-      .def("close", &ShareHandle::close, "Closes the fds now (after sending or importing).")
+      .def("close", &ShareHandle::close, py::call_guard<WithoutGil>(),
+           "Closes the fds now (after sending or importing).")
       .def(
           "__enter__", [](py::object self) { return self; }, "Returns the handle.")
       .def(
           "__exit__",
           [](ShareHandle& h, py::handle, py::handle, py::handle) {
-            h.close();
+            {
+              const WithoutGil unlocked;
+              h.close();
+            }
             return false;
           },
           "Closes the fds.")
