@@ -127,10 +127,10 @@ void bind_backend_info(py::module_& m) {
 // DeviceEvent.
 void bind_event(py::module_& m) {
   py::class_<DeviceEvent> cls(m, "DeviceEvent", py::dynamic_attr(),
-                          "A point in a stream's work (DeviceContext.create_event). Record it "
-                          "with DeviceStream.record_event; other streams can wait for it.");
+                              "A point in a stream's work (DeviceContext.create_event). Record it "
+                              "with DeviceStream.record_event; other streams can wait for it.");
   cls.def("synchronize", &DeviceEvent::synchronize, py::call_guard<WithoutGil>(),
-           "Blocks until the work before the event's last record has finished.")
+          "Blocks until the work before the event's last record has finished.")
       .def("is_complete", &DeviceEvent::is_complete, py::call_guard<WithoutGil>(),
            "True when the work before the event's last record has finished (never blocks).")
       .def(

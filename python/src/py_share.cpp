@@ -61,14 +61,14 @@ py::tuple handle_fds(const ShareHandle& h) {
 ShareHandle from_bytes(py::bytes data, const std::vector<int>& fds) {
   const std::string text = data;
   if (text.size() != ANYDEV_SHARE_HANDLE_BYTES) {
-    throw Error(Status::invalid_argument,
-                "ShareHandle.from_bytes: " + std::to_string(text.size()) +
-                    " bytes given; a handle is " + std::to_string(ANYDEV_SHARE_HANDLE_BYTES));
+    throw Error(Status::invalid_argument, "ShareHandle.from_bytes: " + std::to_string(text.size()) +
+                                              " bytes given; a handle is " +
+                                              std::to_string(ANYDEV_SHARE_HANDLE_BYTES));
   }
   if (fds.size() > ANYDEV_SHARE_MAX_FDS) {
-    throw Error(Status::invalid_argument,
-                "ShareHandle.from_bytes: " + std::to_string(fds.size()) +
-                    " fds given; a handle holds at most " + std::to_string(ANYDEV_SHARE_MAX_FDS));
+    throw Error(Status::invalid_argument, "ShareHandle.from_bytes: " + std::to_string(fds.size()) +
+                                              " fds given; a handle holds at most " +
+                                              std::to_string(ANYDEV_SHARE_MAX_FDS));
   }
   ShareHandle out = ShareHandle::from_bytes(std::span<const std::uint8_t>(
       reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
