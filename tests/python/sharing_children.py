@@ -39,7 +39,15 @@ def consumer_from_queue(queue, results, salt):
     check_and_overwrite(queue.get(timeout=30), results, salt)
 
 
-def consumer_of_argument(buf, results, salt):
+def consumer_of_arguments(buf, event, results, salt):
+    """A buffer and a recorded event passed as Process arguments: the event
+    must be usable here (synchronize, then record it for the parent)."""
+    def run():
+        event.synchronize()
+        complete = event.is_complete()
+        buf.context().stream().record_event(event)
+        return complete
+    _report(results, run)
     check_and_overwrite(buf, results, salt)
 
 

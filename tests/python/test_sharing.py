@@ -200,17 +200,24 @@ def test_queue_parent_to_child(cpu, method):
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_process_argument_parent_to_child(cpu, method):
+def test_process_arguments_parent_to_child(cpu, method):
+    # fork does not pickle arguments: anydev re-opens them in the child.
     mp = multiprocessing.get_context(method)
     buf = shared_pattern_buffer(cpu, 4096, 20)
+    event = cpu.create_shareable_event()
+    cpu.stream().record_event(event)
     results = mp.Queue()
-    child = mp.Process(target=kids.consumer_of_argument, args=(buf, results, 20), daemon=True)
+    child = mp.Process(target=kids.consumer_of_arguments, args=(buf, event, results, 20),
+                       daemon=True)
     child.start()
+    status, complete = results.get(timeout=TIMEOUT_S)
+    assert status == "ok" and complete is True, complete
     seen = report(results, child)
     assert seen["exact"] and seen["same_address"] and seen["size"] == 4096
     assert numpy.array_equal(numpy.from_dlpack(buf), kids.pattern(4096, 21))
     buf[0] = 5  # still usable here after the fork
     assert buf[0] == 5
+    event.synchronize()  # the child's record of it is done
 
 
 @pytest.mark.parametrize("kind", ["host", "device"])
@@ -230,6 +237,9 @@ def test_child_to_parent(method, kind):
     buf.enqueue_copy_from(kids.pattern(n, 31))
     acks.put(True)
     assert report(results, child)["parent_write_seen"]
+    # The exporter has exited: the memory stays valid here.
+    buf.enqueue_copy_to(out)
+    assert numpy.array_equal(out, kids.pattern(n, 31))
 
 
 @pytest.mark.parametrize("method", METHODS)
