@@ -39,6 +39,7 @@ from ._anydev import InvalidStateError as InvalidStateError
 from ._anydev import MemoryInfo as MemoryInfo
 from ._anydev import OutOfMemoryError as OutOfMemoryError
 from ._anydev import OutOfRangeError as OutOfRangeError
+from ._anydev import ShareHandle as ShareHandle
 from ._anydev import UnsupportedError as UnsupportedError
 from ._anydev import __version__ as __version__
 from ._anydev import backends as backends
@@ -47,6 +48,7 @@ from ._logging import TRACE as TRACE
 from ._logging import log_level as log_level
 from ._logging import set_log_handler as set_log_handler
 from ._logging import set_log_level as set_log_level
+from ._sharing import _install as _install_sharing
 
 # DLPack device types (DLDeviceType), as __dlpack_device__ reports them.
 kDLCPU = 1
@@ -149,12 +151,15 @@ def _map_to_host(self: DeviceBuffer) -> HostMapping:
 
 setattr(DeviceBuffer, "map_to_host", _map_to_host)
 
+# multiprocessing reducers and the fork() handlers (anydev/_sharing.py).
+_install_sharing()
+
 # Spelled out (not computed) so that type checkers can read it.
 __all__ = [
     "BackendInfo", "BackendUnavailableError", "Buffer", "DeviceBuffer", "DeviceContext",
     "DeviceError", "DeviceEvent", "DeviceStream", "Error", "HostBuffer", "HostMapping",
     "InternalError", "InvalidArgumentError", "InvalidStateError", "MemoryInfo",
-    "OutOfMemoryError", "OutOfRangeError", "ShapedView", "TRACE", "UnsupportedError",
+    "OutOfMemoryError", "OutOfRangeError", "ShapedView", "ShareHandle", "TRACE", "UnsupportedError",
     "backends", "from_dlpack", "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLOpenCL",
     "kDLROCM", "kDLROCMHost", "log_level", "set_log_handler", "set_log_level",
 ]

@@ -5,6 +5,7 @@
 
 #include "py_buffer.h"
 #include "py_errors.h"
+#include "py_share.h"
 
 namespace anydev::python {
 void bind_context(pybind11::module_& m);
@@ -15,6 +16,7 @@ PYBIND11_MODULE(_anydev, m) {
   m.doc() = "anydev: a hardware abstraction layer for accelerators (Python binding of the C ABI)";
   m.attr("__version__") = anydev_version_string();
   anydev::python::bind_errors(m);
+  anydev::python::bind_share_types(m);
   anydev::python::bind_context(m);
   anydev::python::bind_buffers(m);
   anydev::python::bind_logging(m);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "py_errors.h"
+#include "py_share.h"
 #include "py_values.h"
 
 namespace py = pybind11;
@@ -331,7 +332,8 @@ py::object wrap_buffer(anydev_buffer_t owned) {
 }
 
 void bind_buffers(py::module_& m) {
-  py::class_<Buffer> buffer(m, "Buffer",
+  // Weak references: anydev._sharing tracks shareable buffers across fork().
+  py::class_<Buffer> buffer(m, "Buffer", py::dynamic_attr(),
                             "What HostBuffer and DeviceBuffer share; not created directly.");
   buffer
       .def_property_readonly(
@@ -478,6 +480,7 @@ void bind_buffers(py::module_& m) {
       "Device memory (DeviceContext.enqueue_create_buffer). Indexing copies one element "
       "synchronously; supports DLPack.");
   bind_dlpack(m, buffer);
+  bind_share_buffer(buffer);
 }
 
 }  // namespace anydev::python

@@ -11,6 +11,7 @@
 #include "anydev/anydev.hpp"
 #include "py_buffer.h"
 #include "py_errors.h"
+#include "py_share.h"
 #include "py_values.h"
 
 namespace py = pybind11;
@@ -125,11 +126,11 @@ void bind_backend_info(py::module_& m) {
 
 // DeviceEvent.
 void bind_event(py::module_& m) {
-  py::class_<DeviceEvent>(m, "DeviceEvent", py::dynamic_attr(),
-                          "A point in a stream's work (DeviceContext.create_event). Record it "
-                          "with DeviceStream.record_event; other streams can wait for it.")
-      .def("synchronize", &DeviceEvent::synchronize, py::call_guard<WithoutGil>(),
-           "Blocks until the work before the event's last record has finished.")
+  py::class_<DeviceEvent> cls(m, "DeviceEvent", py::dynamic_attr(),
+                              "A point in a stream's work (DeviceContext.create_event). Record it "
+                              "with DeviceStream.record_event; other streams can wait for it.");
+  cls.def("synchronize", &DeviceEvent::synchronize, py::call_guard<WithoutGil>(),
+          "Blocks until the work before the event's last record has finished.")
       .def("is_complete", &DeviceEvent::is_complete, py::call_guard<WithoutGil>(),
            "True when the work before the event's last record has finished (never blocks).")
       .def(
@@ -142,6 +143,7 @@ void bind_event(py::module_& m) {
                "complete=" + (event.is_complete() ? "True" : "False") +
                (native.empty() ? "" : ", ") + native + ")";
       });
+  bind_share_event(cls);
 }
 
 // DeviceStream, a context manager that synchronizes on exit.
@@ -382,6 +384,7 @@ void bind_device_context(py::module_& m) {
   bind_context_work(cls);
   bind_context_streams(cls);
   bind_context_protocols(cls);
+  bind_share_context(cls);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ PACKAGE_DIR = os.path.dirname(anydev.__file__)
 
 USER_SCRIPT = """\
 import logging
-from typing import List
+from typing import List, Tuple
 
 import anydev
 from anydev import DeviceContext, HostBuffer
@@ -50,6 +50,15 @@ def main() -> None:
     with ctx.create_stream() as s:
         event: anydev.DeviceEvent = ctx.create_event()
         s.record_event(event)
+    shared: HostBuffer = ctx.create_shareable_host_buffer(4, dtype="uint8")
+    with shared.export_handle() as handle:
+        raw: bytes = handle.to_bytes()
+        fds: Tuple[int, ...] = handle.fds
+        opened: HostBuffer = ctx.import_host_buffer(handle)
+    shared_event: anydev.DeviceEvent = ctx.create_shareable_event()
+    again: anydev.DeviceEvent = ctx.import_event(shared_event.export_handle())
+    alone: anydev.ShareHandle = anydev.ShareHandle.from_bytes(raw)
+    print(len(opened), fds, again.is_complete(), alone.fds)
     names: List[str] = [b.name for b in anydev.backends() if isinstance(b, anydev.BackendInfo)]
     print(names, ctx.memory_info().free)
     try:
