@@ -78,6 +78,21 @@ struct CudaSymbolKey {
   ANYDEV_CUDA_SYMBOL(X, MemPoolSetAttribute, 11020, OPTIONAL)   \
   ANYDEV_CUDA_SYMBOL(X, MemAllocFromPoolAsync, 11020, OPTIONAL) \
   ANYDEV_CUDA_SYMBOL(X, MemFreeAsync, 11020, OPTIONAL)          \
-  ANYDEV_CUDA_SYMBOL(X, MemPoolSetAccess, 11020, OPTIONAL)
+  ANYDEV_CUDA_SYMBOL(X, MemPoolSetAccess, 11020, OPTIONAL)                  \
+  ANYDEV_CUDA_SYMBOL(X, DeviceGetUuid, 11040, OPTIONAL)                     \
+  ANYDEV_CUDA_SYMBOL(X, MemGetAllocationGranularity, 10020, OPTIONAL)       \
+  ANYDEV_CUDA_SYMBOL(X, MemCreate, 10020, OPTIONAL)                         \
+  ANYDEV_CUDA_SYMBOL(X, MemRelease, 10020, OPTIONAL)                        \
+  ANYDEV_CUDA_SYMBOL(X, MemAddressReserve, 10020, OPTIONAL)                 \
+  ANYDEV_CUDA_SYMBOL(X, MemAddressFree, 10020, OPTIONAL)                    \
+  ANYDEV_CUDA_SYMBOL(X, MemMap, 10020, OPTIONAL)                            \
+  ANYDEV_CUDA_SYMBOL(X, MemUnmap, 10020, OPTIONAL)                          \
+  ANYDEV_CUDA_SYMBOL(X, MemSetAccess, 10020, OPTIONAL)                      \
+  ANYDEV_CUDA_SYMBOL(X, MemExportToShareableHandle, 10020, OPTIONAL)        \
+  ANYDEV_CUDA_SYMBOL(X, MemImportFromShareableHandle, 10020, OPTIONAL)      \
+  ANYDEV_CUDA_SYMBOL(X, MemHostRegister, 6050, OPTIONAL)                    \
+  ANYDEV_CUDA_SYMBOL(X, MemHostUnregister, 4000, OPTIONAL)                  \
+  ANYDEV_CUDA_SYMBOL(X, IpcGetEventHandle, 4010, OPTIONAL)                  \
+  ANYDEV_CUDA_SYMBOL(X, IpcOpenEventHandle, 4010, OPTIONAL)
 
 #endif  // ANYDEV_BACKENDS_CUDA_CUDA_SYMBOLS_H_
