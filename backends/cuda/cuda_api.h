@@ -111,6 +111,12 @@ struct CudaApi {
       CU_MEM_ALLOC_GRANULARITY_MINIMUM;
   static constexpr unsigned kSharedEventFlags = CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING;
   static constexpr unsigned kHostRegisterFlags = CU_MEMHOSTREGISTER_PORTABLE;
+  static void make_alloc_prop(int device, CUmemAllocationProp* prop) {
+    prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop->requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    prop->location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop->location.id = device;
+  }
   static bool share_support(int device, std::string* why_not);
   static void device_uuid(int device, std::uint8_t (&out)[16]);
 

@@ -5,7 +5,9 @@
 // written once over the API traits (gpu_api.h) plus what sharing adds:
 //
 //   alloc_handle_t, alloc_prop, ipc_event_handle_t   the VMM allocation
-//       handle, its properties struct and the 64-byte IPC event handle
+//       handle, its properties and the 64-byte IPC event handle
+//   make_alloc_prop(device, alloc_prop*)   pinned memory of `device`
+//       exportable as a POSIX fd (HIP: in the layout of the runtime loaded)
 //   kHandlePosixFd, kGranularityMinimum, kSharedEventFlags,
 //       kHostRegisterFlags
 //   share_support(device, std::string* why_not) -> bool   whether device
@@ -118,15 +120,6 @@ ShareRegistry<Api>& share_registry() {
   return *r;
 }
 
-template <class Api>
-typename Api::alloc_prop allocation_prop(int device) {
-  typename Api::alloc_prop prop{};
-  prop.type = Api::kPoolPinned;
-  prop.requestedHandleTypes = Api::kHandlePosixFd;
-  prop.location.type = Api::kLocationDevice;
-  prop.location.id = device;
-  return prop;
-}
 
 // Undoes what `s` holds (device: unmap, free the range, release; host:
 // unregister, unmap, close). Returns the first failure, reported unless
@@ -287,7 +280,8 @@ anydev_status_t shareable_alloc(int device, anydev_bk_memory_kind_t kind, std::s
   if (const anydev_status_t e = scope.enter(device, "shareable_alloc"); e != ANYDEV_SUCCESS) {
     return e;
   }
-  const typename Api::alloc_prop prop = allocation_prop<Api>(device);
+  typename Api::alloc_prop prop{};
+  Api::make_alloc_prop(device, &prop);
   std::size_t granularity = 0;
   auto r = drv.MemGetAllocationGranularity(&granularity, &prop, Api::kGranularityMinimum);
   if (r != Api::kSuccess || granularity == 0) {
