@@ -54,11 +54,10 @@ void query_sharing(int index, CUdevice device, CudaDevice* x) {
     int value = 0;
     const CUresult r = drv.DeviceGetAttribute(&value, n.attribute, device);
     if (r != CUDA_SUCCESS || value == 0) {
-      x->share_unsupported =
-          r != CUDA_SUCCESS
-              ? cat("cuDeviceGetAttribute(", n.name, ") failed on cuda device ", index, ": ",
-                    CudaApi::describe(r))
-              : cat("cuda device ", index, " reports ", n.name, " = 0");
+      x->share_unsupported = r != CUDA_SUCCESS
+                                 ? cat("cuDeviceGetAttribute(", n.name, ") failed on cuda device ",
+                                       index, ": ", CudaApi::describe(r))
+                                 : cat("cuda device ", index, " reports ", n.name, " = 0");
       return;
     }
   }

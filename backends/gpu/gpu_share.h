@@ -101,7 +101,7 @@ struct Shared {
   anydev_bk_memory_kind_t kind = ANYDEV_BK_MEMORY_DEVICE;
   std::size_t bytes = 0;
   std::size_t length = 0;
-  int fd = -1;                               // host: the memfd
+  int fd = -1;                                // host: the memfd
   typename Api::alloc_handle_t allocation{};  // device: the VMM allocation
   bool mapped = false;
   bool reserved = false;
@@ -119,7 +119,6 @@ ShareRegistry<Api>& share_registry() {
   static ShareRegistry<Api>* r = new ShareRegistry<Api>;  // never destroyed
   return *r;
 }
-
 
 // Undoes what `s` holds (device: unmap, free the range, release; host:
 // unregister, unmap, close). Returns the first failure, reported unless
@@ -196,10 +195,10 @@ anydev_status_t map_host(Shared<Api>& s, const char* operation, void** address) 
   s.mapped = true;
   const auto r = driver<Api>().MemHostRegister(p, s.length, Api::kHostRegisterFlags);
   if (r != Api::kSuccess) {
-    return report_failure<Api>(r, Api::driver_t::names::MemHostRegister,
-                               cat(operation, ": registering ", s.length,
-                                   " bytes of shared host memory with ", Api::kName, " device ",
-                                   s.device));
+    return report_failure<Api>(
+        r, Api::driver_t::names::MemHostRegister,
+        cat(operation, ": registering ", s.length, " bytes of shared host memory with ", Api::kName,
+            " device ", s.device));
   }
   s.registered = true;
   return ANYDEV_SUCCESS;
@@ -207,8 +206,8 @@ anydev_status_t map_host(Shared<Api>& s, const char* operation, void** address) 
 
 // Keeps `s` at `address`; on failure (or an exception) undoes it.
 template <class Api>
-anydev_status_t finish_shared(std::unique_ptr<Shared<Api>> s, anydev_status_t mapped,
-                              void* address, const char* operation, void** handle, void** out) {
+anydev_status_t finish_shared(std::unique_ptr<Shared<Api>> s, anydev_status_t mapped, void* address,
+                              const char* operation, void** handle, void** out) {
   if (mapped != ANYDEV_SUCCESS) {
     static_cast<void>(release_shared<Api>(address, *s, operation, true));
     return mapped;
@@ -228,9 +227,9 @@ anydev_status_t finish_shared(std::unique_ptr<Shared<Api>> s, anydev_status_t ma
 
 template <class Api>
 anydev_status_t not_shareable_here(int device, const std::string& why) {
-  return report_error<Api>(ANYDEV_ERROR_UNSUPPORTED,
-                           cat(Api::kName, " device ", device,
-                               " cannot share device memory between processes: ", why));
+  return report_error<Api>(
+      ANYDEV_ERROR_UNSUPPORTED,
+      cat(Api::kName, " device ", device, " cannot share device memory between processes: ", why));
 }
 
 template <class Api>
@@ -250,10 +249,10 @@ anydev_status_t shareable_alloc(int device, anydev_bk_memory_kind_t kind, std::s
   void* at = nullptr;
   if (kind == ANYDEV_BK_MEMORY_HOST) {
     if (drv.MemHostRegister == nullptr || drv.MemHostUnregister == nullptr) {
-      return report_error<Api>(ANYDEV_ERROR_UNSUPPORTED,
-                               cat(Api::kName, " cannot share host memory: the ", Api::kDriverWhat,
-                                   " lacks ", names::MemHostRegister, " or ",
-                                   names::MemHostUnregister));
+      return report_error<Api>(
+          ANYDEV_ERROR_UNSUPPORTED,
+          cat(Api::kName, " cannot share host memory: the ", Api::kDriverWhat, " lacks ",
+              names::MemHostRegister, " or ", names::MemHostUnregister));
     }
     const std::size_t page = share_page_size();
     s->length = (bytes + page - 1) / page * page;
@@ -290,8 +289,8 @@ anydev_status_t shareable_alloc(int device, anydev_bk_memory_kind_t kind, std::s
   }
   s->length = (bytes + granularity - 1) / granularity * granularity;
   if ((r = drv.MemCreate(&s->allocation, s->length, &prop, 0)) != Api::kSuccess) {
-    return allocation_failure<Api>(r, names::MemCreate, bytes, device_state<Api>(device).total_memory,
-                                   "device memory",
+    return allocation_failure<Api>(r, names::MemCreate, bytes,
+                                   device_state<Api>(device).total_memory, "device memory",
                                    cat("shareable_alloc of ", bytes, " bytes (", s->length,
                                        " mapped) on ", Api::kName, " device ", device));
   }
@@ -340,21 +339,21 @@ anydev_status_t memory_export(int device, anydev_bk_memory_kind_t kind, void* ha
     if (kind == ANYDEV_BK_MEMORY_HOST) {
       fd = ::fcntl(s.fd, F_DUPFD_CLOEXEC, 0);
       if (fd < 0) {
-        return report_error<Api>(ANYDEV_ERROR_OUT_OF_MEMORY,
-                                 cat("memory_export: duplicating memfd ", s.fd,
-                                     " failed: ", errno_text(errno)));
+        return report_error<Api>(
+            ANYDEV_ERROR_OUT_OF_MEMORY,
+            cat("memory_export: duplicating memfd ", s.fd, " failed: ", errno_text(errno)));
       }
     } else {
       typename Api::scope scope;
       if (const anydev_status_t e = scope.enter(device, "memory_export"); e != ANYDEV_SUCCESS) {
         return e;
       }
-      const auto r = driver<Api>().MemExportToShareableHandle(&fd, s.allocation,
-                                                              Api::kHandlePosixFd, 0);
+      const auto r =
+          driver<Api>().MemExportToShareableHandle(&fd, s.allocation, Api::kHandlePosixFd, 0);
       if (r != Api::kSuccess) {
-        return report_failure<Api>(r, names::MemExportToShareableHandle,
-                                   cat("memory_export of ", s.length, " bytes on ", Api::kName,
-                                       " device ", device));
+        return report_failure<Api>(
+            r, names::MemExportToShareableHandle,
+            cat("memory_export of ", s.length, " bytes on ", Api::kName, " device ", device));
       }
     }
   }
@@ -377,10 +376,10 @@ anydev_status_t check_payload(int device, const anydev_bk_share_t* in, std::int3
                               const char* operation, SharePayload* payload) {
   if (in == nullptr) return null_argument<Api>(operation, "in");
   if (in->payload_size != sizeof *payload) {
-    return report_error<Api>(ANYDEV_ERROR_INVALID_ARGUMENT,
-                             cat(Api::kName, " ", operation, ": the payload is ", in->payload_size,
-                                 " bytes, expected ", sizeof *payload, ": not exported by the ",
-                                 Api::kName, " backend"));
+    return report_error<Api>(
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        cat(Api::kName, " ", operation, ": the payload is ", in->payload_size, " bytes, expected ",
+            sizeof *payload, ": not exported by the ", Api::kName, " backend"));
   }
   std::memcpy(payload, in->payload, sizeof *payload);
   char magic[8];
@@ -405,9 +404,9 @@ anydev_status_t check_payload(int device, const anydev_bk_share_t* in, std::int3
                                  ", not from device ", device, " (UUID ", uuid_text(mine), ")"));
   }
   if (in->fd_count != 1) {
-    return report_error<Api>(ANYDEV_ERROR_INVALID_ARGUMENT,
-                             cat(Api::kName, " ", operation, ": ", in->fd_count,
-                                 " file descriptors given, 1 expected"));
+    return report_error<Api>(
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        cat(Api::kName, " ", operation, ": ", in->fd_count, " file descriptors given, 1 expected"));
   }
   struct stat info {};
   if (::fstat(in->fds[0], &info) != 0) {
@@ -416,18 +415,17 @@ anydev_status_t check_payload(int device, const anydev_bk_share_t* in, std::int3
                                  " cannot be read: ", errno_text(errno)));
   }
   if (info.st_dev != payload->st_dev || info.st_ino != payload->st_ino) {
-    return report_error<Api>(ANYDEV_ERROR_INVALID_ARGUMENT,
-                             cat(Api::kName, " ", operation, ": fd ", in->fds[0], " is inode ",
-                                 info.st_ino, ", not the exported one (inode ", payload->st_ino,
-                                 ")"));
+    return report_error<Api>(
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        cat(Api::kName, " ", operation, ": fd ", in->fds[0], " is inode ", info.st_ino,
+            ", not the exported one (inode ", payload->st_ino, ")"));
   }
   return ANYDEV_SUCCESS;
 }
 
 template <class Api>
-anydev_status_t memory_import(int device, anydev_bk_memory_kind_t kind,
-                              const anydev_bk_share_t* in, std::size_t bytes, void** handle,
-                              void** address) {
+anydev_status_t memory_import(int device, anydev_bk_memory_kind_t kind, const anydev_bk_share_t* in,
+                              std::size_t bytes, void** handle, void** address) {
   using names = typename Api::driver_t::names;
   if (handle == nullptr || address == nullptr) return null_argument<Api>("memory_import", "out");
   if (const anydev_status_t s = check_device<Api>(device, "memory_import"); s != ANYDEV_SUCCESS) {
@@ -466,9 +464,9 @@ anydev_status_t memory_import(int device, anydev_bk_memory_kind_t kind,
     }
     s->fd = ::fcntl(in->fds[0], F_DUPFD_CLOEXEC, 0);
     if (s->fd < 0) {
-      return report_error<Api>(ANYDEV_ERROR_OUT_OF_MEMORY,
-                               cat("memory_import: duplicating fd ", in->fds[0],
-                                   " failed: ", errno_text(errno)));
+      return report_error<Api>(
+          ANYDEV_ERROR_OUT_OF_MEMORY,
+          cat("memory_import: duplicating fd ", in->fds[0], " failed: ", errno_text(errno)));
     }
     typename Api::scope scope;
     if (const anydev_status_t e = scope.enter(device, "memory_import"); e != ANYDEV_SUCCESS) {
@@ -502,9 +500,9 @@ anydev_status_t memory_unshare(int device, anydev_bk_memory_kind_t kind, void* h
     std::lock_guard lock(reg.mutex);
     auto found = reg.blocks.find(handle);
     if (found == reg.blocks.end() || found->second->kind != kind) {
-      return report_error<Api>(ANYDEV_ERROR_INVALID_ARGUMENT,
-                               cat(Api::kName, " memory_unshare(", handle,
-                                   "): not shared memory of this backend"));
+      return report_error<Api>(
+          ANYDEV_ERROR_INVALID_ARGUMENT,
+          cat(Api::kName, " memory_unshare(", handle, "): not shared memory of this backend"));
     }
     s = std::move(found->second);
     reg.blocks.erase(found);
@@ -533,17 +531,17 @@ anydev_status_t ipc_events_supported(const char* operation) {
 
 // An Event with a pid page from `fd` (owned by it from here on).
 template <class Api>
-anydev_status_t adopt_event(int device, typename Api::event_t native, int fd,
-                            const char* operation, anydev_bk_event_t* out) {
+anydev_status_t adopt_event(int device, typename Api::event_t native, int fd, const char* operation,
+                            anydev_bk_event_t* out) {
   auto page = std::make_unique<EventPidPage>();
   page->fd = fd;
   void* memory =
       ::mmap(nullptr, share_page_size(), PROT_READ | PROT_WRITE, MAP_SHARED, page->fd, 0);
   if (memory == MAP_FAILED) {
     static_cast<void>(driver<Api>().EventDestroy(native));
-    return report_error<Api>(ANYDEV_ERROR_OUT_OF_MEMORY,
-                             cat(operation, ": mapping the event's pid page failed: ",
-                                 errno_text(errno)));
+    return report_error<Api>(
+        ANYDEV_ERROR_OUT_OF_MEMORY,
+        cat(operation, ": mapping the event's pid page failed: ", errno_text(errno)));
   }
   page->page = static_cast<EventPidPage::Layout*>(memory);
   auto* event = new (std::nothrow) Event<Api>{device, native, page.get()};
@@ -572,9 +570,9 @@ anydev_status_t event_create_shareable(int device, anydev_bk_event_t* out) {
       ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     const int error = errno;
     if (fd >= 0) ::close(fd);
-    return report_error<Api>(ANYDEV_ERROR_OUT_OF_MEMORY,
-                             cat("event_create_shareable: the pid page's memfd: ",
-                                 errno_text(error)));
+    return report_error<Api>(
+        ANYDEV_ERROR_OUT_OF_MEMORY,
+        cat("event_create_shareable: the pid page's memfd: ", errno_text(error)));
   }
   typename Api::scope scope;
   if (const anydev_status_t e = scope.enter(device, "event_create_shareable");
@@ -586,9 +584,9 @@ anydev_status_t event_create_shareable(int device, anydev_bk_event_t* out) {
   const auto r = driver<Api>().EventCreate(&native, Api::kSharedEventFlags);
   if (r != Api::kSuccess) {
     ::close(fd);
-    return report_failure<Api>(r, Api::driver_t::names::EventCreate,
-                               cat("event_create_shareable (interprocess) on ", Api::kName,
-                                   " device ", device));
+    return report_failure<Api>(
+        r, Api::driver_t::names::EventCreate,
+        cat("event_create_shareable (interprocess) on ", Api::kName, " device ", device));
   }
   const anydev_status_t s = adopt_event<Api>(device, native, fd, "event_create_shareable", out);
   if (s == ANYDEV_SUCCESS) {
@@ -624,9 +622,9 @@ anydev_status_t event_export(anydev_bk_event_t token, anydev_bk_share_t* out) {
   std::memcpy(payload.ipc, &ipc, sizeof ipc);
   const int fd = ::fcntl(event->shared->fd, F_DUPFD_CLOEXEC, 0);
   if (fd < 0) {
-    return report_error<Api>(ANYDEV_ERROR_OUT_OF_MEMORY,
-                             cat("event_export: duplicating the pid page's fd failed: ",
-                                 errno_text(errno)));
+    return report_error<Api>(
+        ANYDEV_ERROR_OUT_OF_MEMORY,
+        cat("event_export: duplicating the pid page's fd failed: ", errno_text(errno)));
   }
   if (const anydev_status_t e = describe_fd<Api>(fd, &payload, "event_export");
       e != ANYDEV_SUCCESS) {
@@ -650,15 +648,16 @@ anydev_status_t event_import(int device, const anydev_bk_share_t* in, anydev_bk_
     return s;
   }
   SharePayload payload{};
-  if (const anydev_status_t s = check_payload<Api>(device, in, kEventKind, "event_import", &payload);
+  if (const anydev_status_t s =
+          check_payload<Api>(device, in, kEventKind, "event_import", &payload);
       s != ANYDEV_SUCCESS) {
     return s;
   }
   const int fd = ::fcntl(in->fds[0], F_DUPFD_CLOEXEC, 0);
   if (fd < 0) {
-    return report_error<Api>(ANYDEV_ERROR_OUT_OF_MEMORY,
-                             cat("event_import: duplicating fd ", in->fds[0],
-                                 " failed: ", errno_text(errno)));
+    return report_error<Api>(
+        ANYDEV_ERROR_OUT_OF_MEMORY,
+        cat("event_import: duplicating fd ", in->fds[0], " failed: ", errno_text(errno)));
   }
   typename Api::scope scope;
   if (const anydev_status_t e = scope.enter(device, "event_import"); e != ANYDEV_SUCCESS) {

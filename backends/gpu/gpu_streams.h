@@ -166,11 +166,11 @@ anydev_status_t event_query(anydev_bk_event_t token, int* complete);
 // DEVICE: the recorder of interprocess `event` exited with its work unfinished.
 template <class Api>
 [[gnu::cold]] anydev_status_t recorder_exited(const Event<Api>& event, const char* operation) {
-  return report_error<Api>(ANYDEV_ERROR_DEVICE,
-                           cat(operation, " on ", Api::kName, " device ", event.device,
-                               ": the interprocess event's recorder, process ",
-                               event.shared->recorder(),
-                               ", exited before the work it recorded completed"));
+  return report_error<Api>(
+      ANYDEV_ERROR_DEVICE,
+      cat(operation, " on ", Api::kName, " device ", event.device,
+          ": the interprocess event's recorder, process ", event.shared->recorder(),
+          ", exited before the work it recorded completed"));
 }
 
 // An interprocess event's wait: polls the driver (a blocking wait would
@@ -180,8 +180,8 @@ anydev_status_t shared_event_synchronize(const Event<Api>& event) {
   auto pause = std::chrono::microseconds(10);
   for (;;) {
     int complete = 0;
-    if (const anydev_status_t s = event_query<Api>(to_token(const_cast<Event<Api>*>(&event)),
-                                                   &complete);
+    if (const anydev_status_t s =
+            event_query<Api>(to_token(const_cast<Event<Api>*>(&event)), &complete);
         s != ANYDEV_SUCCESS) {
       return s;
     }

@@ -156,8 +156,8 @@ using IpcOpenEventHandle = hipError_t (*)(hipEvent_t*, hipIpcEventHandle_t);
     ANYDEV_HIP_KEY("hipMemPoolSetAccess"))                                                         \
   X(MemAllocFromPoolAsync, OPTIONAL, ::anydev::hip::fn::MallocFromPoolAsync,                       \
     ANYDEV_HIP_KEY("hipMallocFromPoolAsync"))                                                      \
-  X(MemFreeAsync, OPTIONAL, ::anydev::hip::fn::FreeAsync, ANYDEV_HIP_KEY("hipFreeAsync"))           \
-  X(DeviceGetUuid, OPTIONAL, ::anydev::hip::fn::DeviceGetUuid, ANYDEV_HIP_KEY("hipDeviceGetUuid"))  \
+  X(MemFreeAsync, OPTIONAL, ::anydev::hip::fn::FreeAsync, ANYDEV_HIP_KEY("hipFreeAsync"))          \
+  X(DeviceGetUuid, OPTIONAL, ::anydev::hip::fn::DeviceGetUuid, ANYDEV_HIP_KEY("hipDeviceGetUuid")) \
   X(MemGetAllocationGranularity, OPTIONAL, ::anydev::hip::fn::MemGetAllocationGranularity,         \
     ANYDEV_HIP_KEY("hipMemGetAllocationGranularity"))                                              \
   X(MemCreate, OPTIONAL, ::anydev::hip::fn::MemCreate, ANYDEV_HIP_KEY("hipMemCreate"))             \

@@ -272,25 +272,28 @@ Status add_external_block(const BlockRef& block, const char* api) {
   }
   block->external = true;
   m.blocks.emplace(block->address, block);
-  if (block->device >= 0) m.regions.at(static_cast<std::size_t>(block->device)).in_use += block->size;
+  if (block->device >= 0)
+    m.regions.at(static_cast<std::size_t>(block->device)).in_use += block->size;
   return Status::success;
 }
 
-Status remove_external_block(std::uintptr_t address, std::size_t size, bool device,
-                             const char* api, BlockRef* out) {
+Status remove_external_block(std::uintptr_t address, std::size_t size, bool device, const char* api,
+                             BlockRef* out) {
   Memory& m = M();
   std::lock_guard<std::mutex> lock(m.mutex);
   auto it = m.blocks.find(address);
   if (it == m.blocks.end() || !it->second->external || (it->second->device >= 0) != device ||
       (size != 0 && it->second->size != size)) {
-    return invalid(api, hex_text(address) + (device ? " is not the start of a mapping of "
-                                                    : " is not the start of registered memory of ") +
+    return invalid(api, hex_text(address) +
+                            (device ? " is not the start of a mapping of "
+                                    : " is not the start of registered memory of ") +
                             std::to_string(size) + " bytes");
   }
   BlockRef block = it->second;
   block->freed = true;  // queued operations still holding it fail
   m.blocks.erase(it);
-  if (block->device >= 0) m.regions.at(static_cast<std::size_t>(block->device)).in_use -= block->size;
+  if (block->device >= 0)
+    m.regions.at(static_cast<std::size_t>(block->device)).in_use -= block->size;
   if (out != nullptr) *out = std::move(block);
   return Status::success;
 }

@@ -100,8 +100,8 @@ Status reserve_device_range(int device, std::size_t bytes, std::size_t alignment
 // -1: registered host memory); invalid_value when it overlaps a live block.
 Status add_external_block(const BlockRef& block, const char* api);
 // Removes the external block starting at `address` of `size` bytes.
-Status remove_external_block(std::uintptr_t address, std::size_t size, bool device,
-                             const char* api, BlockRef* out = nullptr);
+Status remove_external_block(std::uintptr_t address, std::size_t size, bool device, const char* api,
+                             BlockRef* out = nullptr);
 
 // The live allocation (device or pinned) that contains `address`, or null.
 BlockRef find_containing(std::uintptr_t address);

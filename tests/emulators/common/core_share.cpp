@@ -146,8 +146,7 @@ Status vmm_import_fd(int fd, std::uint64_t* handle, const char* api) {
   Vmm& v = V();
   std::lock_guard<std::mutex> lock(v.mutex);
   *handle = ++v.next_handle;
-  v.allocations[*handle] =
-      Allocation{own, static_cast<std::size_t>(info.st_size), device, true};
+  v.allocations[*handle] = Allocation{own, static_cast<std::size_t>(info.st_size), device, true};
   return Status::success;
 }
 
@@ -159,8 +158,8 @@ Status vmm_reserve(int device, std::size_t bytes, std::size_t alignment, std::ui
     return invalid(api, std::to_string(bytes) + " bytes is not a multiple of the granularity");
   }
   std::uintptr_t at = 0;
-  if (const Status s = reserve_device_range(device, bytes,
-                                            alignment == 0 ? kGranularity : alignment, &at);
+  if (const Status s =
+          reserve_device_range(device, bytes, alignment == 0 ? kGranularity : alignment, &at);
       s != Status::success) {
     return s;
   }
@@ -176,8 +175,8 @@ Status vmm_free_range(std::uintptr_t address, std::size_t bytes, const char* api
   std::lock_guard<std::mutex> lock(v.mutex);
   auto it = v.reservations.find(address);
   if (it == v.reservations.end() || it->second.bytes != bytes) {
-    return invalid(api, hex(address) + " of " + std::to_string(bytes) +
-                            " bytes is not a reserved range");
+    return invalid(
+        api, hex(address) + " of " + std::to_string(bytes) + " bytes is not a reserved range");
   }
   for (std::uintptr_t at = address; at < address + bytes; at += kGranularity) {
     if (find_containing(at) != nullptr) {
@@ -188,8 +187,8 @@ Status vmm_free_range(std::uintptr_t address, std::size_t bytes, const char* api
   return Status::success;
 }
 
-Status vmm_map(std::uintptr_t address, std::size_t bytes, std::size_t offset,
-               std::uint64_t handle, const char* api) {
+Status vmm_map(std::uintptr_t address, std::size_t bytes, std::size_t offset, std::uint64_t handle,
+               const char* api) {
   int fd = -1;
   int device = 0;
   {
@@ -209,8 +208,8 @@ Status vmm_map(std::uintptr_t address, std::size_t bytes, std::size_t offset,
     if (r == v.reservations.begin()) return invalid(api, hex(address) + " is not reserved");
     --r;
     if (address + bytes > r->first + r->second.bytes) {
-      return invalid(api, hex(address) + " + " + std::to_string(bytes) +
-                              " is not inside a reserved range");
+      return invalid(
+          api, hex(address) + " + " + std::to_string(bytes) + " is not inside a reserved range");
     }
     fd = a->second.fd;
     device = a->second.device;
@@ -308,8 +307,8 @@ struct IpcPage {
 namespace {
 
 Status map_page(const std::string& name, bool create, std::shared_ptr<IpcPage>* out) {
-  const int fd = ::shm_open(name.c_str(), O_RDWR | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0),
-                            0600);
+  const int fd =
+      ::shm_open(name.c_str(), O_RDWR | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0), 0600);
   if (fd < 0) return create ? Status::out_of_memory : Status::invalid_value;
   if (create && ::ftruncate(fd, kPage) != 0) {
     ::close(fd);
@@ -383,8 +382,8 @@ Status ipc_event_handle(const EventRef& event, unsigned char (&out)[kIpcHandleBy
   return Status::success;
 }
 
-Status ipc_event_open(Context* context, const unsigned char (&in)[kIpcHandleBytes],
-                      EventRef* out, const char* api) {
+Status ipc_event_open(Context* context, const unsigned char (&in)[kIpcHandleBytes], EventRef* out,
+                      const char* api) {
   if (std::memcmp(in, kHandleMagic, sizeof kHandleMagic) != 0 ||
       std::memchr(in + sizeof kHandleMagic, 0, sizeof in - sizeof kHandleMagic) == nullptr) {
     return invalid(api, "not an interprocess event handle");

@@ -47,8 +47,8 @@ Status vmm_import_fd(int fd, std::uint64_t* handle, const char* api);
 Status vmm_reserve(int device, std::size_t bytes, std::size_t alignment, std::uintptr_t* out,
                    const char* api);
 Status vmm_free_range(std::uintptr_t address, std::size_t bytes, const char* api);
-Status vmm_map(std::uintptr_t address, std::size_t bytes, std::size_t offset,
-               std::uint64_t handle, const char* api);
+Status vmm_map(std::uintptr_t address, std::size_t bytes, std::size_t offset, std::uint64_t handle,
+               const char* api);
 Status vmm_unmap(std::uintptr_t address, std::size_t bytes, const char* api);
 // Read-write access for `device` to the mapping at [address, +bytes).
 Status vmm_set_access(std::uintptr_t address, std::size_t bytes, int device, const char* api);
@@ -63,8 +63,8 @@ inline constexpr std::size_t kIpcHandleBytes = 64;
 Status ipc_event_create(Context* context, EventRef* out);
 Status ipc_event_handle(const EventRef& event, unsigned char (&out)[kIpcHandleBytes],
                         const char* api);
-Status ipc_event_open(Context* context, const unsigned char (&in)[kIpcHandleBytes],
-                      EventRef* out, const char* api);
+Status ipc_event_open(Context* context, const unsigned char (&in)[kIpcHandleBytes], EventRef* out,
+                      const char* api);
 // Used by core_stream.cpp for events with `ipc`.
 void ipc_record(const std::shared_ptr<IpcPage>& page, const StreamRef& stream, const char* api);
 bool ipc_complete(const IpcPage& page);

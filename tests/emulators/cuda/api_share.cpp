@@ -93,8 +93,8 @@ CUresult cuMemExportToShareableHandle(void* shareable, CUmemGenericAllocationHan
   if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || flags != 0) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  return cu(core::vmm_export_fd(handle, static_cast<int*>(shareable),
-                                "cuMemExportToShareableHandle"));
+  return cu(
+      core::vmm_export_fd(handle, static_cast<int*>(shareable), "cuMemExportToShareableHandle"));
 }
 
 CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle* handle, void* os_handle,

@@ -62,13 +62,12 @@ Prop read_prop(const void* raw) {
 hipError_t prop_device(const void* raw, const char* api, Prop* prop) {
   if (raw == nullptr) return hipErrorInvalidValue;
   *prop = read_prop(raw);
-  if (prop->type != hipMemAllocationTypePinned ||
-      prop->location.type != hipMemLocationTypeDevice) {
-    return hip::to_hip(core::misuse(
-        core::Status::invalid_value,
-        std::string(api) + ": properties other than pinned device memory (type " +
-            std::to_string(prop->type) + ", location type " +
-            std::to_string(prop->location.type) + ": the other runtime's layout?)"));
+  if (prop->type != hipMemAllocationTypePinned || prop->location.type != hipMemLocationTypeDevice) {
+    return hip::to_hip(
+        core::misuse(core::Status::invalid_value,
+                     std::string(api) + ": properties other than pinned device memory (type " +
+                         std::to_string(prop->type) + ", location type " +
+                         std::to_string(prop->location.type) + ": the other runtime's layout?)"));
   }
   core::Device* d = nullptr;
   return hip::device_of(prop->location.id, &d);
@@ -152,8 +151,7 @@ hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t* hand
   }
   const int fd = static_cast<int>(reinterpret_cast<std::intptr_t>(os_handle));
   std::uint64_t h = 0;
-  const hipError_t e =
-      hip::to_hip(core::vmm_import_fd(fd, &h, "hipMemImportFromShareableHandle"));
+  const hipError_t e = hip::to_hip(core::vmm_import_fd(fd, &h, "hipMemImportFromShareableHandle"));
   if (e == hipSuccess) *handle = to_handle(h);
   return e;
 }
@@ -199,9 +197,9 @@ hipError_t hipMemSetAccess(void* ptr, size_t size, const hipMemAccessDesc* desc,
   if (const hipError_t e = hip::ready(); e != hipSuccess) return e;
   if (desc == nullptr || count != 1 || desc->location.type != hipMemLocationTypeDevice ||
       desc->flags != hipMemAccessFlagsProtReadWrite) {
-    return hip::to_hip(core::misuse(
-        core::Status::invalid_value,
-        "hipMemSetAccess: only one read-write device descriptor is emulated"));
+    return hip::to_hip(
+        core::misuse(core::Status::invalid_value,
+                     "hipMemSetAccess: only one read-write device descriptor is emulated"));
   }
   return hip::to_hip(core::vmm_set_access(reinterpret_cast<std::uintptr_t>(ptr), size,
                                           desc->location.id, "hipMemSetAccess"));
