@@ -270,7 +270,6 @@ Status add_external_block(const BlockRef& block, const char* api) {
     return invalid(api, "[" + hex_text(block->address) + ", +" + std::to_string(block->size) +
                             ") overlaps memory already mapped or registered");
   }
-  block->external = true;
   m.blocks.emplace(block->address, block);
   if (block->device >= 0)
     m.regions.at(static_cast<std::size_t>(block->device)).in_use += block->size;

@@ -96,8 +96,9 @@ void memory_info(int device, std::size_t* free_bytes, std::size_t* total_bytes);
 // region (never reused) at a multiple of `alignment`.
 Status reserve_device_range(int device, std::size_t bytes, std::size_t alignment,
                             std::uintptr_t* out);
-// Adds an external block (device >= 0: device memory of that device;
-// -1: registered host memory); invalid_value when it overlaps a live block.
+// Adds an external block (`external` set by the caller; device >= 0: device
+// memory of that device; -1: registered host memory); invalid_value when it
+// overlaps a live block.
 Status add_external_block(const BlockRef& block, const char* api);
 // Removes the external block starting at `address` of `size` bytes.
 Status remove_external_block(std::uintptr_t address, std::size_t size, bool device, const char* api,

@@ -217,6 +217,7 @@ Status vmm_map(std::uintptr_t address, std::size_t bytes, std::size_t offset, st
   void* host = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (host == MAP_FAILED) return Status::out_of_memory;
   auto block = std::make_shared<Block>();
+  block->external = true;  // before anything can fail: never freed by the block
   block->address = address;
   block->size = bytes;
   block->device = device;
@@ -247,6 +248,7 @@ Status vmm_set_access(std::uintptr_t address, std::size_t bytes, int device, con
 Status host_register(void* p, std::size_t bytes, const char* api) {
   if (p == nullptr || bytes == 0) return invalid(api, "null pointer or zero bytes");
   auto block = std::make_shared<Block>();
+  block->external = true;  // the application's memory: never freed by the block
   block->address = reinterpret_cast<std::uintptr_t>(p);
   block->size = bytes;
   block->device = -1;
