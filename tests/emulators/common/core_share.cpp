@@ -27,6 +27,7 @@ namespace {
 constexpr std::size_t kPage = 4096;
 constexpr char kMemfdPrefix[] = "anydev-emu-vmm-device-";
 
+// A physical allocation handle: owns its memfd until released.
 struct Allocation {
   int fd = -1;
   std::size_t bytes = 0;
@@ -34,11 +35,13 @@ struct Allocation {
   bool exportable = false;
 };
 
+// An address range handed out by vmm_reserve, until vmm_free_range.
 struct Reservation {
   std::size_t bytes = 0;
   int device = 0;
 };
 
+// Every live allocation handle and reservation; `mutex` guards both.
 struct Vmm {
   std::mutex mutex;
   std::map<std::uint64_t, Allocation> allocations;
@@ -267,6 +270,8 @@ namespace {
 constexpr char kPageMagic[8] = {'e', 'm', 'u', 'i', 'p', 'c', 'e', 'v'};
 constexpr char kHandleMagic[8] = {'e', 'm', 'u', 'i', 'p', 'c', 'h', '1'};
 
+// An interprocess event's page, shared by every process that opened it:
+// only atomics after the magic.
 struct Layout {
   char magic[8];
   std::atomic<std::int32_t> recorder_pid;
@@ -298,6 +303,8 @@ void sweep_dead_creators() {
 
 }  // namespace
 
+// One process's mapping of an event page, shared by the events over it and
+// the stream operations queued on them; unmapped with the last of them.
 struct IpcPage {
   std::string name;
   Layout* layout = nullptr;
