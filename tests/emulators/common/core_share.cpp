@@ -14,7 +14,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -315,7 +317,35 @@ struct IpcPage {
 
 namespace {
 
+// This process's mappings of event pages, by name: an event opened in the
+// process that created it shares the creator's mapping, so that the stream
+// threads' atomics are one object (ThreadSanitizer orders accesses by
+// address, and two mappings of one page would look unordered to it).
+struct OpenPages {
+  std::mutex mutex;
+  std::map<std::string, std::weak_ptr<IpcPage>> pages;
+};
+
+OpenPages& P() {
+  static OpenPages* pages = new OpenPages;  // never destroyed
+  return *pages;
+}
+
 Status map_page(const std::string& name, bool create, std::shared_ptr<IpcPage>* out) {
+  OpenPages& open = P();
+  std::lock_guard<std::mutex> lock(open.mutex);
+  for (auto it = open.pages.begin(); it != open.pages.end();) {
+    it = it->second.expired() ? open.pages.erase(it) : std::next(it);
+  }
+  if (!create) {
+    auto found = open.pages.find(name);
+    if (found != open.pages.end()) {
+      if (auto page = found->second.lock()) {
+        *out = std::move(page);
+        return Status::success;
+      }
+    }
+  }
   const int fd =
       ::shm_open(name.c_str(), O_RDWR | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0), 0600);
   if (fd < 0) return create ? Status::out_of_memory : Status::invalid_value;
@@ -330,6 +360,7 @@ Status map_page(const std::string& name, bool create, std::shared_ptr<IpcPage>* 
   auto page = std::make_shared<IpcPage>();
   page->name = name;
   page->layout = static_cast<Layout*>(p);
+  open.pages[name] = page;
   *out = std::move(page);
   return Status::success;
 }
@@ -440,6 +471,13 @@ void ipc_wait(const std::shared_ptr<IpcPage>& page, const StreamRef& stream) {
   });
 }
 
-void ipc_forget(IpcPage& page) { ::shm_unlink(page.name.c_str()); }
+void ipc_forget(IpcPage& page) {
+  {
+    OpenPages& open = P();
+    std::lock_guard<std::mutex> lock(open.mutex);
+    open.pages.erase(page.name);
+  }
+  ::shm_unlink(page.name.c_str());
+}
 
 }  // namespace anydev_emu::core
