@@ -118,6 +118,13 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
                              ANYDEV_CUDA_EMULATOR_DELAY_US=100 ANYDEV_SHARE_RING_ROUNDS=1000)
     set_tests_properties(sharing.cuda PROPERTIES TIMEOUT 120
       FAIL_REGULAR_EXPRESSION "\\[  FAILED  \\]|anydev-cuda-emulator:")
+    # Again with a driver that wants each event's own context current for
+    # calls on it (cuIpcGetEventHandle included) and without memory pools.
+    add_test(NAME sharing.cuda.strict_context COMMAND anydev-share-tests)
+    set_tests_properties(sharing.cuda.strict_context PROPERTIES
+      ENVIRONMENT "ANYDEV_SHARE_BACKEND=cuda;${uses};ANYDEV_CUDA_EMULATOR_DEVICES=2;ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT=2;ANYDEV_CUDA_EMULATOR_MEMORY_POOLS=0;ANYDEV_SHARE_RING_ROUNDS=200"
+      FAIL_REGULAR_EXPRESSION "\\[  FAILED  \\]|anydev-cuda-emulator:"
+      TIMEOUT 120)
     foreach(run "vmm_off|ANYDEV_CUDA_EMULATOR_VMM=0|cuda device 0 reports CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 0"
                 "no_cumemcreate|ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS=cuMemCreate|lacks cuMemCreate")
       string(REPLACE "|" ";" parts "${run}")
