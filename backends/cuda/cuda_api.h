@@ -32,6 +32,10 @@ struct CudaDevice {
   int compute_major = 0;
   int compute_minor = 0;
   std::string pci_bus_id;
+  // Sharing (cuda_share.cpp, set by query_device): the identity handles
+  // carry, and why device memory cannot be exported (empty: it can).
+  std::uint8_t uuid[16] = {};
+  std::string share_unsupported;
   std::once_flag context_once;
   CUcontext context = nullptr;  // the retained primary context
   anydev_status_t context_status = ANYDEV_SUCCESS;
@@ -97,6 +101,25 @@ struct CudaApi {
   using pool_props = CUmemPoolProps;
   using access_desc = CUmemAccessDesc;
 
+  // Sharing between processes (gpu_share.h); cuda_share.cpp.
+  using alloc_handle_t = CUmemGenericAllocationHandle;
+  using alloc_prop = CUmemAllocationProp;
+  using ipc_event_handle_t = CUipcEventHandle;
+  static constexpr CUmemAllocationHandleType kHandlePosixFd =
+      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  static constexpr CUmemAllocationGranularity_flags kGranularityMinimum =
+      CU_MEM_ALLOC_GRANULARITY_MINIMUM;
+  static constexpr unsigned kSharedEventFlags = CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING;
+  static constexpr unsigned kHostRegisterFlags = CU_MEMHOSTREGISTER_PORTABLE;
+  static void make_alloc_prop(int device, CUmemAllocationProp* prop) {
+    prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop->requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    prop->location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop->location.id = device;
+  }
+  static bool share_support(int device, std::string* why_not);
+  static void device_uuid(int device, std::uint8_t (&out)[16]);
+
   // status_for, is_sticky_fault, describe (cuda_errors.cpp); load (over
   // load_cuda_driver, cuda_driver.h), start, query_device, library_text
   // (cuda_devices.cpp); enable_peer,
@@ -125,6 +148,8 @@ struct CudaApi {
 // The device's primary context, retained at the first call. Reports and
 // returns an error when `device` is out of range or the retain failed.
 anydev_status_t primary_context(int device, CUcontext* out);
+// Fills x.uuid and x.share_unsupported of device `index` (cuda_share.cpp).
+void query_sharing(int index, CUdevice device, CudaDevice* x);
 
 inline const CudaDriver& driver() { return gpu::driver<CudaApi>(); }
 

@@ -80,6 +80,7 @@ anydev_status_t CudaApi::query_device(int index, gpu::DeviceState<CudaApi>* d, b
     return fail(r, "cuDeviceGetPCIBusId");
   }
   x.pci_bus_id = bus;
+  query_sharing(index, d->device, &x);
   d->description =
       cat("compute capability ", x.compute_major, ".", x.compute_minor, ", PCI bus id ",
           x.pci_bus_id, ", driver ", driver_version_text(drv.version), " (", drv.opened_path, ")");

@@ -25,11 +25,16 @@ struct Stream {
   bool owned;
 };
 
-// A native event created on one device without timing.
+struct EventPidPage;  // gpu_share_page.h
+
+// A native event created on one device without timing. `shared` is set for
+// an interprocess event (event_create_shareable, event_import) and owned by
+// the event.
 template <class Api>
 struct Event {
   int device;
   typename Api::event_t native;
+  EventPidPage* shared = nullptr;
 };
 
 template <class Api>

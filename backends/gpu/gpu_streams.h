@@ -5,9 +5,13 @@
 #ifndef ANYDEV_BACKENDS_GPU_GPU_STREAMS_H_
 #define ANYDEV_BACKENDS_GPU_GPU_STREAMS_H_
 
+#include <algorithm>
+#include <chrono>
 #include <new>
+#include <thread>
 
 #include "gpu_objects.h"
+#include "gpu_share_page.h"
 #include "gpu_state.h"
 
 namespace anydev::gpu {
@@ -129,6 +133,7 @@ anydev_status_t event_destroy(anydev_bk_event_t token) {
                                    cat("event_destroy on ", Api::kName, " device ", event->device));
     }
   }
+  delete event->shared;
   delete event;
   return status;
 }
@@ -144,6 +149,7 @@ anydev_status_t event_record(anydev_bk_event_t event_token, anydev_bk_stream_t s
                              cat("event_record: the event belongs to ", Api::kName, " device ",
                                  event->device, ", the stream to device ", stream->device));
   }
+  if (event->shared != nullptr) event->shared->note_recorder();
   const auto r =
       call_on_stream<Api>(stream->device, Api::names_its_device(stream->native), "event_record",
                           [&] { return driver<Api>().EventRecord(event->native, stream->native); });
@@ -155,9 +161,50 @@ anydev_status_t event_record(anydev_bk_event_t event_token, anydev_bk_stream_t s
 }
 
 template <class Api>
+anydev_status_t event_query(anydev_bk_event_t token, int* complete);
+
+// DEVICE: the recorder of interprocess `event` exited with its work unfinished.
+template <class Api>
+[[gnu::cold]] anydev_status_t recorder_exited(const Event<Api>& event, const char* operation) {
+  return report_error<Api>(
+      ANYDEV_ERROR_DEVICE,
+      cat(operation, " on ", Api::kName, " device ", event.device,
+          ": the interprocess event's recorder, process ", event.shared->recorder(),
+          ", exited before the work it recorded completed"));
+}
+
+// An interprocess event's wait: polls the driver (a blocking wait would
+// never return if the recorder died) and checks the recorder between polls.
+template <class Api>
+anydev_status_t shared_event_synchronize(const Event<Api>& event) {
+  auto pause = std::chrono::microseconds(10);
+  for (;;) {
+    int complete = 0;
+    if (const anydev_status_t s =
+            event_query<Api>(to_token(const_cast<Event<Api>*>(&event)), &complete);
+        s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    if (complete != 0) return ANYDEV_SUCCESS;
+    if (event.shared->recorder_gone()) {
+      // Completed between the query and the check?
+      if (event_query<Api>(to_token(const_cast<Event<Api>*>(&event)), &complete) ==
+              ANYDEV_SUCCESS &&
+          complete != 0) {
+        return ANYDEV_SUCCESS;
+      }
+      return recorder_exited<Api>(event, "event_synchronize");
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(2000));
+  }
+}
+
+template <class Api>
 anydev_status_t event_synchronize(anydev_bk_event_t token) {
   const Event<Api>* event = as_event<Api>(token);
   if (event == nullptr) return null_argument<Api>("event_synchronize", "event");
+  if (event->shared != nullptr) return shared_event_synchronize<Api>(*event);
   // An event names its device, like a stream the backend created.
   const auto r = call_on_stream<Api>(event->device, true, "event_synchronize", [event] {
     return driver<Api>().EventSynchronize(event->native);
@@ -190,6 +237,15 @@ anydev_status_t stream_wait_event(anydev_bk_stream_t stream_token, anydev_bk_eve
   const Event<Api>* event = as_event<Api>(event_token);
   if (stream == nullptr) return null_argument<Api>("stream_wait_event", "stream");
   if (event == nullptr) return null_argument<Api>("stream_wait_event", "event");
+  if (event->shared != nullptr) {
+    int complete = 0;
+    if (const anydev_status_t s = event_query<Api>(event_token, &complete); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    if (complete == 0 && event->shared->recorder_gone()) {
+      return recorder_exited<Api>(*event, "stream_wait_event");
+    }
+  }
   const auto r = call_on_stream<Api>(
       stream->device, Api::names_its_device(stream->native), "stream_wait_event",
       [&] { return driver<Api>().StreamWaitEvent(stream->native, event->native, 0); });

@@ -17,6 +17,7 @@
 #include "gpu_memory.h"
 #include "gpu_native.h"
 #include "gpu_peer.h"
+#include "gpu_share.h"
 #include "gpu_streams.h"
 #include "gpu_transfer.h"
 
@@ -33,6 +34,13 @@ constexpr anydev_backend_table_t backend_table() {
   ANYDEV_GPU_SET_ENTRY_(memory_free_async)
   ANYDEV_GPU_SET_ENTRY_(native_handle)
   ANYDEV_GPU_SET_ENTRY_(stream_wrap_native)
+  ANYDEV_GPU_SET_ENTRY_(shareable_alloc)
+  ANYDEV_GPU_SET_ENTRY_(memory_export)
+  ANYDEV_GPU_SET_ENTRY_(memory_import)
+  ANYDEV_GPU_SET_ENTRY_(memory_unshare)
+  ANYDEV_GPU_SET_ENTRY_(event_create_shareable)
+  ANYDEV_GPU_SET_ENTRY_(event_export)
+  ANYDEV_GPU_SET_ENTRY_(event_import)
 #undef ANYDEV_GPU_SET_ENTRY_
   t.flags = Api::kTableFlags;
   return t;

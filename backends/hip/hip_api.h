@@ -41,7 +41,32 @@ struct DeviceRule {
 using ScopedDevice = gpu::CurrentScope<DeviceRule>;
 
 // A HIP device holds nothing beyond the core's DeviceState.
-struct HipDevice {};
+// Sharing (hip_share.cpp, set by query_device): the identity handles carry,
+// and why device memory cannot be exported (empty: it can).
+struct HipDevice {
+  std::uint8_t uuid[16] = {};
+  std::string share_unsupported;
+};
+
+// hipMemAllocationProp in HIP 5's layout (its headers') or ROCm 6's (CUDA's
+// order, with allocFlags); make_alloc_prop fills the loaded runtime's.
+union HipAllocationProp {
+  hipMemAllocationProp v5;
+  struct {
+    hipMemAllocationType type;
+    hipMemAllocationHandleType requestedHandleTypes;
+    hipMemLocation location;
+    void* win32HandleMetaData;
+    struct {
+      unsigned char compressionType;
+      unsigned char gpuDirectRDMACapable;
+      unsigned short usage;
+    } allocFlags;
+  } v6;
+};
+
+// Fills x->uuid and x->share_unsupported of device `index` (hip_share.cpp).
+void query_sharing(int index, const std::string& pci_bus_id, HipDevice* x);
 
 struct HipApi {
   using driver_t = HipRuntime;
@@ -85,6 +110,19 @@ struct HipApi {
   static constexpr const char* kContextWhat = "HIP device";
   static constexpr int kDLDevice = kDLROCM;
   static constexpr int kDLHost = kDLROCMHost;
+
+  // Sharing between processes (gpu_share.h); hip_share.cpp.
+  using alloc_handle_t = hipMemGenericAllocationHandle_t;
+  using alloc_prop = HipAllocationProp;
+  using ipc_event_handle_t = hipIpcEventHandle_t;
+  static constexpr hipMemAllocationHandleType kHandlePosixFd = hipMemHandleTypePosixFileDescriptor;
+  static constexpr hipMemAllocationGranularity_flags kGranularityMinimum =
+      hipMemAllocationGranularityMinimum;
+  static constexpr unsigned kSharedEventFlags = hipEventInterprocess | hipEventDisableTiming;
+  static constexpr unsigned kHostRegisterFlags = hipHostRegisterPortable;
+  static void make_alloc_prop(int device, HipAllocationProp* prop);
+  static bool share_support(int device, std::string* why_not);
+  static void device_uuid(int device, std::uint8_t (&out)[16]);
 
   // status_for, is_sticky_fault, describe (hip_errors.cpp); load (over
   // load_hip_runtime, hip_runtime.h), start, query_device, library_text,

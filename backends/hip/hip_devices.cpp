@@ -89,6 +89,7 @@ anydev_status_t HipApi::query_device(int index, gpu::DeviceState<HipApi>* d, boo
   char pci[32] = {};
   std::snprintf(pci, sizeof(pci), "%04x:%02x:%02x.0", static_cast<unsigned>(domain),
                 static_cast<unsigned>(bus), static_cast<unsigned>(pci_device));
+  query_sharing(index, pci, &d->extra);
   d->description = cat("compute capability ", major, ".", minor, ", PCI bus id ", pci, ", runtime ",
                        hip_version_text(runtime.runtime_version), " (", runtime.opened_path, ")");
   return ANYDEV_SUCCESS;

@@ -68,6 +68,29 @@ using StreamWaitEvent = hipError_t (*)(hipStream_t, hipEvent_t, unsigned int);
 using EventCreate = hipError_t (*)(hipEvent_t*, unsigned int);
 using OnEvent = hipError_t (*)(hipEvent_t);  // destroy, query, synchronize
 using EventRecord = hipError_t (*)(hipEvent_t, hipStream_t);
+// Sharing (backends/gpu/gpu_share.h). The allocation properties are passed
+// as `const void*`: their layout differs between HIP 5 and ROCm 6
+// (hip_share.cpp picks the loaded runtime's).
+using DeviceGetUuid = hipError_t (*)(hipUUID*, hipDevice_t);
+using MemGetAllocationGranularity = hipError_t (*)(std::size_t*, const void*,
+                                                   hipMemAllocationGranularity_flags);
+using MemCreate = hipError_t (*)(hipMemGenericAllocationHandle_t*, std::size_t, const void*,
+                                 unsigned long long);
+using MemRelease = hipError_t (*)(hipMemGenericAllocationHandle_t);
+using MemAddressReserve = hipError_t (*)(void**, std::size_t, std::size_t, void*,
+                                         unsigned long long);
+using MemAddressFree = hipError_t (*)(void*, std::size_t);
+using MemMap = hipError_t (*)(void*, std::size_t, std::size_t, hipMemGenericAllocationHandle_t,
+                              unsigned long long);
+using MemUnmap = hipError_t (*)(void*, std::size_t);
+using MemSetAccess = hipError_t (*)(void*, std::size_t, const hipMemAccessDesc*, std::size_t);
+using MemExportToShareableHandle = hipError_t (*)(void*, hipMemGenericAllocationHandle_t,
+                                                  hipMemAllocationHandleType, unsigned long long);
+using MemImportFromShareableHandle = hipError_t (*)(hipMemGenericAllocationHandle_t*, void*,
+                                                    hipMemAllocationHandleType);
+using HostRegister = hipError_t (*)(void*, std::size_t, unsigned int);
+using IpcGetEventHandle = hipError_t (*)(hipIpcEventHandle_t*, hipEvent_t);
+using IpcOpenEventHandle = hipError_t (*)(hipEvent_t*, hipIpcEventHandle_t);
 }  // namespace fn
 
 }  // namespace anydev::hip
@@ -133,6 +156,28 @@ using EventRecord = hipError_t (*)(hipEvent_t, hipStream_t);
     ANYDEV_HIP_KEY("hipMemPoolSetAccess"))                                                         \
   X(MemAllocFromPoolAsync, OPTIONAL, ::anydev::hip::fn::MallocFromPoolAsync,                       \
     ANYDEV_HIP_KEY("hipMallocFromPoolAsync"))                                                      \
-  X(MemFreeAsync, OPTIONAL, ::anydev::hip::fn::FreeAsync, ANYDEV_HIP_KEY("hipFreeAsync"))
+  X(MemFreeAsync, OPTIONAL, ::anydev::hip::fn::FreeAsync, ANYDEV_HIP_KEY("hipFreeAsync"))          \
+  X(DeviceGetUuid, OPTIONAL, ::anydev::hip::fn::DeviceGetUuid, ANYDEV_HIP_KEY("hipDeviceGetUuid")) \
+  X(MemGetAllocationGranularity, OPTIONAL, ::anydev::hip::fn::MemGetAllocationGranularity,         \
+    ANYDEV_HIP_KEY("hipMemGetAllocationGranularity"))                                              \
+  X(MemCreate, OPTIONAL, ::anydev::hip::fn::MemCreate, ANYDEV_HIP_KEY("hipMemCreate"))             \
+  X(MemRelease, OPTIONAL, ::anydev::hip::fn::MemRelease, ANYDEV_HIP_KEY("hipMemRelease"))          \
+  X(MemAddressReserve, OPTIONAL, ::anydev::hip::fn::MemAddressReserve,                             \
+    ANYDEV_HIP_KEY("hipMemAddressReserve"))                                                        \
+  X(MemAddressFree, OPTIONAL, ::anydev::hip::fn::MemAddressFree,                                   \
+    ANYDEV_HIP_KEY("hipMemAddressFree"))                                                           \
+  X(MemMap, OPTIONAL, ::anydev::hip::fn::MemMap, ANYDEV_HIP_KEY("hipMemMap"))                      \
+  X(MemUnmap, OPTIONAL, ::anydev::hip::fn::MemUnmap, ANYDEV_HIP_KEY("hipMemUnmap"))                \
+  X(MemSetAccess, OPTIONAL, ::anydev::hip::fn::MemSetAccess, ANYDEV_HIP_KEY("hipMemSetAccess"))    \
+  X(MemExportToShareableHandle, OPTIONAL, ::anydev::hip::fn::MemExportToShareableHandle,           \
+    ANYDEV_HIP_KEY("hipMemExportToShareableHandle"))                                               \
+  X(MemImportFromShareableHandle, OPTIONAL, ::anydev::hip::fn::MemImportFromShareableHandle,       \
+    ANYDEV_HIP_KEY("hipMemImportFromShareableHandle"))                                             \
+  X(MemHostRegister, OPTIONAL, ::anydev::hip::fn::HostRegister, ANYDEV_HIP_KEY("hipHostRegister")) \
+  X(MemHostUnregister, OPTIONAL, ::anydev::hip::fn::Free, ANYDEV_HIP_KEY("hipHostUnregister"))     \
+  X(IpcGetEventHandle, OPTIONAL, ::anydev::hip::fn::IpcGetEventHandle,                             \
+    ANYDEV_HIP_KEY("hipIpcGetEventHandle"))                                                        \
+  X(IpcOpenEventHandle, OPTIONAL, ::anydev::hip::fn::IpcOpenEventHandle,                           \
+    ANYDEV_HIP_KEY("hipIpcOpenEventHandle"))
 
 #endif  // ANYDEV_BACKENDS_HIP_HIP_SYMBOLS_H_

@@ -728,6 +728,31 @@ TEST_F(Sharing, SendingNeedsAUnixSocketAndReceivingAWholeHandle) {
   ::close(pair[0]);
 }
 
+// Runs where the device cannot export device memory (an emulator told so):
+// ANYDEV_SHARE_EXPECT_UNSUPPORTED is a part of the reason the message must
+// give. Host memory and events are still shared.
+TEST_F(Sharing, DeviceMemoryTheDeviceCannotExportSaysWhy) {
+  const char* reason = std::getenv("ANYDEV_SHARE_EXPECT_UNSUPPORTED");
+  if (reason == nullptr) GTEST_SKIP() << "ANYDEV_SHARE_EXPECT_UNSUPPORTED is not set";
+  DeviceContext ctx = context();
+  std::string message;
+  EXPECT_EQ(status_of([&] { (void)ctx.create_shareable_buffer<std::uint32_t>(1024); }, &message),
+            Status::unsupported)
+      << message;
+  EXPECT_NE(message.find(reason), std::string::npos) << message;
+  EXPECT_NE(message.find("anydev_buffer_create_shareable"), std::string::npos) << message;
+  HostBuffer<std::uint32_t> host = ctx.create_shareable_host_buffer<std::uint32_t>(1024);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = pattern(i);
+  Child child("consumer_bytes");
+  host.export_handle().send(child.socket());
+  send_value(child.socket(), 0);
+  ASSERT_EQ(receive_value(child.socket()), 1);
+  ASSERT_EQ(child.wait(), 0);
+  EXPECT_EQ(host[1023], 0xC0FFEEu);
+  DeviceEvent event = ctx.create_shareable_event();
+  EXPECT_TRUE(ctx.import_event(event.export_handle()).is_complete());
+}
+
 TEST_F(Sharing, ASharedEventOrdersTwoStreamsOfOneProcess) {
   DeviceContext ctx = context();
   DeviceContext other = ctx.with_stream(ctx.create_stream());

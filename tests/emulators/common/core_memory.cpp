@@ -77,6 +77,7 @@ Status check_request(bool has_out, std::size_t bytes, const char* api) {
 }  // namespace
 
 Block::~Block() {
+  if (external) return;
   if (device < 0) {
     std::free(host);
   } else {
@@ -130,6 +131,10 @@ Status resolve(std::uintptr_t address, std::size_t bytes, Access access, const c
       return invalid(api, std::to_string(bytes) + " bytes at " + hex_text(address) +
                               " run past the end of the allocation " + hex_text(b->address) +
                               " of " + std::to_string(b->size) + " bytes");
+    }
+    if (b->no_access.load()) {
+      return invalid(api, "device memory " + hex_text(address) +
+                              " is mapped but its access was never set (cuMemSetAccess)");
     }
     if (b->device >= 0 && access == Access::kHost) {
       return invalid(api, "device memory " + hex_text(address) + " where host memory is required");
@@ -240,6 +245,55 @@ Status free_pinned(void* address, const char* api) {
   it->second->freed = true;  // queued operations still holding it will fail
   m.pinned_in_use -= it->second->size;
   m.blocks.erase(it);
+  return Status::success;
+}
+
+Status reserve_device_range(int device, std::size_t bytes, std::size_t alignment,
+                            std::uintptr_t* out) {
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  Region& r = m.regions.at(static_cast<std::size_t>(device));
+  const std::size_t align = alignment < kAlignment ? kAlignment : alignment;
+  const std::uintptr_t start = (r.next + align - 1) / align * align;
+  if (start > r.end || bytes > r.end - start) return Status::out_of_memory;
+  r.next = start + bytes;
+  *out = start;
+  return Status::success;
+}
+
+Status add_external_block(const BlockRef& block, const char* api) {
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  auto after = m.blocks.lower_bound(block->address);
+  if ((after != m.blocks.end() && after->first < block->address + block->size) ||
+      containing(m, block->address) != nullptr) {
+    return invalid(api, "[" + hex_text(block->address) + ", +" + std::to_string(block->size) +
+                            ") overlaps memory already mapped or registered");
+  }
+  m.blocks.emplace(block->address, block);
+  if (block->device >= 0)
+    m.regions.at(static_cast<std::size_t>(block->device)).in_use += block->size;
+  return Status::success;
+}
+
+Status remove_external_block(std::uintptr_t address, std::size_t size, bool device, const char* api,
+                             BlockRef* out) {
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  auto it = m.blocks.find(address);
+  if (it == m.blocks.end() || !it->second->external || (it->second->device >= 0) != device ||
+      (size != 0 && it->second->size != size)) {
+    return invalid(api, hex_text(address) +
+                            (device ? " is not the start of a mapping of "
+                                    : " is not the start of registered memory of ") +
+                            std::to_string(size) + " bytes");
+  }
+  BlockRef block = it->second;
+  block->freed = true;  // queued operations still holding it fail
+  m.blocks.erase(it);
+  if (block->device >= 0)
+    m.regions.at(static_cast<std::size_t>(block->device)).in_use -= block->size;
+  if (out != nullptr) *out = std::move(block);
   return Status::success;
 }
 

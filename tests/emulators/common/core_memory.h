@@ -33,6 +33,12 @@ struct Block {
   std::byte* host = nullptr;  // where the bytes are
   std::atomic<bool> freed{false};
   std::atomic<bool> free_queued{false};  // a stream-ordered free accepted, not yet run
+  // Mapped memory (core_share.h): `host` belongs to `keeper` (null: to the
+  // application, for registered host memory), never freed by the block.
+  bool external = false;
+  std::shared_ptr<void> keeper;
+  // A VMM mapping before its access is set: every operation on it fails.
+  std::atomic<bool> no_access{false};
   ~Block();
 };
 using BlockRef = std::shared_ptr<Block>;
@@ -85,6 +91,18 @@ Status free_pinned(void* address, const char* api);
 std::size_t device_bytes_in_use(int device);
 // The configured memory of `device`, and what of it is not allocated.
 void memory_info(int device, std::size_t* free_bytes, std::size_t* total_bytes);
+
+// Mapped memory (core_share.h). Reserves `bytes` of `device`'s address
+// region (never reused) at a multiple of `alignment`.
+Status reserve_device_range(int device, std::size_t bytes, std::size_t alignment,
+                            std::uintptr_t* out);
+// Adds an external block (`external` set by the caller; device >= 0: device
+// memory of that device; -1: registered host memory); invalid_value when it
+// overlaps a live block.
+Status add_external_block(const BlockRef& block, const char* api);
+// Removes the external block starting at `address` of `size` bytes.
+Status remove_external_block(std::uintptr_t address, std::size_t size, bool device, const char* api,
+                             BlockRef* out = nullptr);
 
 // The live allocation (device or pinned) that contains `address`, or null.
 BlockRef find_containing(std::uintptr_t address);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core_config.h"
+#include "core_share.h"
 
 namespace anydev_emu::core {
 namespace {
@@ -205,6 +206,7 @@ void* register_object(const EventRef& event) { return add(event); }
 Status destroy_event(const void* handle, const char* api) {
   EventRef e;
   if (const Status s = remove(handle, api, "event", &e); s != Status::success) return s;
+  if (e->ipc != nullptr && e->creator) ipc_forget(*e->ipc);
   return sticky_error(e->context);  // a queued record keeps it alive
 }
 
@@ -213,6 +215,10 @@ Status record_event(const EventRef& event, const StreamRef& stream, const char* 
     return misuse(Status::invalid_handle,
                   std::string(api) + ": event of device " + std::to_string(event->context->device) +
                       " on a stream of device " + std::to_string(stream->context()->device));
+  }
+  if (event->ipc != nullptr) {
+    ipc_record(event->ipc, stream, api);
+    return Status::success;
   }
   std::uint64_t generation = 0;
   {
@@ -230,17 +236,20 @@ Status record_event(const EventRef& event, const StreamRef& stream, const char* 
 }
 
 Status query_event(const EventRef& event) {
+  if (event->ipc != nullptr) return ipc_complete(*event->ipc) ? Status::success : Status::not_ready;
   std::lock_guard<std::mutex> lock(event->mutex);
   return event->is_done(event->recorded) ? Status::success : Status::not_ready;
 }
 
 void synchronize_event(const EventRef& event) {
+  if (event->ipc != nullptr) return ipc_synchronize(*event->ipc);
   std::unique_lock<std::mutex> lock(event->mutex);
   const std::uint64_t target = event->recorded;
   event->done.wait(lock, [&] { return event->is_done(target); });
 }
 
 void wait_event(const StreamRef& stream, const EventRef& event) {
+  if (event->ipc != nullptr) return ipc_wait(event->ipc, stream);
   std::uint64_t target = 0;
   {
     std::lock_guard<std::mutex> lock(event->mutex);

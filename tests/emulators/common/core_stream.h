@@ -65,9 +65,15 @@ class Stream {
   Status error_ = Status::success;
 };
 
+struct IpcPage;  // core_share.h
+
 struct Event {
   explicit Event(Context* c) : context(c) {}
   Context* const context;
+  // An interprocess event keeps its records in this page instead; `creator`:
+  // this event made the page (its destruction unlinks the page's name).
+  std::shared_ptr<IpcPage> ipc;
+  bool creator = false;
   std::mutex mutex;
   std::condition_variable done;
   std::uint64_t recorded = 0;       // records accepted; the latest is the one that counts

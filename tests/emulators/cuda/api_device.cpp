@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core_config.h"
+#include "core_share.h"
 #include "emu_state.h"
 
 using anydev_emu::Device;
@@ -71,6 +72,11 @@ CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice
       return CUDA_SUCCESS;
     case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
       *value = 0;
+      return CUDA_SUCCESS;
+    // ANYDEV_CUDA_EMULATOR_VMM=0 turns both off (api_share.cpp).
+    case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED:
+    case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED:
+      *value = anydev_emu::core::vmm_supported() ? 1 : 0;
       return CUDA_SUCCESS;
     default:
       anydev_emu::core::report_misuse("cuDeviceGetAttribute: attribute " +

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "core_share.h"
 #include "core_stream.h"
 #include "emu_state.h"
 
@@ -52,8 +53,17 @@ CUresult cuEventCreate(CUevent* event, unsigned int flags) {
   Context* c = nullptr;
   if (const CUresult r = anydev_emu::require_current("cuEventCreate", &c); r != CUDA_SUCCESS)
     return r;
-  constexpr unsigned int kKnown = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING;
+  constexpr unsigned int kKnown =
+      CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
   if (event == nullptr || (flags & ~kKnown) != 0) return CUDA_ERROR_INVALID_VALUE;
+  if ((flags & CU_EVENT_INTERPROCESS) != 0) {
+    // cuda.h: an interprocess event must also disable timing.
+    if ((flags & CU_EVENT_DISABLE_TIMING) == 0) return CUDA_ERROR_INVALID_VALUE;
+    EventRef e;
+    if (const CUresult r = cu(core::ipc_event_create(c, &e)); r != CUDA_SUCCESS) return r;
+    *event = static_cast<CUevent>(core::register_object(e));
+    return CUDA_SUCCESS;
+  }
   *event = static_cast<CUevent>(core::register_object(std::make_shared<core::Event>(c)));
   return CUDA_SUCCESS;
 }

@@ -21,6 +21,11 @@
 //                                      (not reported as misuse): the stricter
 //                                      rules a driver might have
 //
+// The core's VMM setting (core_share.h), ANYDEV_CUDA_EMULATOR_VMM=0, reports
+// CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED and
+// ..._HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED as 0 and answers the VMM
+// calls CUDA_ERROR_NOT_SUPPORTED.
+//
 // Misuse is printed as "anydev-cuda-emulator: <message>".
 // Thread-safe: the settings are read once, at first use, and never change.
 #ifndef ANYDEV_TESTS_EMULATORS_CUDA_EMU_CONFIG_H_

@@ -106,6 +106,21 @@ const Proc* proc_table(std::size_t* size) {
       P(EventRecord, 2000),
       P(EventSynchronize, 2000),
       P(EventQuery, 2000),
+      P(DeviceGetUuid, 11040),
+      P(MemGetAllocationGranularity, 10020),
+      P(MemCreate, 10020),
+      P(MemRelease, 10020),
+      P(MemAddressReserve, 10020),
+      P(MemAddressFree, 10020),
+      P(MemMap, 10020),
+      P(MemUnmap, 10020),
+      P(MemSetAccess, 10020),
+      P(MemExportToShareableHandle, 10020),
+      P(MemImportFromShareableHandle, 10020),
+      P(MemHostRegister, 6050),
+      P(MemHostUnregister, 4000),
+      P(IpcGetEventHandle, 4010),
+      P(IpcOpenEventHandle, 4010),
   };
   *size = sizeof(table) / sizeof(table[0]);
   return table;

@@ -370,6 +370,93 @@ TEST_F(EmulatorTest, StreamWaitsForAnEventOfAnotherStream) {
   EXPECT_EQ(cuMemFreeHost(host), CUDA_SUCCESS);
 }
 
+// Sharing (core_share.h), within one process: an exported allocation
+// imported and mapped twice is the same memory, which outlives the first
+// handle and mapping; each misuse gets the driver's documented error.
+TEST_F(EmulatorTest, VmmAllocationExportsAsAnFdAndOutlivesItsFirstHandle) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = 0;
+  std::size_t granularity = 0;
+  ASSERT_EQ(cuMemGetAllocationGranularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
+            CUDA_SUCCESS);
+  ASSERT_GT(granularity, 0u);
+  CUmemGenericAllocationHandle first = 0;
+  EXPECT_EQ(cuMemCreate(&first, granularity + 1, &prop, 0), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuMemCreate(&first, granularity, &prop, 0), CUDA_SUCCESS);
+  CUdeviceptr a = 0;
+  CUdeviceptr b = 0;
+  EXPECT_EQ(cuMemMap(0x1000, granularity, 0, first, 0), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuMemAddressReserve(&a, granularity, 0, 0, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAddressReserve(&b, granularity, 0, 0, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemMap(a, granularity, 0, first, 0), CUDA_SUCCESS);
+  // Mapped but not accessible yet.
+  EXPECT_EQ(cuMemsetD8Async(a, 1, 8, stream_), CUDA_ERROR_INVALID_VALUE);
+  CUmemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  ASSERT_EQ(cuMemSetAccess(a, granularity, &access, 1), CUDA_SUCCESS);
+  int fd = -1;
+  ASSERT_EQ(cuMemExportToShareableHandle(&fd, first, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+            CUDA_SUCCESS);
+  CUmemGenericAllocationHandle second = 0;
+  ASSERT_EQ(cuMemImportFromShareableHandle(&second, reinterpret_cast<void*>(std::intptr_t{fd}),
+                                           CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+            CUDA_SUCCESS);
+  ::close(fd);
+  ASSERT_EQ(cuMemMap(b, granularity, 0, second, 0), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemSetAccess(b, granularity, &access, 1), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD32Async(a, 0xfeedbeef, granularity / 4, stream_), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(stream_), CUDA_SUCCESS);
+  // The first handle and mapping go; the second still holds the bytes.
+  EXPECT_EQ(cuMemAddressFree(a, granularity), CUDA_ERROR_INVALID_VALUE) << "still mapped";
+  ASSERT_EQ(cuMemUnmap(a, granularity), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAddressFree(a, granularity), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemRelease(first), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemRelease(first), CUDA_ERROR_INVALID_VALUE);
+  std::uint32_t last = 0;
+  ASSERT_EQ(cuMemcpyDtoHAsync(&last, b + granularity - 4, 4, stream_), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(stream_), CUDA_SUCCESS);
+  EXPECT_EQ(last, 0xfeedbeefu);
+  EXPECT_EQ(cuMemUnmap(b, granularity), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemAddressFree(b, granularity), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemRelease(second), CUDA_SUCCESS);
+}
+
+TEST_F(EmulatorTest, HostRegistrationAndInterprocessEvents) {
+  std::vector<std::uint32_t> host(1024, 0);
+  ASSERT_EQ(cuMemHostRegister(host.data(), 4096, CU_MEMHOSTREGISTER_PORTABLE), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemHostRegister(host.data(), 4096, CU_MEMHOSTREGISTER_PORTABLE),
+            CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+  ASSERT_EQ(cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(host.data()), 7, 1024, stream_),
+            CUDA_SUCCESS);
+  CUevent plain = nullptr;
+  CUevent shared = nullptr;
+  CUevent opened = nullptr;
+  ASSERT_EQ(cuEventCreate(&plain, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  EXPECT_EQ(cuEventCreate(&shared, CU_EVENT_INTERPROCESS), CUDA_ERROR_INVALID_VALUE)
+      << "an interprocess event must disable timing";
+  ASSERT_EQ(cuEventCreate(&shared, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  CUipcEventHandle handle{};
+  EXPECT_EQ(cuIpcGetEventHandle(&handle, plain), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuIpcGetEventHandle(&handle, shared), CUDA_SUCCESS);
+  ASSERT_EQ(cuIpcOpenEventHandle(&opened, handle), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(shared, stream_), CUDA_SUCCESS);
+  EXPECT_EQ(cuEventQuery(opened), CUDA_ERROR_NOT_READY) << "the memset is still queued";
+  ASSERT_EQ(cuEventSynchronize(opened), CUDA_SUCCESS);
+  EXPECT_EQ(host[1023], 7u);
+  EXPECT_EQ(cuEventQuery(shared), CUDA_SUCCESS);
+  EXPECT_EQ(cuEventDestroy(opened), CUDA_SUCCESS);
+  EXPECT_EQ(cuEventDestroy(shared), CUDA_SUCCESS);
+  // The creator's destruction removes the name: the handle no longer opens.
+  EXPECT_EQ(cuIpcOpenEventHandle(&opened, handle), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuEventDestroy(plain), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemHostUnregister(host.data()), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemHostUnregister(host.data()), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

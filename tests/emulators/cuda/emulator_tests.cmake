@@ -108,6 +108,39 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
       ENVIRONMENT "${uses};ANYDEV_CUDA_EMULATOR_DEVICES=0")
   endif()
 
+  # Buffers and events shared between two real processes (tests/sharing),
+  # two devices so that a handle of the other device is refused, each
+  # operation delayed so that a missing order shows in the ring. Then a
+  # device without VMM: device memory is refused with the attribute's name,
+  # and, the driver lacking cuMemCreate, with the symbol's.
+  if(TARGET anydev-share-tests)
+    anydev_add_sharing_tests(cuda ${uses} ANYDEV_CUDA_EMULATOR_DEVICES=2
+                             ANYDEV_CUDA_EMULATOR_DELAY_US=100 ANYDEV_SHARE_RING_ROUNDS=1000)
+    set_tests_properties(sharing.cuda PROPERTIES TIMEOUT 120
+      FAIL_REGULAR_EXPRESSION "\\[  FAILED  \\]|anydev-cuda-emulator:")
+    # Again with a driver that wants each event's own context current for
+    # calls on it (cuIpcGetEventHandle included) and without memory pools.
+    add_test(NAME sharing.cuda.strict_context COMMAND anydev-share-tests)
+    set_tests_properties(sharing.cuda.strict_context PROPERTIES
+      ENVIRONMENT "ANYDEV_SHARE_BACKEND=cuda;${uses};ANYDEV_CUDA_EMULATOR_DEVICES=2;ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT=2;ANYDEV_CUDA_EMULATOR_MEMORY_POOLS=0;ANYDEV_SHARE_RING_ROUNDS=200"
+      FAIL_REGULAR_EXPRESSION "\\[  FAILED  \\]|anydev-cuda-emulator:"
+      TIMEOUT 120)
+    foreach(run "vmm_off|ANYDEV_CUDA_EMULATOR_VMM=0|cuda device 0 reports CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 0"
+                "no_cumemcreate|ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS=cuMemCreate|lacks cuMemCreate")
+      string(REPLACE "|" ";" parts "${run}")
+      list(GET parts 0 name)
+      list(GET parts 1 setting)
+      list(GET parts 2 reason)
+      add_test(NAME sharing.cuda.${name} COMMAND anydev-share-tests
+               --gtest_filter=Sharing.DeviceMemoryTheDeviceCannotExportSaysWhy)
+      set_tests_properties(sharing.cuda.${name} PROPERTIES
+        ENVIRONMENT "ANYDEV_SHARE_BACKEND=cuda;${uses};${setting};ANYDEV_SHARE_EXPECT_UNSUPPORTED=${reason}"
+        PASS_REGULAR_EXPRESSION "\\[  PASSED  \\] 1 test"
+        FAIL_REGULAR_EXPRESSION "\\[  FAILED  \\]|\\[  SKIPPED \\]|anydev-cuda-emulator:"
+        TIMEOUT 60)
+    endforeach()
+  endif()
+
   # The C API suite on cuda (the summary names the backend it ran on).
   if(TARGET anydev-c-api-tests)
     add_test(NAME c_api-cuda-emulator COMMAND anydev-c-api-tests)

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core_config.h"
+#include "core_share.h"
 #include "core_stream.h"
 #include "hip_face.h"
 
@@ -82,6 +83,15 @@ hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags) {
   // HIP documents that an interprocess event must also disable timing.
   const bool valid = (flags & ~kKnown) == 0 &&
                      ((flags & hipEventInterprocess) == 0 || (flags & hipEventDisableTiming) != 0);
+  if (valid && (flags & hipEventInterprocess) != 0) {
+    core::Context* c = nullptr;
+    if (const hipError_t e = hip::current(&c); e != hipSuccess) return e;
+    if (event == nullptr) return hipErrorInvalidValue;
+    core::EventRef e;
+    if (const hipError_t r = hip::to_hip(core::ipc_event_create(c, &e)); r != hipSuccess) return r;
+    *event = static_cast<hipEvent_t>(core::register_object(e));
+    return hipSuccess;
+  }
   return create(event, valid, [](core::Context* c) { return std::make_shared<core::Event>(c); });
 }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <hip/hip_runtime_api.h>
 #include <hip/hip_version.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -463,6 +464,79 @@ TEST(HipEmulatorVariants, OnlyTheRocm7VariantHasTheStridedFill) {
     EXPECT_EQ(back[row * 4 + 3], 0u);
   }
   EXPECT_EQ(fill(p, 6, 1, 2, 2, nullptr), hipErrorInvalidValue) << "pitch below the row";
+}
+
+// Sharing (core_share.h) on the 5.2 variant: an allocation in 5.2's
+// property layout exported as an fd and mapped again is the same memory;
+// ROCm 6's layout is refused here; interprocess events need no timing.
+TEST_F(HipEmulatorTest, VmmInThisRuntimesLayoutAndInterprocessEvents) {
+  hipMemAllocationProp prop{};
+  prop.type = hipMemAllocationTypePinned;
+  prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
+  prop.location.type = hipMemLocationTypeDevice;
+  prop.location.id = 0;
+  size_t granularity = 0;
+  HIP_ASSERT_OK(
+      hipMemGetAllocationGranularity(&granularity, &prop, hipMemAllocationGranularityMinimum));
+  // ROCm 6's order (type first) read as 5.2's: not pinned device memory.
+  const struct {
+    hipMemAllocationType type;
+    hipMemAllocationHandleType handles;
+    hipMemLocation location;
+    void* metadata;
+    unsigned char flags[4];
+  } v6{hipMemAllocationTypePinned,
+       hipMemHandleTypePosixFileDescriptor,
+       {hipMemLocationTypeDevice, 0},
+       nullptr,
+       {}};
+  size_t ignored = 0;
+  EXPECT_EQ(
+      hipMemGetAllocationGranularity(&ignored, reinterpret_cast<const hipMemAllocationProp*>(&v6),
+                                     hipMemAllocationGranularityMinimum),
+      hipErrorInvalidValue);
+  hipMemGenericAllocationHandle_t first = nullptr;
+  hipMemGenericAllocationHandle_t second = nullptr;
+  HIP_ASSERT_OK(hipMemCreate(&first, granularity, &prop, 0));
+  int fd = -1;
+  HIP_ASSERT_OK(hipMemExportToShareableHandle(&fd, first, hipMemHandleTypePosixFileDescriptor, 0));
+  HIP_ASSERT_OK(hipMemImportFromShareableHandle(&second, reinterpret_cast<void*>(std::intptr_t{fd}),
+                                                hipMemHandleTypePosixFileDescriptor));
+  ::close(fd);
+  void* a = nullptr;
+  void* b = nullptr;
+  HIP_ASSERT_OK(hipMemAddressReserve(&a, granularity, 0, nullptr, 0));
+  HIP_ASSERT_OK(hipMemAddressReserve(&b, granularity, 0, nullptr, 0));
+  HIP_ASSERT_OK(hipMemMap(a, granularity, 0, first, 0));
+  HIP_ASSERT_OK(hipMemMap(b, granularity, 0, second, 0));
+  hipMemAccessDesc access{};
+  access.location = prop.location;
+  access.flags = hipMemAccessFlagsProtReadWrite;
+  HIP_ASSERT_OK(hipMemSetAccess(a, granularity, &access, 1));
+  HIP_ASSERT_OK(hipMemSetAccess(b, granularity, &access, 1));
+  HIP_ASSERT_OK(hipMemsetD8Async(a, 0x3c, granularity, stream_));
+  hipEvent_t shared = nullptr;
+  hipEvent_t opened = nullptr;
+  EXPECT_EQ(hipEventCreateWithFlags(&shared, hipEventInterprocess), hipErrorInvalidValue);
+  HIP_ASSERT_OK(hipEventCreateWithFlags(&shared, hipEventInterprocess | hipEventDisableTiming));
+  hipIpcEventHandle_t handle{};
+  HIP_ASSERT_OK(hipIpcGetEventHandle(&handle, shared));
+  HIP_ASSERT_OK(hipIpcOpenEventHandle(&opened, handle));
+  HIP_ASSERT_OK(hipEventRecord(shared, stream_));
+  HIP_ASSERT_OK(hipEventSynchronize(opened));
+  unsigned char last = 0;
+  HIP_ASSERT_OK(hipMemcpyAsync(&last, static_cast<char*>(b) + granularity - 1, 1,
+                               hipMemcpyDeviceToHost, stream_));
+  HIP_ASSERT_OK(hipStreamSynchronize(stream_));
+  EXPECT_EQ(last, 0x3c);
+  HIP_EXPECT_OK(hipEventDestroy(opened));
+  HIP_EXPECT_OK(hipEventDestroy(shared));
+  for (void* p : {a, b}) {
+    HIP_EXPECT_OK(hipMemUnmap(p, granularity));
+    HIP_EXPECT_OK(hipMemAddressFree(p, granularity));
+  }
+  HIP_EXPECT_OK(hipMemRelease(first));
+  HIP_EXPECT_OK(hipMemRelease(second));
 }
 
 }  // namespace

@@ -34,7 +34,11 @@
   X(hipMemsetD32Async) X(hipMemsetD2D32Async) X(hipMemcpyAsync) X(hipMemcpyPeerAsync) \
   X(hipStreamCreateWithFlags) X(hipStreamDestroy) X(hipStreamSynchronize) X(hipStreamQuery) \
   X(hipStreamWaitEvent) X(hipEventCreateWithFlags) X(hipEventDestroy) X(hipEventRecord) \
-  X(hipEventQuery) X(hipEventSynchronize) X(hipPointerGetAttributes)
+  X(hipEventQuery) X(hipEventSynchronize) X(hipPointerGetAttributes) \
+  X(hipDeviceGetUuid) X(hipMemGetAllocationGranularity) X(hipMemCreate) X(hipMemRelease) \
+  X(hipMemExportToShareableHandle) X(hipMemImportFromShareableHandle) \
+  X(hipMemAddressReserve) X(hipMemAddressFree) X(hipMemMap) X(hipMemUnmap) X(hipMemSetAccess) \
+  X(hipHostRegister) X(hipHostUnregister) X(hipIpcGetEventHandle) X(hipIpcOpenEventHandle)
 // clang-format on
 
 ANYDEV_EMU_DECLARE_CALL_COUNT_EXPORTS(anydev_hip_emulator)
