@@ -82,8 +82,9 @@ anydev_status_t check_memory_ipc(int device, anydev_bk_memory_kind_t kind, const
   if (const anydev_status_t s = check_device(device, op); s != ANYDEV_SUCCESS) return s;
   if (kind != ANYDEV_BK_MEMORY_DEVICE) {
     return report_error(ANYDEV_ERROR_UNSUPPORTED,
-                        cat(op, ": the level_zero backend shares device memory only (Level Zero "
-                                "IPC handles describe device allocations: zeMemGetIpcHandle)"));
+                        cat(op,
+                            ": the level_zero backend shares device memory only (Level Zero "
+                            "IPC handles describe device allocations: zeMemGetIpcHandle)"));
   }
   const LoaderApi& a = api();
   if (a.zeDriverGetIpcProperties == nullptr || a.zeMemGetIpcHandle == nullptr ||
@@ -104,19 +105,20 @@ anydev_status_t check_memory_ipc(int device, anydev_bk_memory_kind_t kind, const
     return report_failure(r, "zeDriverGetIpcProperties", cat(op, " on level_zero device ", device));
   }
   if ((props.flags & ZE_IPC_PROPERTY_FLAG_MEMORY) == 0) {
-    return report_error(ANYDEV_ERROR_UNSUPPORTED,
-                        cat(op, ": the driver of level_zero device ", device, " (",
-                            device_at(device).name,
-                            ") reports no memory IPC (zeDriverGetIpcProperties flags ",
-                            props.flags, ", no ZE_IPC_PROPERTY_FLAG_MEMORY)"));
+    return report_error(
+        ANYDEV_ERROR_UNSUPPORTED,
+        cat(op, ": the driver of level_zero device ", device, " (", device_at(device).name,
+            ") reports no memory IPC (zeDriverGetIpcProperties flags ", props.flags,
+            ", no ZE_IPC_PROPERTY_FLAG_MEMORY)"));
   }
   return ANYDEV_SUCCESS;
 }
 
 anydev_status_t events_unsupported(const char* op) {
   return report_error(ANYDEV_ERROR_UNSUPPORTED,
-                      cat(op, ": the level_zero backend does not share events between processes "
-                              "yet (interprocess event pools are not implemented)"));
+                      cat(op,
+                          ": the level_zero backend does not share events between processes "
+                          "yet (interprocess event pools are not implemented)"));
 }
 
 }  // namespace
@@ -187,9 +189,8 @@ anydev_status_t memory_export(int device, anydev_bk_memory_kind_t kind, void* ha
   return ANYDEV_SUCCESS;
 }
 
-anydev_status_t memory_import(int device, anydev_bk_memory_kind_t kind,
-                              const anydev_bk_share_t* in, std::size_t bytes, void** handle,
-                              void** address) {
+anydev_status_t memory_import(int device, anydev_bk_memory_kind_t kind, const anydev_bk_share_t* in,
+                              std::size_t bytes, void** handle, void** address) {
   if (in == nullptr || handle == nullptr || address == nullptr) {
     return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "memory_import: null argument");
   }
@@ -206,14 +207,14 @@ anydev_status_t memory_import(int device, anydev_bk_memory_kind_t kind,
   std::memcpy(&p, in->payload, sizeof(p));
   if (p.magic != kMagic || p.version != kVersion) {
     return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
-                        cat("memory_import: not a level_zero memory payload of version ",
-                            kVersion, " (magic ", p.magic, ", version ", p.version, ")"));
+                        cat("memory_import: not a level_zero memory payload of version ", kVersion,
+                            " (magic ", p.magic, ", version ", p.version, ")"));
   }
   if (p.kind != static_cast<std::uint32_t>(kind) || p.bytes < bytes) {
-    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
-                        cat("memory_import: the payload describes ", p.bytes,
-                            " bytes of memory kind ", p.kind, ", asked for ", bytes,
-                            " bytes of kind ", static_cast<int>(kind)));
+    return report_error(
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        cat("memory_import: the payload describes ", p.bytes, " bytes of memory kind ", p.kind,
+            ", asked for ", bytes, " bytes of kind ", static_cast<int>(kind)));
   }
   std::uint8_t mine[ZE_MAX_DEVICE_UUID_SIZE] = {};
   ze_result_t r = ZE_RESULT_SUCCESS;
@@ -222,10 +223,10 @@ anydev_status_t memory_import(int device, anydev_bk_memory_kind_t kind,
     return report_failure(r, "zeDeviceGetProperties", cat("memory_import on device ", device));
   }
   if (std::memcmp(mine, p.uuid, sizeof(mine)) != 0) {
-    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
-                        cat("memory_import: the memory belongs to the level_zero device of uuid ",
-                            hex_uuid(p.uuid), ", not to device ", device, " (uuid ", hex_uuid(mine),
-                            ")"));
+    return report_error(
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        cat("memory_import: the memory belongs to the level_zero device of uuid ", hex_uuid(p.uuid),
+            ", not to device ", device, " (uuid ", hex_uuid(mine), ")"));
   }
   if (in->fd_count != 1 || in->fds[0] < 0 || fcntl(in->fds[0], F_GETFD) == -1) {
     return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
@@ -238,8 +239,9 @@ anydev_status_t memory_import(int device, anydev_bk_memory_kind_t kind,
   void* ptr = nullptr;
   r = api().zeMemOpenIpcHandle(d.driver->context, d.device, p.ipc, 0, &ptr);
   if (r != ZE_RESULT_SUCCESS) {
-    return report_failure(r, "zeMemOpenIpcHandle",
-                          cat("memory_import of ", p.bytes, " bytes on level_zero device ", device));
+    return report_failure(
+        r, "zeMemOpenIpcHandle",
+        cat("memory_import of ", p.bytes, " bytes on level_zero device ", device));
   }
   {
     const std::lock_guard<std::mutex> lock(g_mutex);
