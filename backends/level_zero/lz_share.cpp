@@ -20,6 +20,7 @@
 // Interprocess events are not implemented: event_create_shareable,
 // event_export and event_import answer UNSUPPORTED with that reason.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -45,16 +46,25 @@ struct Payload {
   std::uint32_t kind;  // anydev_bk_memory_kind_t
   std::uint32_t reserved;
   std::uint64_t bytes;
+  std::uint64_t fd_device;                     // st_dev and st_ino of the fd: the importer
+  std::uint64_t fd_inode;                      // checks it received that file
   std::uint8_t uuid[ZE_MAX_DEVICE_UUID_SIZE];  // ze_device_properties_t::uuid
   ze_ipc_mem_handle_t ipc;                     // fd bytes overwritten on import
 };
 static_assert(sizeof(Payload) <= ANYDEV_BK_SHARE_PAYLOAD_MAX, "payload too large");
 
 // Which shareable pointers this process allocated and which it opened, so
-// memory_unshare picks zeMemFree or zeMemCloseIpcHandle. Guarded by
-// g_mutex; entries owned by the map until memory_unshare.
-std::mutex g_mutex;
-std::unordered_map<void*, bool> g_imported;  // pointer -> opened by import
+// memory_unshare picks zeMemFree or zeMemCloseIpcHandle. Guarded by its
+// mutex. Never destroyed: the core's reclaimer may release memory during
+// exit, after static destructors ran.
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<void*, bool> imported;  // pointer -> opened by import
+};
+Registry& registry() {
+  static Registry* r = new Registry;
+  return *r;
+}
 
 void uuid_of(int device, std::uint8_t out[ZE_MAX_DEVICE_UUID_SIZE], ze_result_t* r) {
   ze_device_properties_t props = {};
@@ -137,8 +147,8 @@ anydev_status_t shareable_alloc(int device, anydev_bk_memory_kind_t kind, std::s
       s != ANYDEV_SUCCESS) {
     return s;
   }
-  const std::lock_guard<std::mutex> lock(g_mutex);
-  g_imported[*handle] = false;
+  const std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().imported[*handle] = false;
   return ANYDEV_SUCCESS;
 }
 
@@ -181,6 +191,14 @@ anydev_status_t memory_export(int device, anydev_bk_memory_kind_t kind, void* ha
                         cat("memory_export: the IPC handle of ", handle,
                             " does not start with a dma-buf fd (", driver_fd, ")"));
   }
+  struct stat st = {};
+  if (fstat(fd, &st) != 0) {
+    close(fd);
+    return report_error(ANYDEV_ERROR_DEVICE,
+                        cat("memory_export: fstat of the IPC handle's fd ", driver_fd, " failed"));
+  }
+  p.fd_device = st.st_dev;
+  p.fd_inode = st.st_ino;
   std::memset(p.ipc.data, 0xff, sizeof(driver_fd));  // the fd travels in fds[0]
   std::memcpy(out->payload, &p, sizeof(p));
   out->payload_size = sizeof(p);
@@ -233,6 +251,12 @@ anydev_status_t memory_import(int device, anydev_bk_memory_kind_t kind, const an
                         cat("memory_import: a level_zero handle carries one open dma-buf fd (",
                             in->fd_count, " fds, first ", in->fds[0], ")"));
   }
+  struct stat st = {};
+  if (fstat(in->fds[0], &st) != 0 || st.st_dev != p.fd_device || st.st_ino != p.fd_inode) {
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                        cat("memory_import: fd ", in->fds[0],
+                            " is not the file the exporter sent (another device or inode)"));
+  }
   const int fd = in->fds[0];  // borrowed: the driver imports it, it does not keep it
   std::memcpy(p.ipc.data, &fd, sizeof(fd));
   DeviceState& d = device_at(device);
@@ -244,8 +268,8 @@ anydev_status_t memory_import(int device, anydev_bk_memory_kind_t kind, const an
         cat("memory_import of ", p.bytes, " bytes on level_zero device ", device));
   }
   {
-    const std::lock_guard<std::mutex> lock(g_mutex);
-    g_imported[ptr] = true;
+    const std::lock_guard<std::mutex> lock(registry().mutex);
+    registry().imported[ptr] = true;
   }
   *handle = ptr;
   *address = ptr;
@@ -259,14 +283,14 @@ anydev_status_t memory_unshare(int device, anydev_bk_memory_kind_t kind, void* h
   }
   bool imported = false;
   {
-    const std::lock_guard<std::mutex> lock(g_mutex);
-    const auto it = g_imported.find(handle);
-    if (it == g_imported.end()) {
+    const std::lock_guard<std::mutex> lock(registry().mutex);
+    const auto it = registry().imported.find(handle);
+    if (it == registry().imported.end()) {
       return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
                           cat("memory_unshare: ", handle, " is not shareable level_zero memory"));
     }
     imported = it->second;
-    g_imported.erase(it);
+    registry().imported.erase(it);
   }
   if (!imported) return memory_free(device, kind, handle);
   const ze_result_t r = api().zeMemCloseIpcHandle(device_at(device).driver->context, handle);
