@@ -326,8 +326,12 @@ anydev_status_t memory_info(int device, std::size_t* free_bytes, std::size_t* to
 }
 
 // No flags: the driver's threads and contexts do not survive fork().
-constexpr anydev_backend_table_t kTable =
-    ANYDEV_KIT_BACKEND_TABLE(kBackendName, .native_handle = kit::entry<native_handle>);
+constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
+    kBackendName, .native_handle = kit::entry<native_handle>,
+    .shareable_alloc = kit::entry<shareable_alloc>, .memory_export = kit::entry<memory_export>,
+    .memory_import = kit::entry<memory_import>, .memory_unshare = kit::entry<memory_unshare>,
+    .event_create_shareable = kit::entry<event_create_shareable>,
+    .event_export = kit::entry<event_export>, .event_import = kit::entry<event_import>);
 
 }  // namespace anydev::level_zero
 

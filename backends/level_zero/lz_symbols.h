@@ -8,6 +8,8 @@
 // every ze* entry point and dispatches it to the driver that owns the handle).
 // zeInitDrivers (Level Zero 1.10) is not in the 1.4 headers: it is declared
 // in lz_init_drivers.h and OPTIONAL (the 1.8 loader lacks it; zeInit is used).
+// The IPC entry points are OPTIONAL: without them sharing is UNSUPPORTED
+// (lz_share.cpp) and everything else works.
 #ifndef ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_
 #define ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_
 
@@ -48,7 +50,11 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemAllocHost, REQUIRED)                                           \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemAllocDevice, REQUIRED)                                         \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemFree, REQUIRED)                                                \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemGetAddressRange, REQUIRED)
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemGetAddressRange, REQUIRED)                                     \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetIpcProperties, OPTIONAL)                                 \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemGetIpcHandle, OPTIONAL)                                        \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemOpenIpcHandle, OPTIONAL)                                       \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemCloseIpcHandle, OPTIONAL)
 
 namespace anydev::level_zero {
 

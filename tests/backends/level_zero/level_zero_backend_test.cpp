@@ -204,6 +204,30 @@ TEST_F(LevelZero, DeviceBuffersExportAsOneApiAndImportBack) {
   EXPECT_EQ(anydev_buffer_release(b), ANYDEV_SUCCESS);
 }
 
+// The emulated driver reports no IPC (zeDriverGetIpcProperties flags 0):
+// sharing is UNSUPPORTED with the reason, never a half-made handle. Host
+// memory is refused before the driver is asked (Level Zero IPC handles are
+// for device allocations), and events are not shared by this backend.
+TEST_F(LevelZero, SharingWithoutDriverIpcIsUnsupportedNamingTheReason) {
+  anydev_buffer_t b = nullptr;
+  EXPECT_EQ(anydev_buffer_create_shareable(ctx_, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 64, &b),
+            ANYDEV_ERROR_UNSUPPORTED);
+  EXPECT_EQ(b, nullptr);
+  std::string message = anydev_last_error_message();
+  EXPECT_NE(message.find("level_zero"), std::string::npos) << message;
+  EXPECT_NE(message.find("reports no memory IPC (zeDriverGetIpcProperties"), std::string::npos)
+      << message;
+  EXPECT_EQ(anydev_buffer_create_shareable(ctx_, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT8, 64, &b),
+            ANYDEV_ERROR_UNSUPPORTED);
+  message = anydev_last_error_message();
+  EXPECT_NE(message.find("shares device memory only"), std::string::npos) << message;
+  anydev_event_t e = nullptr;
+  EXPECT_EQ(anydev_context_create_shareable_event(ctx_, &e), ANYDEV_ERROR_UNSUPPORTED);
+  EXPECT_EQ(e, nullptr);
+  message = anydev_last_error_message();
+  EXPECT_NE(message.find("does not share events between processes"), std::string::npos) << message;
+}
+
 // A stream that waits on an event keeps the event's slot until it is past the
 // wait: the slot (recycled once signaled) must not be reset while the wait is
 // still queued behind slow work, however soon the core re-records or destroys

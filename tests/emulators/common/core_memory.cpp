@@ -2,8 +2,11 @@
 #include "core_memory.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <new>
@@ -78,7 +81,10 @@ Status check_request(bool has_out, std::size_t bytes, const char* api) {
 
 Block::~Block() {
   if (external) return;
-  if (device < 0) {
+  if (mapped != 0) {
+    munmap(host, mapped);
+    close(fd);
+  } else if (device < 0) {
     std::free(host);
   } else {
     delete[] host;
@@ -176,6 +182,38 @@ Status allocate_device(int device, std::size_t bytes, std::uintptr_t* out, const
   block->size = bytes;
   block->device = device;
   block->pool = pool;
+  r.next += rounded;
+  r.in_use += bytes;
+  m.blocks.emplace(block->address, block);
+  *out = block->address;
+  return Status::success;
+}
+
+Status allocate_device_mapped(int device, std::size_t bytes, int fd, std::uintptr_t* out,
+                              const char* api) {
+  if (const Status s = check_request(out != nullptr, bytes, api); s != Status::success) {
+    close(fd);
+    return s;
+  }
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    close(fd);
+    return invalid(api, "cannot map the shared memory file: " + std::string(strerror(errno)));
+  }
+  auto block = std::make_shared<Block>();
+  block->host = static_cast<std::byte*>(p);
+  block->fd = fd;
+  block->mapped = bytes;
+  Memory& m = M();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  Region& r = m.regions.at(static_cast<std::size_t>(device));
+  const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (bytes > get_config().memory_bytes - r.in_use || rounded > r.end - r.next) {
+    return Status::out_of_memory;  // the block's destructor unmaps and closes
+  }
+  block->address = r.next;
+  block->size = bytes;
+  block->device = device;
   r.next += rounded;
   r.in_use += bytes;
   m.blocks.emplace(block->address, block);

@@ -31,6 +31,10 @@ struct Block {
   int device = -1;            // -1: pinned host memory
   Pool* pool = nullptr;       // the pool of stream-ordered memory; null for a plain allocation
   std::byte* host = nullptr;  // where the bytes are
+  // A block over a shared file (allocate_device_mapped): host is its
+  // MAP_SHARED mapping of `mapped` bytes, and the block owns `fd`.
+  int fd = -1;
+  std::size_t mapped = 0;
   std::atomic<bool> freed{false};
   std::atomic<bool> free_queued{false};  // a stream-ordered free accepted, not yet run
   // Mapped memory (core_share.h): `host` belongs to `keeper` (null: to the
@@ -77,6 +81,12 @@ Status resolve(std::uintptr_t address, std::size_t bytes, Access access, const c
 // than all pinned memory.
 Status allocate_device(int device, std::size_t bytes, std::uintptr_t* out, const char* api,
                        Pool* pool = nullptr);
+// Device memory of `device` whose bytes are the file `fd` (a memfd, of at
+// least `bytes` bytes) mapped MAP_SHARED, so that another process mapping
+// the same file sees them: for a face's interprocess memory. Takes `fd`
+// (closed with the block, or here on failure).
+Status allocate_device_mapped(int device, std::size_t bytes, int fd, std::uintptr_t* out,
+                              const char* api);
 // Removes a live device allocation starting exactly at `address`.
 Status take_device_block(std::uintptr_t address, const char* api, BlockRef* out);
 // Finds a live device allocation starting exactly at `address`.

@@ -81,6 +81,7 @@ ze_result_t ZE_APICALL emu_zeMemAllocDevice(ze_context_handle_t hContext,
     return r;
   }
   if (size > core::get_config().memory_bytes) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
+  if (ipc_enabled()) return allocate_shareable_device(device->index, size, pptr);
   std::uintptr_t address = 0;
   const core::Status s = core::allocate_device(device->index, size, &address, "zeMemAllocDevice");
   if (s == core::Status::success) *pptr = reinterpret_cast<void*>(address);

@@ -107,6 +107,9 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t versi
   table->pfnFree = emu_zeMemFree;
   table->pfnGetAllocProperties = emu_zeMemGetAllocProperties;
   table->pfnGetAddressRange = emu_zeMemGetAddressRange;
+  table->pfnGetIpcHandle = emu_zeMemGetIpcHandle;
+  table->pfnOpenIpcHandle = emu_zeMemOpenIpcHandle;
+  table->pfnCloseIpcHandle = emu_zeMemCloseIpcHandle;
   return ZE_RESULT_SUCCESS;
 }
 

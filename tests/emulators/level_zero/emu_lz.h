@@ -49,6 +49,11 @@ std::size_t max_fill_pattern();
 // API version 1.x the driver reports (default 4, 4 to 15). From 7 on it takes
 // ZE_COMMAND_QUEUE_FLAG_IN_ORDER (1.7), which the 1.4 headers lack.
 int api_minor();
+// ANYDEV_LEVEL_ZERO_EMULATOR_IPC=1: device memory is memfd-backed and
+// exportable (api_ipc.cpp) and zeDriverGetIpcProperties reports
+// ZE_IPC_PROPERTY_FLAG_MEMORY. Default 0: no IPC (the IPC calls answer
+// ZE_RESULT_ERROR_UNSUPPORTED_FEATURE).
+bool ipc_enabled();
 inline constexpr ze_command_queue_flags_t kQueueFlagInOrder = 1u << 1;  // ZE_BIT(1), spec 1.7
 
 // Reports "anydev-level-zero-emulator: <message>" (core::report_misuse),

@@ -85,6 +85,15 @@ ze_result_t ZE_APICALL emu_zeMemGetAddressRange(ze_context_handle_t hContext, co
 ze_result_t ZE_APICALL emu_zeMemGetAllocProperties(ze_context_handle_t hContext, const void* ptr,
                                                    ze_memory_allocation_properties_t* props,
                                                    ze_device_handle_t* phDevice);
+ze_result_t ZE_APICALL emu_zeMemGetIpcHandle(ze_context_handle_t hContext, const void* ptr,
+                                             ze_ipc_mem_handle_t* pIpcHandle);
+ze_result_t ZE_APICALL emu_zeMemOpenIpcHandle(ze_context_handle_t hContext,
+                                              ze_device_handle_t hDevice,
+                                              ze_ipc_mem_handle_t handle,
+                                              ze_ipc_memory_flags_t flags, void** pptr);
+ze_result_t ZE_APICALL emu_zeMemCloseIpcHandle(ze_context_handle_t hContext, const void* ptr);
+// Device memory over a memfd, for zeMemAllocDevice when IPC is enabled.
+ze_result_t allocate_shareable_device(int device, std::size_t size, void** pptr);
 
 }  // namespace anydev_lz_emu
 

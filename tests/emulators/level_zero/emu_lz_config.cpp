@@ -27,6 +27,7 @@ std::atomic<unsigned long long> g_misuse{0};
   X(zeDeviceGetCommandQueueGroupProperties) X(zeDeviceCanAccessPeer) X(zeDeviceGetStatus)         \
   X(zeContextCreate) X(zeContextDestroy) X(zeContextGetStatus) X(zeMemAllocHost)                  \
   X(zeMemAllocDevice) X(zeMemFree) X(zeMemGetAddressRange) X(zeMemGetAllocProperties)             \
+  X(zeMemGetIpcHandle) X(zeMemOpenIpcHandle) X(zeMemCloseIpcHandle)                               \
   X(zeEventPoolCreate) X(zeEventPoolDestroy) X(zeEventCreate) X(zeEventDestroy)                   \
   X(zeEventHostSignal) X(zeEventHostSynchronize) X(zeEventQueryStatus) X(zeEventHostReset)        \
   X(zeCommandListCreateImmediate) X(zeCommandListDestroy) X(zeCommandListAppendMemoryCopy)        \
@@ -61,6 +62,11 @@ std::size_t max_fill_pattern() {
 
 int api_minor() {
   static const int value = static_cast<int>(core::read_setting("API_MINOR", 4, 4, 15));
+  return value;
+}
+
+bool ipc_enabled() {
+  static const bool value = core::read_setting("IPC", 0, 0, 1) != 0;
   return value;
 }
 

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: Apache-2.0
+// Memory shared between processes (backend_entries.h, "Sharing between
+// processes"; docs/backends.md, level_zero "Sharing between processes").
+//
+// Device memory only: zeMemAllocDevice, exported with zeMemGetIpcHandle,
+// opened with zeMemOpenIpcHandle, closed with zeMemCloseIpcHandle. Level Zero
+// 1.4's IPC handles describe device allocations; host memory is refused.
+//
+// The fd form: the headers (and Debian's 1.8 loader) predate
+// zeMemGetFileDescriptorFromIpcHandleExp, so the handle's first bytes are
+// read as the dma-buf fd, as Intel's driver lays out ze_ipc_mem_handle_t.
+// That fd (dup'ed) travels in fds[0]; the whole handle travels in the
+// payload, and the importer writes its own copy of the fd back in before
+// zeMemOpenIpcHandle.
+//
+// Lifetime: the importer's mapping holds the dma-buf, whose kernel refcount
+// keeps the pages alive after the exporter frees or exits. That is Intel's
+// driver's behaviour; Level Zero's spec does not promise it.
+//
+// Interprocess events are not implemented: event_create_shareable,
+// event_export and event_import answer UNSUPPORTED with that reason.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "lz_entries.h"
+#include "lz_errors.h"
+#include "lz_state.h"
+
+namespace anydev::level_zero {
+namespace {
+
+constexpr std::uint32_t kMagic = 0x4c5a5348;  // "LZSH"
+constexpr std::uint32_t kVersion = 1;
+
+// What memory_export writes into the payload; memory_import checks each field.
+struct Payload {
+  std::uint32_t magic;
+  std::uint32_t version;
+  std::uint32_t kind;  // anydev_bk_memory_kind_t
+  std::uint32_t reserved;
+  std::uint64_t bytes;
+  std::uint64_t fd_device;                     // st_dev and st_ino of the fd: the importer
+  std::uint64_t fd_inode;                      // checks it received that file
+  std::uint8_t uuid[ZE_MAX_DEVICE_UUID_SIZE];  // ze_device_properties_t::uuid
+  ze_ipc_mem_handle_t ipc;                     // fd bytes overwritten on import
+};
+static_assert(sizeof(Payload) <= ANYDEV_BK_SHARE_PAYLOAD_MAX, "payload too large");
+
+// Which shareable pointers this process allocated and which it opened, so
+// memory_unshare picks zeMemFree or zeMemCloseIpcHandle. Guarded by its
+// mutex. Never destroyed: the core's reclaimer may release memory during
+// exit, after static destructors ran.
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<void*, bool> imported;  // pointer -> opened by import
+};
+Registry& registry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
+void uuid_of(int device, std::uint8_t out[ZE_MAX_DEVICE_UUID_SIZE], ze_result_t* r) {
+  ze_device_properties_t props = {};
+  props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
+  *r = api().zeDeviceGetProperties(device_at(device).device, &props);
+  if (*r == ZE_RESULT_SUCCESS) std::memcpy(out, props.uuid.id, ZE_MAX_DEVICE_UUID_SIZE);
+}
+
+std::string hex_uuid(const std::uint8_t in[ZE_MAX_DEVICE_UUID_SIZE]) {
+  std::uint8_t copy[ZE_MAX_DEVICE_UUID_SIZE];
+  std::memcpy(copy, in, sizeof(copy));
+  std::string hex;
+  static const char kDigits[] = "0123456789abcdef";
+  for (std::uint8_t b : copy) {
+    hex += kDigits[b >> 4];
+    hex += kDigits[b & 15];
+  }
+  return hex;
+}
+
+// UNSUPPORTED unless the device's driver offers memory IPC: the entry
+// points resolved and zeDriverGetIpcProperties reporting
+// ZE_IPC_PROPERTY_FLAG_MEMORY.
+anydev_status_t check_memory_ipc(int device, anydev_bk_memory_kind_t kind, const char* op) {
+  if (const anydev_status_t s = check_device(device, op); s != ANYDEV_SUCCESS) return s;
+  if (kind != ANYDEV_BK_MEMORY_DEVICE) {
+    return report_error(ANYDEV_ERROR_UNSUPPORTED,
+                        cat(op,
+                            ": the level_zero backend shares device memory only (Level Zero "
+                            "IPC handles describe device allocations: zeMemGetIpcHandle)"));
+  }
+  const LoaderApi& a = api();
+  if (a.zeDriverGetIpcProperties == nullptr || a.zeMemGetIpcHandle == nullptr ||
+      a.zeMemOpenIpcHandle == nullptr || a.zeMemCloseIpcHandle == nullptr) {
+    return report_error(ANYDEV_ERROR_UNSUPPORTED,
+                        cat(op, ": the Level Zero loader ", a.path,
+                            " lacks the IPC entry points (zeMemGetIpcHandle, zeMemOpenIpcHandle, "
+                            "zeMemCloseIpcHandle, zeDriverGetIpcProperties)"));
+  }
+  ze_driver_ipc_properties_t props = {};
+  props.stype = ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES;
+  const ze_result_t r = a.zeDriverGetIpcProperties(device_at(device).driver->driver, &props);
+  if (r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE || r == ZE_RESULT_ERROR_UNINITIALIZED) {
+    return report_failure(ANYDEV_ERROR_UNSUPPORTED, r, "zeDriverGetIpcProperties",
+                          cat(op, ": the driver of level_zero device ", device, " has no IPC"));
+  }
+  if (r != ZE_RESULT_SUCCESS) {
+    return report_failure(r, "zeDriverGetIpcProperties", cat(op, " on level_zero device ", device));
+  }
+  if ((props.flags & ZE_IPC_PROPERTY_FLAG_MEMORY) == 0) {
+    return report_error(
+        ANYDEV_ERROR_UNSUPPORTED,
+        cat(op, ": the driver of level_zero device ", device, " (", device_at(device).name,
+            ") reports no memory IPC (zeDriverGetIpcProperties flags ", props.flags,
+            ", no ZE_IPC_PROPERTY_FLAG_MEMORY)"));
+  }
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t events_unsupported(const char* op) {
+  return report_error(ANYDEV_ERROR_UNSUPPORTED,
+                      cat(op,
+                          ": the level_zero backend does not share events between processes "
+                          "yet (interprocess event pools are not implemented)"));
+}
+
+}  // namespace
+
+anydev_status_t shareable_alloc(int device, anydev_bk_memory_kind_t kind, std::size_t bytes,
+                                void** handle, void** address) {
+  if (handle == nullptr || address == nullptr) {
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "shareable_alloc: null out");
+  }
+  if (const anydev_status_t s = check_memory_ipc(device, kind, "shareable_alloc");
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  // device_alloc does not use its stream (zeMemAllocDevice is not ordered).
+  if (const anydev_status_t s = device_alloc(device, bytes, nullptr, handle, address);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  const std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().imported[*handle] = false;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t memory_export(int device, anydev_bk_memory_kind_t kind, void* handle,
+                              anydev_bk_share_t* out) {
+  if (handle == nullptr || out == nullptr) {
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "memory_export: null handle or out");
+  }
+  if (const anydev_status_t s = check_memory_ipc(device, kind, "memory_export");
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  DeviceState& d = device_at(device);
+  Payload p = {};
+  p.magic = kMagic;
+  p.version = kVersion;
+  p.kind = static_cast<std::uint32_t>(kind);
+  std::size_t size = 0;
+  ze_result_t r = api().zeMemGetAddressRange(d.driver->context, handle, nullptr, &size);
+  if (r != ZE_RESULT_SUCCESS) {
+    return report_failure(r, "zeMemGetAddressRange", cat("memory_export of ", handle));
+  }
+  p.bytes = size;
+  uuid_of(device, p.uuid, &r);
+  if (r != ZE_RESULT_SUCCESS) {
+    return report_failure(r, "zeDeviceGetProperties", cat("memory_export on device ", device));
+  }
+  r = api().zeMemGetIpcHandle(d.driver->context, handle, &p.ipc);
+  if (r != ZE_RESULT_SUCCESS) {
+    const anydev_status_t status =
+        r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE ? ANYDEV_ERROR_UNSUPPORTED : status_for(r);
+    return report_failure(status, r, "zeMemGetIpcHandle",
+                          cat("memory_export of ", handle, " (level_zero device ", device, ")"));
+  }
+  int driver_fd = -1;
+  std::memcpy(&driver_fd, p.ipc.data, sizeof(driver_fd));
+  const int fd = driver_fd >= 0 ? dup(driver_fd) : -1;
+  if (fd < 0) {
+    return report_error(ANYDEV_ERROR_DEVICE,
+                        cat("memory_export: the IPC handle of ", handle,
+                            " does not start with a dma-buf fd (", driver_fd, ")"));
+  }
+  struct stat st = {};
+  if (fstat(fd, &st) != 0) {
+    close(fd);
+    return report_error(ANYDEV_ERROR_DEVICE,
+                        cat("memory_export: fstat of the IPC handle's fd ", driver_fd, " failed"));
+  }
+  p.fd_device = st.st_dev;
+  p.fd_inode = st.st_ino;
+  std::memset(p.ipc.data, 0xff, sizeof(driver_fd));  // the fd travels in fds[0]
+  std::memcpy(out->payload, &p, sizeof(p));
+  out->payload_size = sizeof(p);
+  out->fds[0] = fd;
+  out->fd_count = 1;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t memory_import(int device, anydev_bk_memory_kind_t kind, const anydev_bk_share_t* in,
+                              std::size_t bytes, void** handle, void** address) {
+  if (in == nullptr || handle == nullptr || address == nullptr) {
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "memory_import: null argument");
+  }
+  if (const anydev_status_t s = check_memory_ipc(device, kind, "memory_import");
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  Payload p = {};
+  if (in->payload_size != sizeof(p)) {
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                        cat("memory_import: a level_zero payload is ", sizeof(p),
+                            " bytes, this one ", in->payload_size));
+  }
+  std::memcpy(&p, in->payload, sizeof(p));
+  if (p.magic != kMagic || p.version != kVersion) {
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                        cat("memory_import: not a level_zero memory payload of version ", kVersion,
+                            " (magic ", p.magic, ", version ", p.version, ")"));
+  }
+  if (p.kind != static_cast<std::uint32_t>(kind) || p.bytes < bytes) {
+    return report_error(
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        cat("memory_import: the payload describes ", p.bytes, " bytes of memory kind ", p.kind,
+            ", asked for ", bytes, " bytes of kind ", static_cast<int>(kind)));
+  }
+  std::uint8_t mine[ZE_MAX_DEVICE_UUID_SIZE] = {};
+  ze_result_t r = ZE_RESULT_SUCCESS;
+  uuid_of(device, mine, &r);
+  if (r != ZE_RESULT_SUCCESS) {
+    return report_failure(r, "zeDeviceGetProperties", cat("memory_import on device ", device));
+  }
+  if (std::memcmp(mine, p.uuid, sizeof(mine)) != 0) {
+    return report_error(
+        ANYDEV_ERROR_INVALID_ARGUMENT,
+        cat("memory_import: the memory belongs to the level_zero device of uuid ", hex_uuid(p.uuid),
+            ", not to device ", device, " (uuid ", hex_uuid(mine), ")"));
+  }
+  if (in->fd_count != 1 || in->fds[0] < 0 || fcntl(in->fds[0], F_GETFD) == -1) {
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                        cat("memory_import: a level_zero handle carries one open dma-buf fd (",
+                            in->fd_count, " fds, first ", in->fds[0], ")"));
+  }
+  struct stat st = {};
+  if (fstat(in->fds[0], &st) != 0 || st.st_dev != p.fd_device || st.st_ino != p.fd_inode) {
+    return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                        cat("memory_import: fd ", in->fds[0],
+                            " is not the file the exporter sent (another device or inode)"));
+  }
+  const int fd = in->fds[0];  // borrowed: the driver imports it, it does not keep it
+  std::memcpy(p.ipc.data, &fd, sizeof(fd));
+  DeviceState& d = device_at(device);
+  void* ptr = nullptr;
+  r = api().zeMemOpenIpcHandle(d.driver->context, d.device, p.ipc, 0, &ptr);
+  if (r != ZE_RESULT_SUCCESS) {
+    return report_failure(
+        r, "zeMemOpenIpcHandle",
+        cat("memory_import of ", p.bytes, " bytes on level_zero device ", device));
+  }
+  {
+    const std::lock_guard<std::mutex> lock(registry().mutex);
+    registry().imported[ptr] = true;
+  }
+  *handle = ptr;
+  *address = ptr;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t memory_unshare(int device, anydev_bk_memory_kind_t kind, void* handle) {
+  if (handle == nullptr) return report_error(ANYDEV_ERROR_INVALID_ARGUMENT, "memory_unshare: null");
+  if (const anydev_status_t s = check_device(device, "memory_unshare"); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  bool imported = false;
+  {
+    const std::lock_guard<std::mutex> lock(registry().mutex);
+    const auto it = registry().imported.find(handle);
+    if (it == registry().imported.end()) {
+      return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                          cat("memory_unshare: ", handle, " is not shareable level_zero memory"));
+    }
+    imported = it->second;
+    registry().imported.erase(it);
+  }
+  if (!imported) return memory_free(device, kind, handle);
+  const ze_result_t r = api().zeMemCloseIpcHandle(device_at(device).driver->context, handle);
+  if (r != ZE_RESULT_SUCCESS) {
+    return report_failure(r, "zeMemCloseIpcHandle", cat("memory_unshare of ", handle));
+  }
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t event_create_shareable(int /*device*/, anydev_bk_event_t* /*out*/) {
+  return events_unsupported("event_create_shareable");
+}
+
+anydev_status_t event_export(anydev_bk_event_t /*event*/, anydev_bk_share_t* /*out*/) {
+  return events_unsupported("event_export");
+}
+
+anydev_status_t event_import(int /*device*/, const anydev_bk_share_t* /*in*/,
+                             anydev_bk_event_t* /*out*/) {
+  return events_unsupported("event_import");
+}
+
+}  // namespace anydev::level_zero
