@@ -58,34 +58,38 @@ std::int64_t get(int socket) {
 }
 
 // The raw baseline's fd passing.
-void send_fd(int socket, int fd) {
+// One byte of data carrying room for one fd, for SCM_RIGHTS both ways.
+struct FdMessage {
   char byte = 0;
   iovec part{&byte, 1};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   msghdr header{};
-  header.msg_iov = &part;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
-  cmsghdr* cmsg = CMSG_FIRSTHDR(&header);
+  FdMessage() {
+    header.msg_iov = &part;
+    header.msg_iovlen = 1;
+    header.msg_control = control;
+    header.msg_controllen = sizeof control;
+  }
+  FdMessage(const FdMessage&) = delete;
+  FdMessage& operator=(const FdMessage&) = delete;
+};
+
+void send_fd(int socket, int fd) {
+  FdMessage message;
+  cmsghdr* cmsg = CMSG_FIRSTHDR(&message.header);
   cmsg->cmsg_level = SOL_SOCKET;
   cmsg->cmsg_type = SCM_RIGHTS;
   cmsg->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(cmsg), &fd, sizeof fd);
-  if (::sendmsg(socket, &header, 0) != 1) std::exit(3);
+  if (::sendmsg(socket, &message.header, 0) != 1) std::exit(3);
 }
 int receive_fd(int socket) {
-  char byte = 0;
-  iovec part{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr header{};
-  header.msg_iov = &part;
-  header.msg_iovlen = 1;
-  header.msg_control = control;
-  header.msg_controllen = sizeof control;
-  if (::recvmsg(socket, &header, MSG_CMSG_CLOEXEC) != 1) return -1;
+  FdMessage message;
+  if (::recvmsg(socket, &message.header, MSG_CMSG_CLOEXEC) != 1) return -1;
+  const cmsghdr* cmsg = CMSG_FIRSTHDR(&message.header);
+  if (cmsg == nullptr || cmsg->cmsg_type != SCM_RIGHTS) return -1;
   int fd = -1;
-  std::memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&header)), sizeof fd);
+  std::memcpy(&fd, CMSG_DATA(cmsg), sizeof fd);
   return fd;
 }
 

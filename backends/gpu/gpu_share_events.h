@@ -111,11 +111,7 @@ anydev_status_t event_export(anydev_bk_event_t token, anydev_bk_share_t* out) {
     return report_error<Api>(ANYDEV_ERROR_UNSUPPORTED,
                              cat(Api::kName, " event_export: not an interprocess event"));
   }
-  SharePayload payload{};
-  share_magic<Api>(payload.magic);
-  payload.version = 1;
-  payload.kind = kEventKind;
-  Api::device_uuid(event->device, payload.uuid);
+  SharePayload payload = start_payload<Api>(kEventKind, event->device);
   payload.length = share_page_size();
   typename Api::ipc_event_handle_t ipc{};
   static_assert(sizeof ipc == sizeof payload.ipc);
@@ -133,16 +129,7 @@ anydev_status_t event_export(anydev_bk_event_t token, anydev_bk_share_t* out) {
         ANYDEV_ERROR_OUT_OF_MEMORY,
         cat("event_export: duplicating the pid page's fd failed: ", errno_text(errno)));
   }
-  if (const anydev_status_t e = describe_fd<Api>(fd, &payload, "event_export");
-      e != ANYDEV_SUCCESS) {
-    ::close(fd);
-    return e;
-  }
-  std::memcpy(out->payload, &payload, sizeof payload);
-  out->payload_size = sizeof payload;
-  out->fd_count = 1;
-  out->fds[0] = fd;
-  return ANYDEV_SUCCESS;
+  return finish_export<Api>(fd, &payload, "event_export", out);
 }
 
 template <class Api>

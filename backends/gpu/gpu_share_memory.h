@@ -240,11 +240,7 @@ anydev_status_t memory_export(int device, anydev_bk_memory_kind_t kind, void* ha
                               anydev_bk_share_t* out) {
   using names = typename Api::driver_t::names;
   if (out == nullptr) return null_argument<Api>("memory_export", "out");
-  SharePayload payload{};
-  share_magic<Api>(payload.magic);
-  payload.version = 1;
-  payload.kind = kind;
-  Api::device_uuid(device, payload.uuid);
+  SharePayload payload = start_payload<Api>(kind, device);
   int fd = -1;
   {
     ShareRegistry<Api>& reg = share_registry<Api>();
@@ -281,16 +277,7 @@ anydev_status_t memory_export(int device, anydev_bk_memory_kind_t kind, void* ha
       }
     }
   }
-  if (const anydev_status_t e = describe_fd<Api>(fd, &payload, "memory_export");
-      e != ANYDEV_SUCCESS) {
-    ::close(fd);
-    return e;
-  }
-  std::memcpy(out->payload, &payload, sizeof payload);
-  out->payload_size = sizeof payload;
-  out->fd_count = 1;
-  out->fds[0] = fd;
-  return ANYDEV_SUCCESS;
+  return finish_export<Api>(fd, &payload, "memory_export", out);
 }
 
 template <class Api>

@@ -72,6 +72,33 @@ anydev_status_t describe_fd(int fd, SharePayload* payload, const char* operation
   return ANYDEV_SUCCESS;
 }
 
+// The common start of an export: magic, version, kind and the device's UUID.
+template <class Api>
+SharePayload start_payload(std::int32_t kind, int device) {
+  SharePayload payload{};
+  share_magic<Api>(payload.magic);
+  payload.version = 1;
+  payload.kind = kind;
+  Api::device_uuid(device, payload.uuid);
+  return payload;
+}
+
+// Hands `fd` (owned by the caller until this succeeds) and `payload` to *out;
+// closes fd when its identity cannot be taken, so nothing leaks.
+template <class Api>
+anydev_status_t finish_export(int fd, SharePayload* payload, const char* operation,
+                              anydev_bk_share_t* out) {
+  if (const anydev_status_t e = describe_fd<Api>(fd, payload, operation); e != ANYDEV_SUCCESS) {
+    ::close(fd);
+    return e;
+  }
+  std::memcpy(out->payload, payload, sizeof *payload);
+  out->payload_size = sizeof *payload;
+  out->fd_count = 1;
+  out->fds[0] = fd;
+  return ANYDEV_SUCCESS;
+}
+
 // Checks that `in` is this backend's description of `kind` on `device`,
 // that its fd is the one exported; fills *payload.
 template <class Api>
