@@ -202,20 +202,14 @@ anydev_status_t map_block(int fd, std::size_t length, anydev_bk_memory_kind_t ki
   return ANYDEV_SUCCESS;
 }
 
-}  // namespace
-
-anydev_status_t share_alloc(anydev_bk_memory_kind_t kind, std::size_t bytes, void** handle,
-                            void** address) {
-  const std::size_t length = round_to_pages(bytes);
-  int fd = -1;
-  if (anydev_status_t s = make_memfd("anydev-cpu-shared", "shareable_alloc", length, &fd);
-      s != ANYDEV_SUCCESS) {
-    return s;
-  }
+// map_block for an fd this call owns: on any failure (a throw included) the
+// fd is closed, so neither caller can leak it.
+anydev_status_t map_owned_fd(int fd, std::size_t length, anydev_bk_memory_kind_t kind,
+                             const char* operation, void** handle, void** address) {
   void* memory = nullptr;
   anydev_status_t s = ANYDEV_ERROR_INTERNAL;
   try {
-    s = map_block(fd, length, kind, "shareable_alloc", &memory);
+    s = map_block(fd, length, kind, operation, &memory);
   } catch (...) {
     ::close(fd);
     throw;
@@ -227,6 +221,19 @@ anydev_status_t share_alloc(anydev_bk_memory_kind_t kind, std::size_t bytes, voi
   *handle = memory;
   *address = memory;
   return ANYDEV_SUCCESS;
+}
+
+}  // namespace
+
+anydev_status_t share_alloc(anydev_bk_memory_kind_t kind, std::size_t bytes, void** handle,
+                            void** address) {
+  const std::size_t length = round_to_pages(bytes);
+  int fd = -1;
+  if (anydev_status_t s = make_memfd("anydev-cpu-shared", "shareable_alloc", length, &fd);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  return map_owned_fd(fd, length, kind, "shareable_alloc", handle, address);
 }
 
 anydev_status_t share_export(anydev_bk_memory_kind_t kind, void* handle, anydev_bk_share_t* out) {
@@ -263,21 +270,7 @@ anydev_status_t share_import(int device, anydev_bk_memory_kind_t kind, const any
     return set_error(ANYDEV_ERROR_OUT_OF_MEMORY, cat("cpu memory_import: duplicating fd ",
                                                      in->fds[0], " failed: ", errno_text(errno)));
   }
-  void* memory = nullptr;
-  anydev_status_t s = ANYDEV_ERROR_INTERNAL;
-  try {
-    s = map_block(fd, length, kind, "memory_import", &memory);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  if (s != ANYDEV_SUCCESS) {
-    ::close(fd);
-    return s;
-  }
-  *handle = memory;
-  *address = memory;
-  return ANYDEV_SUCCESS;
+  return map_owned_fd(fd, length, kind, "memory_import", handle, address);
 }
 
 anydev_status_t share_release(anydev_bk_memory_kind_t kind, void* handle) {
