@@ -57,11 +57,12 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
 
   # scripts/hardware-check's own run, against the emulator: the two files in
   # $OUT, the step limits within 300 s, the library check in the summary.
-  if(TARGET anydev-info AND TARGET anydev-conformance-tests AND TARGET anydev-backend-cuda)
+  if(TARGET anydev-info AND TARGET anydev-conformance-tests AND TARGET anydev-backend-cuda
+     AND TARGET anydev-share-tests)
     add_test(NAME hardware-check-rehearsal-emulator
              COMMAND ${run} -DCOMMAND=bash
-                     "-DARGS=${ANYDEV_CUDA_EMULATOR_SOURCE_DIR}/hardware_check_rehearsal.sh@@${ANYDEV_CUDA_EMULATOR_BINARY_DIR}/hardware-check@@${PROJECT_SOURCE_DIR}/scripts/hardware-check@@$<TARGET_FILE:anydev-info>@@$<TARGET_FILE:anydev-conformance-tests>@@$<TARGET_FILE:anydev-backend-cuda>@@$<TARGET_FILE:anydev>@@$<TARGET_SONAME_FILE_NAME:anydev>"
-                     "-DMUST_MATCH=files in OUT: logs.tar.gz summary.md\n@@worst case ([0-9]|[1-9][0-9]|[12][0-9][0-9]|300)s@@[|] glibc [|] system [0-9.]+. the binaries need GLIBC_[0-9.]+ [|]@@[|] libstdc[+][+] [|] system @@[|] ldd [|] loads [|]@@[|] anydev-info: cuda [|] available [|]@@[|] conformance, cuda, memory pools on [|] pass [|]@@[|] conformance, cuda, memory pools off [|] pass [|]@@archived: ./conformance-cuda-pools.log@@archived: ./libraries.txt"
+                     "-DARGS=${ANYDEV_CUDA_EMULATOR_SOURCE_DIR}/hardware_check_rehearsal.sh@@${ANYDEV_CUDA_EMULATOR_BINARY_DIR}/hardware-check@@${PROJECT_SOURCE_DIR}/scripts/hardware-check@@$<TARGET_FILE:anydev-info>@@$<TARGET_FILE:anydev-conformance-tests>@@$<TARGET_FILE:anydev-backend-cuda>@@$<TARGET_FILE:anydev>@@$<TARGET_SONAME_FILE_NAME:anydev>@@$<TARGET_FILE:anydev-share-tests>"
+                     "-DMUST_MATCH=files in OUT: logs.tar.gz summary.md\n@@worst case ([0-9]|[1-9][0-9]|[12][0-9][0-9]|300)s@@[|] glibc [|] system [0-9.]+. the binaries need GLIBC_[0-9.]+ [|]@@[|] libstdc[+][+] [|] system @@[|] ldd [|] loads [|]@@[|] anydev-info: cuda [|] available [|]@@[|] conformance, cuda, memory pools on [|] pass [|]@@[|] conformance, cuda, memory pools off [|] pass [|]@@[|] sharing between processes, cuda [|] pass [|]@@archived: ./conformance-cuda-pools.log@@archived: ./libraries.txt"
                      -P ${check_script})
     set_tests_properties(hardware-check-rehearsal-emulator PROPERTIES
       ENVIRONMENT "${uses}" TIMEOUT 300)
