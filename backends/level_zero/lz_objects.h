@@ -34,12 +34,17 @@ struct LzStream {
   std::vector<std::shared_ptr<void>> held;
 };
 
+struct SharedEvent;  // lz_share_events.cpp
+
 // An anydev event: the slot of its latest record (null: never recorded,
-// hence complete).
+// hence complete). An interprocess event (event_create_shareable,
+// event_import) has `shared` instead and never uses `latest`; streams that
+// recorded or waited on it share its ownership until those commands ran.
 struct LzEvent {
   int device = 0;
   std::mutex mutex;
   SlotRef latest;
+  std::shared_ptr<SharedEvent> shared;
 };
 
 inline LzStream* as_stream(anydev_bk_stream_t s) { return reinterpret_cast<LzStream*>(s); }

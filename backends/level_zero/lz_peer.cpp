@@ -6,6 +6,7 @@
 #include "lz_entries.h"
 #include "lz_errors.h"
 #include "lz_objects.h"
+#include "lz_share_events.h"
 #include "lz_state.h"
 
 namespace anydev::level_zero {
@@ -72,6 +73,14 @@ anydev_status_t native_handle(int device, int kind, void* object, void** out) {
       // fresh recycled event, so it is valid until the anydev event is
       // recorded again or destroyed.
       LzEvent* event = as_event(static_cast<anydev_bk_event_t>(object));
+      if (event->shared != nullptr) {
+        // The ring event of the latest record (lz_share_events.cpp).
+        *out = shared_event_native(*event);
+        if (*out != nullptr) return ANYDEV_SUCCESS;
+        return report_error(ANYDEV_ERROR_UNSUPPORTED,
+                            "native_handle: an interprocess level_zero event has no native "
+                            "event before its first record");
+      }
       const std::lock_guard<std::mutex> lock(event->mutex);
       if (event->latest == nullptr) {
         return report_error(ANYDEV_ERROR_UNSUPPORTED,

@@ -17,8 +17,7 @@
 // keeps the pages alive after the exporter frees or exits. That is Intel's
 // driver's behaviour; Level Zero's spec does not promise it.
 //
-// Interprocess events are not implemented: event_create_shareable,
-// event_export and event_import answer UNSUPPORTED with that reason.
+// Interprocess events are in lz_share_events.cpp.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -94,7 +93,10 @@ anydev_status_t check_memory_ipc(int device, anydev_bk_memory_kind_t kind, const
     return report_error(ANYDEV_ERROR_UNSUPPORTED,
                         cat(op,
                             ": the level_zero backend shares device memory only (Level Zero "
-                            "IPC handles describe device allocations: zeMemGetIpcHandle)"));
+                            "IPC handles describe device allocations: zeMemGetIpcHandle; host "
+                            "memory of another process could only be imported with Intel's "
+                            "experimental zexDriverImportExternalPointer, which the backend does "
+                            "not use)"));
   }
   const LoaderApi& a = api();
   if (a.zeDriverGetIpcProperties == nullptr || a.zeMemGetIpcHandle == nullptr ||
@@ -122,13 +124,6 @@ anydev_status_t check_memory_ipc(int device, anydev_bk_memory_kind_t kind, const
             ", no ZE_IPC_PROPERTY_FLAG_MEMORY)"));
   }
   return ANYDEV_SUCCESS;
-}
-
-anydev_status_t events_unsupported(const char* op) {
-  return report_error(ANYDEV_ERROR_UNSUPPORTED,
-                      cat(op,
-                          ": the level_zero backend does not share events between processes "
-                          "yet (interprocess event pools are not implemented)"));
 }
 
 }  // namespace
@@ -298,19 +293,6 @@ anydev_status_t memory_unshare(int device, anydev_bk_memory_kind_t kind, void* h
     return report_failure(r, "zeMemCloseIpcHandle", cat("memory_unshare of ", handle));
   }
   return ANYDEV_SUCCESS;
-}
-
-anydev_status_t event_create_shareable(int /*device*/, anydev_bk_event_t* /*out*/) {
-  return events_unsupported("event_create_shareable");
-}
-
-anydev_status_t event_export(anydev_bk_event_t /*event*/, anydev_bk_share_t* /*out*/) {
-  return events_unsupported("event_export");
-}
-
-anydev_status_t event_import(int /*device*/, const anydev_bk_share_t* /*in*/,
-                             anydev_bk_event_t* /*out*/) {
-  return events_unsupported("event_import");
 }
 
 }  // namespace anydev::level_zero

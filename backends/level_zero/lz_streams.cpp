@@ -20,7 +20,8 @@
 // event_synchronize read that slot from the host; a cross-stream wait is
 // zeCommandListAppendWaitOnEvents on it, and the waiting stream keeps the
 // slot until its own next signal has run, so the core may re-record or
-// destroy the anydev event at once.
+// destroy the anydev event at once. Interprocess events differ
+// (lz_share_events.cpp).
 #include <cstdint>
 #include <new>
 #include <utility>
@@ -28,6 +29,7 @@
 #include "lz_entries.h"
 #include "lz_errors.h"
 #include "lz_objects.h"
+#include "lz_share_events.h"
 #include "lz_state.h"
 
 namespace anydev::level_zero {
@@ -177,7 +179,8 @@ anydev_status_t event_create(int device, anydev_bk_event_t* out) {
 anydev_status_t event_destroy(anydev_bk_event_t token) {
   LzEvent* event = as_event(token);
   if (event == nullptr) return null_token("event_destroy", "event");
-  delete event;  // its slot is retired, and recycled once it signaled
+  delete event;  // its slot is retired, and recycled once it signaled; an
+                 // interprocess event's objects go when no stream uses them
   return ANYDEV_SUCCESS;
 }
 
@@ -186,6 +189,7 @@ anydev_status_t event_record(anydev_bk_event_t event_token, anydev_bk_stream_t s
   LzStream* stream = as_stream(stream_token);
   if (event == nullptr) return null_token("event_record", "event");
   if (stream == nullptr) return null_token("event_record", "stream");
+  if (event->shared != nullptr) return shared_event_record(*event, *stream);
   SlotRef slot;
   {
     const std::lock_guard<std::mutex> lock(stream->mutex);
@@ -214,6 +218,7 @@ SlotRef latest_of(LzEvent& event) {
 anydev_status_t event_synchronize(anydev_bk_event_t token) {
   LzEvent* event = as_event(token);
   if (event == nullptr) return null_token("event_synchronize", "event");
+  if (event->shared != nullptr) return shared_event_synchronize(*event);
   const SlotRef slot = latest_of(*event);
   if (slot == nullptr) return ANYDEV_SUCCESS;
   return host_wait(slot, "event_synchronize", event->device);
@@ -223,6 +228,7 @@ anydev_status_t event_query(anydev_bk_event_t token, int* complete) {
   LzEvent* event = as_event(token);
   if (event == nullptr) return null_token("event_query", "event");
   if (complete == nullptr) return null_token("event_query", "out");
+  if (event->shared != nullptr) return shared_event_query(*event, complete);
   const SlotRef slot = latest_of(*event);
   if (slot == nullptr) {
     *complete = 1;
@@ -242,6 +248,7 @@ anydev_status_t stream_wait_event(anydev_bk_stream_t stream_token, anydev_bk_eve
   LzEvent* event = as_event(event_token);
   if (stream == nullptr) return null_token("stream_wait_event", "stream");
   if (event == nullptr) return null_token("stream_wait_event", "event");
+  if (event->shared != nullptr) return shared_stream_wait(*stream, *event);
   SlotRef slot = latest_of(*event);
   if (slot == nullptr) return ANYDEV_SUCCESS;  // never recorded: complete
   if (device_at(stream->device).driver != device_at(event->device).driver) {

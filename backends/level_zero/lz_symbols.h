@@ -8,8 +8,9 @@
 // every ze* entry point and dispatches it to the driver that owns the handle).
 // zeInitDrivers (Level Zero 1.10) is not in the 1.4 headers: it is declared
 // in lz_init_drivers.h and OPTIONAL (the 1.8 loader lacks it; zeInit is used).
-// The IPC entry points are OPTIONAL: without them sharing is UNSUPPORTED
-// (lz_share.cpp) and everything else works.
+// The IPC entry points (and the event and pool destruction that only shared
+// events use) are OPTIONAL: without them sharing is UNSUPPORTED
+// (lz_share.cpp, lz_share_events.cpp) and everything else works.
 #ifndef ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_
 #define ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_
 
@@ -54,7 +55,12 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetIpcProperties, OPTIONAL)                                 \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemGetIpcHandle, OPTIONAL)                                        \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemOpenIpcHandle, OPTIONAL)                                       \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemCloseIpcHandle, OPTIONAL)
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemCloseIpcHandle, OPTIONAL)                                      \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventDestroy, OPTIONAL)                                           \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolDestroy, OPTIONAL)                                       \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolGetIpcHandle, OPTIONAL)                                  \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolOpenIpcHandle, OPTIONAL)                                 \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolCloseIpcHandle, OPTIONAL)
 
 namespace anydev::level_zero {
 

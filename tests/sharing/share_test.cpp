@@ -770,6 +770,26 @@ TEST_F(Sharing, ASharedEventOrdersTwoStreamsOfOneProcess) {
   EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](std::uint32_t v) { return v == 0xABCDu; }));
 }
 
+// Runs where the backend cannot share host memory (level_zero):
+// ANYDEV_SHARE_EXPECT_HOST_UNSUPPORTED is a part of the reason the message
+// must give. Nothing is created; device memory and events still cross.
+TEST_F(Sharing, HostMemoryTheBackendCannotShareSaysWhy) {
+  const char* reason = std::getenv("ANYDEV_SHARE_EXPECT_HOST_UNSUPPORTED");
+  if (reason == nullptr) GTEST_SKIP() << "ANYDEV_SHARE_EXPECT_HOST_UNSUPPORTED is not set";
+  DeviceContext ctx = context();
+  std::string message;
+  EXPECT_EQ(
+      status_of([&] { (void)ctx.create_shareable_host_buffer<std::uint32_t>(1024); }, &message),
+      Status::unsupported)
+      << message;
+  EXPECT_NE(message.find(reason), std::string::npos) << message;
+  EXPECT_NE(message.find("anydev_buffer_create_shareable"), std::string::npos) << message;
+  DeviceBuffer<std::uint32_t> device = ctx.create_shareable_buffer<std::uint32_t>(1024);
+  DeviceEvent event = ctx.create_shareable_event();
+  EXPECT_EQ(ctx.import_buffer<std::uint32_t>(device.export_handle()).size(), 1024u);
+  EXPECT_TRUE(ctx.import_event(event.export_handle()).is_complete());
+}
+
 // OpenCL has nothing to share with: every path says why, naming OpenCL.
 TEST(SharingOnOpencl, EveryPathSaysWhyItCannotShare) {
   if (backend_under_test() != "cpu") GTEST_SKIP() << "runs once, in the cpu run";

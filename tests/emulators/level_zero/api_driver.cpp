@@ -73,7 +73,8 @@ ze_result_t ZE_APICALL emu_zeDriverGetIpcProperties(ze_driver_handle_t hDriver,
   count_call("zeDriverGetIpcProperties");
   ANYDEV_LZ_CHECK_DRIVER("zeDriverGetIpcProperties", hDriver);
   if (props == nullptr) return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "null properties");
-  props->flags = ipc_enabled() ? ZE_IPC_PROPERTY_FLAG_MEMORY : 0;
+  props->flags =
+      ipc_enabled() ? (ZE_IPC_PROPERTY_FLAG_MEMORY | ZE_IPC_PROPERTY_FLAG_EVENT_POOL) : 0;
   return ZE_RESULT_SUCCESS;
 }
 

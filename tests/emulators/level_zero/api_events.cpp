@@ -40,6 +40,11 @@ ze_result_t ZE_APICALL emu_zeEventPoolCreate(ze_context_handle_t hContext,
   pool->context = context;
   pool->count = desc->count;
   pool->used.assign(desc->count, false);
+  if ((desc->flags & ZE_EVENT_POOL_FLAG_IPC) != 0) {
+    // Not misuse: a caller asks, and learns the driver has no IPC.
+    if (!ipc_enabled()) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
+    if (const ze_result_t r = make_ipc_pool(*pool); r != ZE_RESULT_SUCCESS) return r;
+  }
   *phEventPool = add_event_pool(pool);
   return ZE_RESULT_SUCCESS;
 }
@@ -49,6 +54,11 @@ ze_result_t ZE_APICALL emu_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
   std::shared_ptr<EventPool> pool = find_event_pool(hEventPool);
   if (pool == nullptr)
     return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventPoolDestroy: unknown pool");
+  if (pool->opened) {
+    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  "zeEventPoolDestroy of a pool opened with zeEventPoolOpenIpcHandle (close it "
+                  "with zeEventPoolCloseIpcHandle)");
+  }
   {
     const std::lock_guard<std::mutex> lock(pool->mutex);
     for (const bool used : pool->used) {
@@ -115,7 +125,7 @@ ze_result_t ZE_APICALL emu_zeEventHostSignal(ze_event_handle_t hEvent) {
   if (event == nullptr)
     return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventHostSignal: unknown event");
   const std::lock_guard<std::mutex> lock(event->mutex);
-  event->signaled = true;
+  set_signaled(*event, true);
   event->changed.notify_all();
   return ZE_RESULT_SUCCESS;
 }
@@ -127,18 +137,29 @@ ze_result_t ZE_APICALL emu_zeEventHostSynchronize(ze_event_handle_t hEvent, uint
     return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventHostSynchronize: unknown event");
   }
   std::unique_lock<std::mutex> lock(event->mutex);
-  if (event->signaled) return ZE_RESULT_SUCCESS;
+  if (is_signaled(*event)) return ZE_RESULT_SUCCESS;
+  if (event->pool->ipc) {
+    // Another process may signal it: no "nothing will signal" check; polled.
+    const auto deadline = timeout == UINT64_MAX ? std::chrono::steady_clock::time_point::max()
+                                                : std::chrono::steady_clock::now() +
+                                                      std::chrono::nanoseconds(timeout);
+    while (!is_signaled(*event)) {
+      if (std::chrono::steady_clock::now() >= deadline) return ZE_RESULT_NOT_READY;
+      event->changed.wait_for(lock, std::chrono::microseconds(100));
+    }
+    return ZE_RESULT_SUCCESS;
+  }
   if (timeout == UINT64_MAX) {
     if (event->pending_signals == 0) {
       return misuse(ZE_RESULT_NOT_READY,
                     "zeEventHostSynchronize without timeout on an event that nothing queued "
                     "will signal (it would wait forever)");
     }
-    event->changed.wait(lock, [&] { return event->signaled; });
+    event->changed.wait(lock, [&] { return is_signaled(*event); });
     return ZE_RESULT_SUCCESS;
   }
   const bool done = event->changed.wait_for(lock, std::chrono::nanoseconds(timeout),
-                                            [&] { return event->signaled; });
+                                            [&] { return is_signaled(*event); });
   return done ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
 }
 
@@ -148,7 +169,7 @@ ze_result_t ZE_APICALL emu_zeEventQueryStatus(ze_event_handle_t hEvent) {
   if (event == nullptr)
     return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventQueryStatus: unknown event");
   const std::lock_guard<std::mutex> lock(event->mutex);
-  return event->signaled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+  return is_signaled(*event) ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
 }
 
 ze_result_t ZE_APICALL emu_zeEventHostReset(ze_event_handle_t hEvent) {
@@ -163,7 +184,7 @@ ze_result_t ZE_APICALL emu_zeEventHostReset(ze_event_handle_t hEvent) {
                       " queued command(s) will signal and " + std::to_string(event->pending_waits) +
                       " will wait for");
   }
-  event->signaled = false;
+  set_signaled(*event, false);
   return ZE_RESULT_SUCCESS;
 }
 

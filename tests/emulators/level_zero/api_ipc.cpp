@@ -9,7 +9,7 @@
 // allocation of the opening process; zeMemCloseIpcHandle unmaps. The file
 // lives while any process maps it or holds a descriptor: what an importer
 // mapped stays valid after the exporter frees it. Interprocess event pools
-// are not emulated. Thread-safe (the core's memory is).
+// are in api_ipc_events.cpp. Thread-safe (the core's memory is).
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>

@@ -57,10 +57,10 @@ ze_result_t close_batch(CommandList& list, std::vector<EventRef> waits, EventRef
                         const char* api) {
   if (signal != nullptr) {
     const std::lock_guard<std::mutex> lock(signal->mutex);
-    if (signal->signaled || signal->pending_signals > 0) {
+    if (is_signaled(*signal) || signal->pending_signals > 0) {
       return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                     std::string(api) + ": the event to signal is " +
-                        (signal->signaled ? "signaled" : "already to be signaled") +
+                        (is_signaled(*signal) ? "signaled" : "already to be signaled") +
                         ": zeEventHostReset it first");
     }
     ++signal->pending_signals;
@@ -84,13 +84,13 @@ ze_result_t close_batch(CommandList& list, std::vector<EventRef> waits, EventRef
       }
       for (const EventRef& e : waits) {
         std::unique_lock<std::mutex> lock(e->mutex);
-        e->changed.wait(lock, [&e] { return e->signaled; });
+        wait_signaled(*e, lock);
         --e->pending_waits;
       }
       --list.unfinished;  // before the signal: a host that saw it may destroy the list
       if (signal != nullptr) {
         const std::lock_guard<std::mutex> lock(signal->mutex);
-        signal->signaled = true;
+        set_signaled(*signal, true);
         --signal->pending_signals;
         signal->changed.notify_all();
       }

@@ -84,6 +84,9 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetEventPoolProcAddrTable(ze_api_version_t
   if (ze_result_t r = check_table(version, table); r != ZE_RESULT_SUCCESS) return r;
   table->pfnCreate = emu_zeEventPoolCreate;
   table->pfnDestroy = emu_zeEventPoolDestroy;
+  table->pfnGetIpcHandle = emu_zeEventPoolGetIpcHandle;
+  table->pfnOpenIpcHandle = emu_zeEventPoolOpenIpcHandle;
+  table->pfnCloseIpcHandle = emu_zeEventPoolCloseIpcHandle;
   return ZE_RESULT_SUCCESS;
 }
 

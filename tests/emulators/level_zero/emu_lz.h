@@ -50,8 +50,10 @@ std::size_t max_fill_pattern();
 // ZE_COMMAND_QUEUE_FLAG_IN_ORDER (1.7), which the 1.4 headers lack.
 int api_minor();
 // ANYDEV_LEVEL_ZERO_EMULATOR_IPC=1: device memory is memfd-backed and
-// exportable (api_ipc.cpp) and zeDriverGetIpcProperties reports
-// ZE_IPC_PROPERTY_FLAG_MEMORY. Default 0: no IPC (the IPC calls answer
+// exportable (api_ipc.cpp), event pools may be created with
+// ZE_EVENT_POOL_FLAG_IPC (api_ipc_events.cpp), and zeDriverGetIpcProperties
+// reports ZE_IPC_PROPERTY_FLAG_MEMORY | ZE_IPC_PROPERTY_FLAG_EVENT_POOL.
+// Default 0: no IPC (the IPC calls and the IPC pool flag answer
 // ZE_RESULT_ERROR_UNSUPPORTED_FEATURE).
 bool ipc_enabled();
 inline constexpr ze_command_queue_flags_t kQueueFlagInOrder = 1u << 1;  // ZE_BIT(1), spec 1.7
@@ -71,6 +73,9 @@ struct Context {
 
 struct EventPool;
 // A binary event: signaled by a barrier or the host, reset by the host.
+// The state is `signaled`, or, for an event of an interprocess pool, the
+// pool's shared word at `index` (read and written through is_signaled /
+// set_signaled, with `mutex` held); the pending counts are this process's.
 struct Event {
   std::shared_ptr<EventPool> pool;
   std::uint32_t index = 0;
@@ -82,12 +87,34 @@ struct Event {
 };
 using EventRef = std::shared_ptr<Event>;
 
+// An event pool. With ZE_EVENT_POOL_FLAG_IPC (ANYDEV_LEVEL_ZERO_EMULATOR_IPC=1)
+// its events' states are words of a memfd mapped MAP_SHARED (`shared`, `fd`),
+// which every process that opened the pool maps: a signal in one process is
+// seen by the others (api_ipc_events.cpp). `opened`: made by
+// zeEventPoolOpenIpcHandle (closed with zeEventPoolCloseIpcHandle, not
+// destroyed). The mapping and fd are the pool's, released with it.
 struct EventPool {
   Context* context = nullptr;
   std::uint32_t count = 0;
   std::mutex mutex;
   std::vector<bool> used;  // index taken by a live event
+  bool ipc = false;
+  bool opened = false;
+  int fd = -1;
+  std::atomic<std::uint32_t>* shared = nullptr;  // `count` words, or null
+  std::size_t mapped_bytes = 0;
+  EventPool() = default;
+  EventPool(const EventPool&) = delete;
+  EventPool& operator=(const EventPool&) = delete;
+  ~EventPool();
 };
+
+// The event's state (with its mutex held).
+bool is_signaled(const Event& event);
+void set_signaled(Event& event, bool value);
+// Blocks (with `lock` on the event's mutex) until the event is signaled. An
+// interprocess event is polled: another process signals it.
+void wait_signaled(Event& event, std::unique_lock<std::mutex>& lock);
 
 // An immediate command list over a core stream. Copies and fills appended
 // between two synchronization points (a barrier or a wait) form a batch; the

@@ -94,6 +94,14 @@ ze_result_t ZE_APICALL emu_zeMemOpenIpcHandle(ze_context_handle_t hContext,
 ze_result_t ZE_APICALL emu_zeMemCloseIpcHandle(ze_context_handle_t hContext, const void* ptr);
 // Device memory over a memfd, for zeMemAllocDevice when IPC is enabled.
 ze_result_t allocate_shareable_device(int device, std::size_t size, void** pptr);
+ze_result_t ZE_APICALL emu_zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool,
+                                                   ze_ipc_event_pool_handle_t* phIpc);
+ze_result_t ZE_APICALL emu_zeEventPoolOpenIpcHandle(ze_context_handle_t hContext,
+                                                    ze_ipc_event_pool_handle_t hIpc,
+                                                    ze_event_pool_handle_t* phEventPool);
+ze_result_t ZE_APICALL emu_zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool);
+// Gives a pool created with ZE_EVENT_POOL_FLAG_IPC its shared states.
+ze_result_t make_ipc_pool(EventPool& pool);
 
 }  // namespace anydev_lz_emu
 
