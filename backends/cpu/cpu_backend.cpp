@@ -234,20 +234,50 @@ anydev_status_t memory_info(int device, std::size_t* free_bytes, std::size_t* to
   });
 }
 
-anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
-  return guarded("stream_create", [&] {
-    if (anydev_status_t s = check_device("stream_create", device); s != ANYDEV_SUCCESS) return s;
-    if (out == nullptr) return null_argument("stream_create", "out");
+// Two priorities, as the worker pool has two run queues: 0 (normal) and -1
+// (high, taken by the workers first).
+constexpr int kLeastPriority = 0;
+constexpr int kGreatestPriority = -1;
+
+anydev_status_t create_cpu_stream(const char* op, int device, int priority,
+                                  anydev_bk_stream_t* out) {
+  return guarded(op, [&] {
+    if (anydev_status_t s = check_device(op, device); s != ANYDEV_SUCCESS) return s;
+    if (out == nullptr) return null_argument(op, "out");
+    if (priority < kGreatestPriority || priority > kLeastPriority) {
+      return set_error(ANYDEV_ERROR_OUT_OF_RANGE, std::string("cpu ") + op + ": priority " +
+                                                      std::to_string(priority) +
+                                                      " is outside [-1, 0]");
+    }
     std::unique_ptr<Stream> stream;
     try {
-      stream = std::make_unique<Stream>();
+      stream = std::make_unique<Stream>(WorkerPool::process_pool(), priority);
     } catch (const ThreadStartError& e) {
       return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
-                       std::string("cpu stream_create(device=0): ") + e.what());
+                       std::string("cpu ") + op + "(device=0): " + e.what());
     }
     *out = reinterpret_cast<anydev_bk_stream_t>(&stream.release()->state());
     return ANYDEV_SUCCESS;
   });
+}
+
+anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
+  return create_cpu_stream("stream_create", device, kLeastPriority, out);
+}
+
+anydev_status_t stream_create_priority(int device, int priority, anydev_bk_stream_t* out) {
+  return create_cpu_stream("stream_create_priority", device, priority, out);
+}
+
+anydev_status_t stream_priority_range(int device, int* least, int* greatest) {
+  if (anydev_status_t s = check_device("stream_priority_range", device); s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (least == nullptr) return null_argument("stream_priority_range", "least");
+  if (greatest == nullptr) return null_argument("stream_priority_range", "greatest");
+  *least = kLeastPriority;
+  *greatest = kGreatestPriority;
+  return ANYDEV_SUCCESS;
 }
 
 anydev_status_t stream_destroy(anydev_bk_stream_t stream) {
@@ -617,6 +647,43 @@ anydev_status_t event_import(int device, const anydev_bk_share_t* in, anydev_bk_
   });
 }
 
+anydev_status_t event_create_flags(int device, std::uint32_t flags, anydev_bk_event_t* out) {
+  return guarded("event_create_flags", [&] {
+    if (anydev_status_t s = check_device("event_create_flags", device); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    if (out == nullptr) return null_argument("event_create_flags", "out");
+    *out = reinterpret_cast<anydev_bk_event_t>(
+        new Event((flags & ANYDEV_EVENT_TIMING) != 0, (flags & ANYDEV_EVENT_BLOCKING_SYNC) != 0));
+    return ANYDEV_SUCCESS;
+  });
+}
+
+// The steady clock at the completion of each event's recorded work, read
+// by the stamp tasks their records queued.
+anydev_status_t event_elapsed_time(anydev_bk_event_t start, anydev_bk_event_t end, float* ms) {
+  return guarded("event_elapsed_time", [&] {
+    if (start == nullptr) return null_argument("event_elapsed_time", "start");
+    if (end == nullptr) return null_argument("event_elapsed_time", "end");
+    if (ms == nullptr) return null_argument("event_elapsed_time", "ms");
+    const std::shared_ptr<TimeStamp> a = to_event(start)->stamp();
+    const std::shared_ptr<TimeStamp> b = to_event(end)->stamp();
+    if (a == nullptr || b == nullptr) {
+      return set_error(ANYDEV_ERROR_INVALID_STATE,
+                       "cpu event_elapsed_time: an event was never recorded as a timing event");
+    }
+    const std::int64_t t0 = a->ns.load(std::memory_order_acquire);
+    const std::int64_t t1 = b->ns.load(std::memory_order_acquire);
+    if (t0 < 0 || t1 < 0) {
+      return set_error(ANYDEV_ERROR_NOT_READY,
+                       std::string("cpu event_elapsed_time: the work the ") +
+                           (t0 < 0 ? "start" : "end") + " event captured has not completed yet");
+    }
+    *ms = static_cast<float>(static_cast<double>(t1 - t0) / 1e6);
+    return ANYDEV_SUCCESS;
+  });
+}
+
 // Survives fork(): its workers, memory registry and pools are recreated or
 // reset in a child (docs/reliability.md, fork()). event_query reads the
 // captured stream's completed count under the event's own mutex: cheap.
@@ -627,6 +694,10 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .memory_import = kit::entry<memory_import>, .memory_unshare = kit::entry<memory_unshare>,
     .event_create_shareable = kit::entry<event_create_shareable>,
     .event_export = kit::entry<event_export>, .event_import = kit::entry<event_import>,
+    .event_create_flags = kit::entry<event_create_flags>,
+    .event_elapsed_time = kit::entry<event_elapsed_time>,
+    .stream_priority_range = kit::entry<stream_priority_range>,
+    .stream_create_priority = kit::entry<stream_create_priority>,
     .flags = ANYDEV_BK_FLAG_SURVIVES_FORK | ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY);
 
 }  // namespace

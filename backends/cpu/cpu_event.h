@@ -10,6 +10,7 @@
 #ifndef ANYDEV_BACKENDS_CPU_CPU_EVENT_H_
 #define ANYDEV_BACKENDS_CPU_CPU_EVENT_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -19,8 +20,21 @@
 
 namespace anydev::cpu {
 
+// A timing event's clock reading for one record: set (steady clock, in
+// nanoseconds) by a task queued behind the recorded work when that task
+// runs, i.e. when the work before it has completed. -1 until then.
+// Shared by the event and the queued task; thread-safe.
+struct TimeStamp {
+  std::atomic<std::int64_t> ns{-1};
+};
+
 class Event {
  public:
+  Event() = default;
+  // `timing`: records queue a TimeStamp task (elapsed_ms); `blocking`:
+  // synchronize sleeps in the OS at once instead of spinning first.
+  Event(bool timing, bool blocking) : timing_(timing), blocking_(blocking) {}
+
   // What the event waits for; `stream` is null when there is nothing to wait
   // for (never recorded, or recorded on an empty stream).
   struct Capture {
@@ -32,6 +46,9 @@ class Event {
   bool is_complete() const;
   void synchronize() const;
   Capture capture() const;
+  bool timing() const { return timing_; }
+  // The stamp of the latest record (null: never recorded, or not timing).
+  std::shared_ptr<TimeStamp> stamp() const;
 
   // Set for an event shared between processes (cpu_share.h), which records,
   // answers and waits through its event page instead; set once, at creation.
@@ -40,6 +57,9 @@ class Event {
  private:
   mutable std::mutex mutex_;
   Capture capture_;
+  std::shared_ptr<TimeStamp> stamp_;
+  const bool timing_ = false;
+  const bool blocking_ = false;
 };
 
 }  // namespace anydev::cpu

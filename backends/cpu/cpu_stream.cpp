@@ -250,9 +250,10 @@ std::uint64_t StreamState::room_wakeups() const {
   return room_generation_;
 }
 
-void StreamState::wait_until_complete(std::uint64_t seq) {
+void StreamState::wait_until_complete(std::uint64_t seq, bool spin) {
   if (wake_pending_.load(std::memory_order_relaxed)) wake_deferred(/*polled=*/false);
-  if (spin_until([&] { return reached(seq); }, kWaitSpin)) return;
+  if (spin && spin_until([&] { return reached(seq); }, kWaitSpin)) return;
+  if (reached(seq)) return;
   std::unique_lock<std::mutex> lock(mutex_);
   ++done_waiters_;
   done_cv_.wait(lock, [&] { return reached(seq); });
@@ -426,10 +427,13 @@ void StreamState::stop() {
 
 Stream::Stream() : Stream(WorkerPool::process_pool()) {}
 
-Stream::Stream(WorkerPool& pool) {
+Stream::Stream(WorkerPool& pool) : Stream(pool, 0) {}
+
+Stream::Stream(WorkerPool& pool, int priority) {
   pool.ensure_started();
   state_ = std::make_shared<StreamState>(pool);
   state_->owner_ = this;
+  state_->priority_ = priority;
 }
 
 Stream::~Stream() {

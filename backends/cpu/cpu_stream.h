@@ -141,8 +141,9 @@ class StreamState final : public PooledStream, public std::enable_shared_from_th
     return reached(seq);
   }
 
-  // Blocks until task `seq` has completed.
-  void wait_until_complete(std::uint64_t seq);
+  // Blocks until task `seq` has completed; spins a little first unless
+  // `spin` is false (a blocking-sync event sleeps in the OS at once).
+  void wait_until_complete(std::uint64_t seq, bool spin = true);
 
   // Waits for every task enqueued before the call, then returns and clears
   // the first failure since the previous synchronize (or take_failure).
@@ -295,6 +296,9 @@ class Stream {
   // std::bad_alloc when out of memory.
   Stream();
   explicit Stream(WorkerPool& pool);
+  // At `priority` (below 0: taken by the pool's workers before normal
+  // streams; cpu_workers.h).
+  Stream(WorkerPool& pool, int priority);
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;

@@ -194,12 +194,15 @@ void WorkerPool::schedule(PooledStream* state) noexcept {
   {
     std::lock_guard<std::mutex> hold(mutex_);
     state->run_next_ = nullptr;
-    if (tail_ == nullptr) {
-      head_ = state;
+    const bool high = state->priority_ < 0;
+    PooledStream*& head = high ? high_head_ : head_;
+    PooledStream*& tail = high ? high_tail_ : tail_;
+    if (tail == nullptr) {
+      head = state;
     } else {
-      tail_->run_next_ = state;
+      tail->run_next_ = state;
     }
-    tail_ = state;
+    tail = state;
     wake = idle_ > 0;
   }
   if (wake) cv_.notify_one();
@@ -207,21 +210,24 @@ void WorkerPool::schedule(PooledStream* state) noexcept {
 
 bool WorkerPool::has_waiting() noexcept {
   std::lock_guard<std::mutex> hold(mutex_);
-  return head_ != nullptr;
+  return head_ != nullptr || high_head_ != nullptr;
 }
 
 void WorkerPool::loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    while (head_ == nullptr) {
+    while (head_ == nullptr && high_head_ == nullptr) {
       if (stopping_) return;
       ++idle_;
       cv_.wait(lock);
       --idle_;
     }
-    PooledStream* state = head_;
-    head_ = state->run_next_;
-    if (head_ == nullptr) tail_ = nullptr;
+    const bool high = high_head_ != nullptr;
+    PooledStream*& head = high ? high_head_ : head_;
+    PooledStream*& tail = high ? high_tail_ : tail_;
+    PooledStream* state = head;
+    head = state->run_next_;
+    if (head == nullptr) tail = nullptr;
     state->run_next_ = nullptr;
     std::shared_ptr<PooledStream> held = std::move(state->self_);
     lock.unlock();

@@ -55,6 +55,10 @@ class PooledStream {
   // target stream's lock.
   std::shared_ptr<PooledStream> self_;
   PooledStream* run_next_ = nullptr;  // the run queue's link (pool's lock)
+  // CUDA's meaning: below 0 is a high priority (set once, before the stream
+  // is first scheduled): the pool runs high-priority streams before normal
+  // ones that wait longer.
+  int priority_ = 0;
 
   friend class WorkerPool;
 };
@@ -121,6 +125,9 @@ class WorkerPool {
   std::condition_variable cv_;
   PooledStream* head_ = nullptr;  // run queue, linked through run_next_
   PooledStream* tail_ = nullptr;
+  // The run queue of high-priority streams (priority_ < 0), taken first.
+  PooledStream* high_head_ = nullptr;
+  PooledStream* high_tail_ = nullptr;
   unsigned idle_ = 0;  // workers asleep on cv_
   bool stopping_ = false;
   bool warned_ = false;

@@ -90,6 +90,7 @@ struct CudaApi {
   static constexpr CUresult kScopeFailed = CUDA_ERROR_INVALID_CONTEXT;
   static constexpr unsigned kStreamFlags = CU_STREAM_NON_BLOCKING;
   static constexpr unsigned kEventFlags = CU_EVENT_DISABLE_TIMING;
+  static constexpr unsigned kEventBlockingSync = CU_EVENT_BLOCKING_SYNC;
   static constexpr unsigned kHostAllocFlags = CU_MEMHOSTALLOC_PORTABLE;
   static constexpr CUmemPool_attribute kPoolReleaseThresholdAttr =
       CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;

@@ -93,6 +93,9 @@ struct CudaSymbolKey {
   ANYDEV_CUDA_SYMBOL(X, MemHostRegister, 6050, OPTIONAL)               \
   ANYDEV_CUDA_SYMBOL(X, MemHostUnregister, 4000, OPTIONAL)             \
   ANYDEV_CUDA_SYMBOL(X, IpcGetEventHandle, 4010, OPTIONAL)             \
-  ANYDEV_CUDA_SYMBOL(X, IpcOpenEventHandle, 4010, OPTIONAL)
+  ANYDEV_CUDA_SYMBOL(X, IpcOpenEventHandle, 4010, OPTIONAL)            \
+  ANYDEV_CUDA_SYMBOL(X, EventElapsedTime, 2000, OPTIONAL)              \
+  ANYDEV_CUDA_SYMBOL(X, StreamCreateWithPriority, 5050, OPTIONAL)      \
+  ANYDEV_CUDA_SYMBOL(X, CtxGetStreamPriorityRange, 5050, OPTIONAL)
 
 #endif  // ANYDEV_BACKENDS_CUDA_CUDA_SYMBOLS_H_

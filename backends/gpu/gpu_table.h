@@ -17,8 +17,10 @@
 #include "gpu_memory.h"
 #include "gpu_native.h"
 #include "gpu_peer.h"
+#include "gpu_priority.h"
 #include "gpu_share.h"
 #include "gpu_streams.h"
+#include "gpu_timing.h"
 #include "gpu_transfer.h"
 
 namespace anydev::gpu {
@@ -41,6 +43,10 @@ constexpr anydev_backend_table_t backend_table() {
   ANYDEV_GPU_SET_ENTRY_(event_create_shareable)
   ANYDEV_GPU_SET_ENTRY_(event_export)
   ANYDEV_GPU_SET_ENTRY_(event_import)
+  ANYDEV_GPU_SET_ENTRY_(event_create_flags)
+  ANYDEV_GPU_SET_ENTRY_(event_elapsed_time)
+  ANYDEV_GPU_SET_ENTRY_(stream_priority_range)
+  ANYDEV_GPU_SET_ENTRY_(stream_create_priority)
 #undef ANYDEV_GPU_SET_ENTRY_
   t.flags = Api::kTableFlags;
   return t;

@@ -95,6 +95,7 @@ struct HipApi {
   using device_ptr = void*;
   static constexpr hipMemAllocationHandleType kPoolNoHandle = hipMemHandleTypeNone;
   static constexpr unsigned kEventFlags = hipEventDisableTiming;
+  static constexpr unsigned kEventBlockingSync = hipEventBlockingSync;
   static constexpr const char* kPoolsVariable = "ANYDEV_HIP_MEMORY_POOLS";
   using peer_t = int;  // hipMemcpyPeerAsync names each side by its ordinal
   static constexpr hipMemLocationType kLocationDevice = hipMemLocationTypeDevice;

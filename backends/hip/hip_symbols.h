@@ -68,6 +68,9 @@ using StreamWaitEvent = hipError_t (*)(hipStream_t, hipEvent_t, unsigned int);
 using EventCreate = hipError_t (*)(hipEvent_t*, unsigned int);
 using OnEvent = hipError_t (*)(hipEvent_t);  // destroy, query, synchronize
 using EventRecord = hipError_t (*)(hipEvent_t, hipStream_t);
+using EventElapsedTime = hipError_t (*)(float*, hipEvent_t, hipEvent_t);
+using StreamCreateWithPriority = hipError_t (*)(hipStream_t*, unsigned int, int);
+using GetStreamPriorityRange = hipError_t (*)(int*, int*);
 // Sharing (backends/gpu/gpu_share.h). The allocation properties are passed
 // as `const void*`: their layout differs between HIP 5 and ROCm 6
 // (hip_share.cpp picks the loaded runtime's).
@@ -178,6 +181,12 @@ using IpcOpenEventHandle = hipError_t (*)(hipEvent_t*, hipIpcEventHandle_t);
   X(IpcGetEventHandle, OPTIONAL, ::anydev::hip::fn::IpcGetEventHandle,                             \
     ANYDEV_HIP_KEY("hipIpcGetEventHandle"))                                                        \
   X(IpcOpenEventHandle, OPTIONAL, ::anydev::hip::fn::IpcOpenEventHandle,                           \
-    ANYDEV_HIP_KEY("hipIpcOpenEventHandle"))
+    ANYDEV_HIP_KEY("hipIpcOpenEventHandle"))                                                       \
+  X(EventElapsedTime, OPTIONAL, ::anydev::hip::fn::EventElapsedTime,                               \
+    ANYDEV_HIP_KEY("hipEventElapsedTime"))                                                         \
+  X(StreamCreateWithPriority, OPTIONAL, ::anydev::hip::fn::StreamCreateWithPriority,               \
+    ANYDEV_HIP_KEY("hipStreamCreateWithPriority"))                                                 \
+  X(CtxGetStreamPriorityRange, OPTIONAL, ::anydev::hip::fn::GetStreamPriorityRange,                \
+    ANYDEV_HIP_KEY("hipDeviceGetStreamPriorityRange"))
 
 #endif  // ANYDEV_BACKENDS_HIP_HIP_SYMBOLS_H_

@@ -111,6 +111,9 @@ anydev_status_t query_device(const LoaderApi& ze, DriverState* driver, ze_device
   ze_result_t r = ze.zeDeviceGetProperties(handle, &props);
   if (r != ZE_RESULT_SUCCESS) return fail(r, "zeDeviceGetProperties");
   d->name = std::string(props.name, strnlen(props.name, sizeof(props.name)));
+  d->timer_resolution_ns = props.timerResolution > 0 ? props.timerResolution : 1;
+  d->kernel_timestamp_bits =
+      props.kernelTimestampValidBits > 0 ? props.kernelTimestampValidBits : 64;
 
   std::uint32_t count = 0;
   if ((r = ze.zeDeviceGetMemoryProperties(handle, &count, nullptr)) != ZE_RESULT_SUCCESS) {
@@ -243,6 +246,11 @@ anydev_status_t initialize(const anydev_core_services_t* core, const char** libr
       return report_failure(ANYDEV_ERROR_BACKEND_UNAVAILABLE, r, "zeContextCreate", driver_where);
     }
     dr->events = std::make_unique<EventSlots>(api(), dr->context);
+    if (api().zeEventQueryKernelTimestamp != nullptr) {
+      dr->timestamp_events = std::make_unique<EventSlots>(
+          api(), dr->context,
+          ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP);
+    }
     std::uint32_t count = 0;
     r = ze.zeDeviceGet(dr->driver, &count, nullptr);
     std::vector<ze_device_handle_t> handles(count);
@@ -331,6 +339,10 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .shareable_alloc = kit::entry<shareable_alloc>, .memory_export = kit::entry<memory_export>,
     .memory_import = kit::entry<memory_import>, .memory_unshare = kit::entry<memory_unshare>,
     .event_create_shareable = kit::entry<event_create_shareable>,
+    .event_create_flags = kit::entry<event_create_flags>,
+    .event_elapsed_time = kit::entry<event_elapsed_time>,
+    .stream_priority_range = kit::entry<stream_priority_range>,
+    .stream_create_priority = kit::entry<stream_create_priority>,
     .event_export = kit::entry<event_export>, .event_import = kit::entry<event_import>);
 
 }  // namespace anydev::level_zero

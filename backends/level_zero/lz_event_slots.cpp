@@ -18,7 +18,7 @@ anydev_status_t EventSlots::grow(const char* operation) {
   const LoaderApi& ze = ze_;
   ze_event_pool_desc_t desc = {};
   desc.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC;
-  desc.flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE;
+  desc.flags = pool_flags_;
   desc.count = kPoolSize;
   ze_event_pool_handle_t pool = nullptr;
   ze_result_t r = ze.zeEventPoolCreate(context_, &desc, 0, nullptr, &pool);

@@ -41,7 +41,11 @@ class EventSlots {
   static constexpr std::uint32_t kPoolSize = 64;
 
   // `ze` is the process's loader table, which outlives every EventSlots.
-  EventSlots(const LoaderApi& ze, ze_context_handle_t context) : ze_(ze), context_(context) {}
+  // `pool_flags`: ZE_EVENT_POOL_FLAG_HOST_VISIBLE, plus
+  // ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP for the slots of timing events.
+  EventSlots(const LoaderApi& ze, ze_context_handle_t context,
+             ze_event_pool_flags_t pool_flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE)
+      : ze_(ze), context_(context), pool_flags_(pool_flags) {}
   EventSlots(const EventSlots&) = delete;
   EventSlots& operator=(const EventSlots&) = delete;
 
@@ -56,6 +60,7 @@ class EventSlots {
 
   const LoaderApi& ze_;
   const ze_context_handle_t context_;
+  const ze_event_pool_flags_t pool_flags_;
   mutable std::mutex mutex_;
   std::vector<EventSlot*> free_;     // reset and unreferenced
   std::vector<EventSlot*> retired_;  // unreferenced, maybe not yet signaled

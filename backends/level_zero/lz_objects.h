@@ -42,6 +42,7 @@ struct SharedEvent;  // lz_share_events.cpp
 // recorded or waited on it share its ownership until those commands ran.
 struct LzEvent {
   int device = 0;
+  bool timing = false;  // records signal kernel-timestamp slots (lz_timing.cpp)
   std::mutex mutex;
   SlotRef latest;
   std::shared_ptr<SharedEvent> shared;
@@ -54,7 +55,12 @@ inline anydev_bk_event_t to_token(LzEvent* e) { return reinterpret_cast<anydev_b
 
 // With the stream's mutex held: appends a barrier that signals a fresh slot
 // once everything before it ran, moving the stream's `held` into the slot.
-anydev_status_t signal_locked(LzStream& stream, const char* operation, SlotRef* out);
+// `from`: the slots to take it from (null: the driver's host-visible ones).
+anydev_status_t signal_locked(LzStream& stream, const char* operation, SlotRef* out,
+                              EventSlots* from = nullptr);
+// stream_create at a ze_command_queue_priority_t.
+anydev_status_t create_stream_at(int device, ze_command_queue_priority_t priority,
+                                 const char* operation, anydev_bk_stream_t* out);
 // With the stream's mutex held: makes later commands start only after the
 // ones appended so far completed. Nothing to do on an in-order list; on any
 // other, a barrier: a command list orders nothing by itself, and without one

@@ -33,7 +33,10 @@ struct DriverState {
   ze_driver_handle_t driver = nullptr;
   ze_context_handle_t context = nullptr;  // one per driver, for the process
   std::unique_ptr<EventSlots> events;     // host-visible events of `context`
-  std::string version;                    // "1.4, driver version 0x..."
+  // Host-visible kernel-timestamp events, for records of timing events
+  // (lz_timing.cpp); null when the loader lacks zeEventQueryKernelTimestamp.
+  std::unique_ptr<EventSlots> timestamp_events;
+  std::string version;  // "1.4, driver version 0x..."
   // Whether streams ask for in-order command lists (lz_streams.cpp): set at
   // initialize when the driver reports API 1.7 or later, cleared for good
   // when a creation with the flag is refused as an unknown enumerator (a
@@ -53,6 +56,10 @@ struct DeviceState {
   std::uint32_t queue_ordinal = 0;
   std::size_t max_native_fill = 0;
   std::atomic<std::size_t> allocated{0};  // device memory anydev holds
+  // From ze_device_properties_t: nanoseconds per timestamp tick, and the
+  // valid low bits of a kernel timestamp (lz_timing.cpp).
+  std::uint64_t timer_resolution_ns = 1;
+  std::uint32_t kernel_timestamp_bits = 64;
 };
 
 struct BackendState {

@@ -56,10 +56,11 @@ anydev_status_t host_wait(const SlotRef& slot, const char* operation, int device
 
 }  // namespace
 
-anydev_status_t signal_locked(LzStream& stream, const char* operation, SlotRef* out) {
+anydev_status_t signal_locked(LzStream& stream, const char* operation, SlotRef* out,
+                              EventSlots* from) {
   SlotRef slot;
-  if (const anydev_status_t s = device_at(stream.device).driver->events->acquire(operation, &slot);
-      s != ANYDEV_SUCCESS) {
+  EventSlots& slots = from != nullptr ? *from : *device_at(stream.device).driver->events;
+  if (const anydev_status_t s = slots.acquire(operation, &slot); s != ANYDEV_SUCCESS) {
     return s;
   }
   const ze_result_t r = api().zeCommandListAppendBarrier(stream.list, slot->event, 0, nullptr);
@@ -97,19 +98,23 @@ anydev_status_t drain(LzStream& stream, const char* operation) {
 }
 
 anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
-  if (out == nullptr) return null_token("stream_create", "out");
-  if (const anydev_status_t s = check_device(device, "stream_create"); s != ANYDEV_SUCCESS)
-    return s;
+  return create_stream_at(device, ZE_COMMAND_QUEUE_PRIORITY_NORMAL, "stream_create", out);
+}
+
+anydev_status_t create_stream_at(int device, ze_command_queue_priority_t priority,
+                                 const char* operation, anydev_bk_stream_t* out) {
+  if (out == nullptr) return null_token(operation, "out");
+  if (const anydev_status_t s = check_device(device, operation); s != ANYDEV_SUCCESS) return s;
   const DeviceState& d = device_at(device);
   ze_command_queue_desc_t desc = {};
   desc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
   desc.ordinal = d.queue_ordinal;
   desc.index = 0;
   desc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
-  desc.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
+  desc.priority = priority;
   auto* stream = new (std::nothrow) LzStream;
   if (stream == nullptr) {
-    return report_error(ANYDEV_ERROR_OUT_OF_MEMORY, "stream_create: out of host memory");
+    return report_error(ANYDEV_ERROR_OUT_OF_MEMORY, cat(operation, ": out of host memory"));
   }
   stream->device = device;
   const bool ask_in_order = d.driver->in_order_lists.load(std::memory_order_relaxed);
@@ -124,7 +129,7 @@ anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
     // stream instead, on every later stream of this driver too.
     d.driver->in_order_lists.store(false, std::memory_order_relaxed);
     log(ANYDEV_LOG_INFO,
-        cat("stream_create on level_zero device ", device,
+        cat(operation, " on level_zero device ", device,
             ": in-order command lists refused (ZE_RESULT_ERROR_INVALID_ENUMERATION, a loader or "
             "layer older than API 1.7?); its streams order copies and fills with barriers"));
     r = create(0);
@@ -133,7 +138,7 @@ anydev_status_t stream_create(int device, anydev_bk_stream_t* out) {
     delete stream;
     return report_failure(
         r, "zeCommandListCreateImmediate",
-        cat("stream_create on level_zero device ", device, " (queue group ", d.queue_ordinal, ")"));
+        cat(operation, " on level_zero device ", device, " (queue group ", d.queue_ordinal, ")"));
   }
   stream->in_order = desc.flags == kQueueFlagInOrder;
   *out = to_token(stream);
@@ -193,7 +198,9 @@ anydev_status_t event_record(anydev_bk_event_t event_token, anydev_bk_stream_t s
   SlotRef slot;
   {
     const std::lock_guard<std::mutex> lock(stream->mutex);
-    if (const anydev_status_t s = signal_locked(*stream, "event_record", &slot);
+    EventSlots* from =
+        event->timing ? device_at(stream->device).driver->timestamp_events.get() : nullptr;
+    if (const anydev_status_t s = signal_locked(*stream, "event_record", &slot, from);
         s != ANYDEV_SUCCESS) {
       return s;
     }

@@ -48,6 +48,7 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventHostSynchronize, REQUIRED)                                   \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventQueryStatus, REQUIRED)                                       \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventHostReset, REQUIRED)                                         \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventQueryKernelTimestamp, OPTIONAL)                              \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemAllocHost, REQUIRED)                                           \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemAllocDevice, REQUIRED)                                         \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemFree, REQUIRED)                                                \

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "opencl_devices.h"
 
+#include <CL/cl_ext.h>
+
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -209,6 +211,25 @@ anydev_status_t device_context(Device& device, cl_context* context,
 }
 
 anydev_status_t create_queue(Device& device, cl_command_queue* out) {
+  return create_queue(device, 0, out);
+}
+
+bool has_priority_hints(const Device& device) {
+  if (device.version_major < 2 || cl().clCreateCommandQueueWithProperties == nullptr) return false;
+  std::size_t size = 0;
+  if (cl().clGetDeviceInfo(device.id, CL_DEVICE_EXTENSIONS, 0, nullptr, &size) != CL_SUCCESS) {
+    return false;
+  }
+  std::string text(size, '\0');
+  if (cl().clGetDeviceInfo(device.id, CL_DEVICE_EXTENSIONS, size, text.data(), nullptr) !=
+      CL_SUCCESS) {
+    return false;
+  }
+  text = " " + text + " ";
+  return text.find(" cl_khr_priority_hints ") != std::string::npos;
+}
+
+anydev_status_t create_queue(Device& device, int priority, cl_command_queue* out) {
   cl_context context = nullptr;
   if (anydev_status_t status = device_context(device, &context); status != ANYDEV_SUCCESS) {
     return status;
@@ -218,15 +239,18 @@ anydev_status_t create_queue(Device& device, cl_command_queue* out) {
   const char* call = "clCreateCommandQueue";
   if (device.version_major >= 2 && cl().clCreateCommandQueueWithProperties != nullptr) {
     call = "clCreateCommandQueueWithProperties";
-    const cl_queue_properties properties[] = {0};
-    queue = cl().clCreateCommandQueueWithProperties(context, device.id, properties, &err);
+    const cl_queue_properties high[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE,
+                                        CL_QUEUE_PRIORITY_KHR, CL_QUEUE_PRIORITY_HIGH_KHR, 0};
+    const cl_queue_properties normal[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    queue = cl().clCreateCommandQueueWithProperties(context, device.id,
+                                                    priority < 0 ? high : normal, &err);
   } else {
-    queue = cl().clCreateCommandQueue(context, device.id, 0, &err);
+    queue = cl().clCreateCommandQueue(context, device.id, CL_QUEUE_PROFILING_ENABLE, &err);
   }
   if (err != CL_SUCCESS || queue == nullptr) {
-    return report_cl(
-        call, err,
-        cat("creating a stream on OpenCL device ", device.index, " (", device.name, ")"));
+    return report_cl(call, err,
+                     cat("creating a stream on OpenCL device ", device.index, " (", device.name,
+                         ")", priority < 0 ? " at CL_QUEUE_PRIORITY_HIGH_KHR" : ""));
   }
   *out = queue;
   return ANYDEV_SUCCESS;

@@ -77,6 +77,14 @@ anydev_status_t device_context(Device& device, cl_context* context,
 // A new in-order queue on the device (clCreateCommandQueueWithProperties on
 // OpenCL 2.0+ devices when the loader has it, else clCreateCommandQueue).
 anydev_status_t create_queue(Device& device, cl_command_queue* out);
+// Same at an anydev stream priority (opencl_timing.cpp): -1 asks for
+// CL_QUEUE_PRIORITY_HIGH_KHR (cl_khr_priority_hints), 0 for none. Every
+// queue it makes has CL_QUEUE_PROFILING_ENABLE, so timing events recorded on
+// it can read CL_PROFILING_COMMAND_END.
+anydev_status_t create_queue(Device& device, int priority, cl_command_queue* out);
+// Whether the device lists cl_khr_priority_hints (and queues with
+// properties, OpenCL 2.0+, can ask for it).
+bool has_priority_hints(const Device& device);
 
 }  // namespace anydev::opencl
 

@@ -20,6 +20,7 @@ struct Event {
   std::mutex mutex;
   cl_event marker = nullptr;     // owned; NULL when never recorded
   cl_context context = nullptr;  // the context of the queue it was recorded on
+  bool timing = false;           // ANYDEV_EVENT_TIMING (opencl_timing.cpp); immutable
 };
 
 inline Event* as_event(anydev_bk_event_t handle) { return reinterpret_cast<Event*>(handle); }

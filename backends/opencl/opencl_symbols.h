@@ -28,38 +28,39 @@
 // device this backend offers needs; OPTIONAL ones are used when present
 // (OpenCL 2.0+). Each is resolved with dlsym under its own name.
 #define ANYDEV_OPENCL_SYMBOL(X, name, need) X(name, need, decltype(&::name), #name)
-#define ANYDEV_OPENCL_SYMBOLS(X)                                  \
-  ANYDEV_OPENCL_SYMBOL(X, clGetPlatformIDs, REQUIRED)             \
-  ANYDEV_OPENCL_SYMBOL(X, clGetPlatformInfo, REQUIRED)            \
-  ANYDEV_OPENCL_SYMBOL(X, clGetDeviceIDs, REQUIRED)               \
-  ANYDEV_OPENCL_SYMBOL(X, clGetDeviceInfo, REQUIRED)              \
-  ANYDEV_OPENCL_SYMBOL(X, clCreateContext, REQUIRED)              \
-  ANYDEV_OPENCL_SYMBOL(X, clReleaseContext, REQUIRED)             \
-  ANYDEV_OPENCL_SYMBOL(X, clCreateCommandQueue, REQUIRED)         \
-  ANYDEV_OPENCL_SYMBOL(X, clRetainCommandQueue, REQUIRED)         \
-  ANYDEV_OPENCL_SYMBOL(X, clReleaseCommandQueue, REQUIRED)        \
-  ANYDEV_OPENCL_SYMBOL(X, clGetCommandQueueInfo, REQUIRED)        \
-  ANYDEV_OPENCL_SYMBOL(X, clFlush, REQUIRED)                      \
-  ANYDEV_OPENCL_SYMBOL(X, clFinish, REQUIRED)                     \
-  ANYDEV_OPENCL_SYMBOL(X, clCreateBuffer, REQUIRED)               \
-  ANYDEV_OPENCL_SYMBOL(X, clReleaseMemObject, REQUIRED)           \
-  ANYDEV_OPENCL_SYMBOL(X, clGetMemObjectInfo, REQUIRED)           \
-  ANYDEV_OPENCL_SYMBOL(X, clEnqueueMapBuffer, REQUIRED)           \
-  ANYDEV_OPENCL_SYMBOL(X, clEnqueueUnmapMemObject, REQUIRED)      \
-  ANYDEV_OPENCL_SYMBOL(X, clEnqueueReadBuffer, REQUIRED)          \
-  ANYDEV_OPENCL_SYMBOL(X, clEnqueueWriteBuffer, REQUIRED)         \
-  ANYDEV_OPENCL_SYMBOL(X, clEnqueueCopyBuffer, REQUIRED)          \
-  ANYDEV_OPENCL_SYMBOL(X, clEnqueueFillBuffer, REQUIRED)          \
-  ANYDEV_OPENCL_SYMBOL(X, clEnqueueMarkerWithWaitList, REQUIRED)  \
-  ANYDEV_OPENCL_SYMBOL(X, clEnqueueBarrierWithWaitList, REQUIRED) \
-  ANYDEV_OPENCL_SYMBOL(X, clCreateUserEvent, REQUIRED)            \
-  ANYDEV_OPENCL_SYMBOL(X, clSetUserEventStatus, REQUIRED)         \
-  ANYDEV_OPENCL_SYMBOL(X, clSetEventCallback, REQUIRED)           \
-  ANYDEV_OPENCL_SYMBOL(X, clWaitForEvents, REQUIRED)              \
-  ANYDEV_OPENCL_SYMBOL(X, clGetEventInfo, REQUIRED)               \
-  ANYDEV_OPENCL_SYMBOL(X, clRetainEvent, REQUIRED)                \
-  ANYDEV_OPENCL_SYMBOL(X, clReleaseEvent, REQUIRED)               \
-  ANYDEV_OPENCL_SYMBOL(X, clCreateCommandQueueWithProperties, OPTIONAL)
+#define ANYDEV_OPENCL_SYMBOLS(X)                                        \
+  ANYDEV_OPENCL_SYMBOL(X, clGetPlatformIDs, REQUIRED)                   \
+  ANYDEV_OPENCL_SYMBOL(X, clGetPlatformInfo, REQUIRED)                  \
+  ANYDEV_OPENCL_SYMBOL(X, clGetDeviceIDs, REQUIRED)                     \
+  ANYDEV_OPENCL_SYMBOL(X, clGetDeviceInfo, REQUIRED)                    \
+  ANYDEV_OPENCL_SYMBOL(X, clCreateContext, REQUIRED)                    \
+  ANYDEV_OPENCL_SYMBOL(X, clReleaseContext, REQUIRED)                   \
+  ANYDEV_OPENCL_SYMBOL(X, clCreateCommandQueue, REQUIRED)               \
+  ANYDEV_OPENCL_SYMBOL(X, clRetainCommandQueue, REQUIRED)               \
+  ANYDEV_OPENCL_SYMBOL(X, clReleaseCommandQueue, REQUIRED)              \
+  ANYDEV_OPENCL_SYMBOL(X, clGetCommandQueueInfo, REQUIRED)              \
+  ANYDEV_OPENCL_SYMBOL(X, clFlush, REQUIRED)                            \
+  ANYDEV_OPENCL_SYMBOL(X, clFinish, REQUIRED)                           \
+  ANYDEV_OPENCL_SYMBOL(X, clCreateBuffer, REQUIRED)                     \
+  ANYDEV_OPENCL_SYMBOL(X, clReleaseMemObject, REQUIRED)                 \
+  ANYDEV_OPENCL_SYMBOL(X, clGetMemObjectInfo, REQUIRED)                 \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueMapBuffer, REQUIRED)                 \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueUnmapMemObject, REQUIRED)            \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueReadBuffer, REQUIRED)                \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueWriteBuffer, REQUIRED)               \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueCopyBuffer, REQUIRED)                \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueFillBuffer, REQUIRED)                \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueMarkerWithWaitList, REQUIRED)        \
+  ANYDEV_OPENCL_SYMBOL(X, clEnqueueBarrierWithWaitList, REQUIRED)       \
+  ANYDEV_OPENCL_SYMBOL(X, clCreateUserEvent, REQUIRED)                  \
+  ANYDEV_OPENCL_SYMBOL(X, clSetUserEventStatus, REQUIRED)               \
+  ANYDEV_OPENCL_SYMBOL(X, clSetEventCallback, REQUIRED)                 \
+  ANYDEV_OPENCL_SYMBOL(X, clWaitForEvents, REQUIRED)                    \
+  ANYDEV_OPENCL_SYMBOL(X, clGetEventInfo, REQUIRED)                     \
+  ANYDEV_OPENCL_SYMBOL(X, clRetainEvent, REQUIRED)                      \
+  ANYDEV_OPENCL_SYMBOL(X, clReleaseEvent, REQUIRED)                     \
+  ANYDEV_OPENCL_SYMBOL(X, clCreateCommandQueueWithProperties, OPTIONAL) \
+  ANYDEV_OPENCL_SYMBOL(X, clGetEventProfilingInfo, OPTIONAL)
 
 namespace anydev::opencl {
 

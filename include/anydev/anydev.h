@@ -79,6 +79,9 @@ typedef enum anydev_status_t ANYDEV_ENUM_BASE {
   ANYDEV_ERROR_UNSUPPORTED = 6,
   ANYDEV_ERROR_INVALID_STATE = 7,
   ANYDEV_ERROR_INTERNAL = 8,
+  /* The work an operation depends on has not completed yet; asking again
+   * later may succeed (CUDA's CUDA_ERROR_NOT_READY): anydev_event_elapsed_time. */
+  ANYDEV_ERROR_NOT_READY = 9,
 } anydev_status_t;
 
 /* Element types. Sizes: boolean/int8/uint8 1; int16/uint16/float16/bfloat16 2;
@@ -531,6 +534,69 @@ ANYDEV_API anydev_status_t anydev_set_log_callback(anydev_log_callback_t callbac
 ANYDEV_API anydev_status_t anydev_set_log_level(anydev_log_severity_t level);
 /* The current threshold. Thread-safe. */
 ANYDEV_API anydev_log_severity_t anydev_log_level(void);
+
+/* ---- timed events and stream priorities (docs/timing.md) ---------------- */
+
+/* Flags of anydev_context_create_event_with_flags; a bitwise or. */
+typedef enum anydev_event_flag_t ANYDEV_ENUM_BASE {
+  ANYDEV_EVENT_DEFAULT = 0,
+  /* The event can measure time (anydev_event_elapsed_time). Timing costs on
+   * some drivers (CUDA, HIP), so events without this flag never measure. */
+  ANYDEV_EVENT_TIMING = 1,
+  /* anydev_event_synchronize sleeps in the OS until the work completes
+   * instead of spinning (CUDA's CU_EVENT_BLOCKING_SYNC; Mojo's
+   * blocking_sync). docs/backends.md says what each backend does. */
+  ANYDEV_EVENT_BLOCKING_SYNC = 2,
+} anydev_event_flag_t;
+
+/* An event with `flags` (0 is anydev_context_create_event). An unknown bit
+ * is INVALID_ARGUMENT; ANYDEV_EVENT_TIMING on a backend that cannot time
+ * events is UNSUPPORTED, naming the backend and why. */
+ANYDEV_API anydev_status_t anydev_context_create_event_with_flags(anydev_context_t ctx,
+                                                                  unsigned flags,
+                                                                  anydev_event_t* out);
+/* The flags the event was created with. */
+ANYDEV_API anydev_status_t anydev_event_flags(anydev_event_t event, unsigned* out);
+/* *ms = the time in milliseconds between the completion of the work `start`
+ * captured and that `end` captured, as CUDA's cuEventElapsedTime (negative
+ * when end completed first; resolution is the backend's, about 0.5 us on
+ * CUDA). Both events must be timing events of the same device, recorded
+ * (on any streams). Errors, and *ms unchanged: an event created without
+ * ANYDEV_EVENT_TIMING, or of another device or backend: INVALID_ARGUMENT;
+ * an event never recorded: INVALID_STATE; the work of either not complete
+ * yet: NOT_READY (synchronize the end event first). */
+ANYDEV_API anydev_status_t anydev_event_elapsed_time(anydev_event_t start, anydev_event_t end,
+                                                     float* ms);
+/* Mojo's DeviceContext.execution_time: records a timing event on ctx's
+ * stream, calls fn(ctx, user_data) `iterations` times (each call enqueues
+ * work on ctx), records a second one, waits for it and sets *nanoseconds to
+ * the time the device took for all of it (rounded to whole nanoseconds).
+ * iterations == 0 is INVALID_ARGUMENT. A call of fn that returns anything
+ * but ANYDEV_SUCCESS ends the measurement: that status is returned (the
+ * work already enqueued stays enqueued) and *nanoseconds is unchanged. */
+typedef anydev_status_t (*anydev_timed_fn_t)(anydev_context_t ctx, void* user_data);
+ANYDEV_API anydev_status_t anydev_context_execution_time(anydev_context_t ctx, anydev_timed_fn_t fn,
+                                                         void* user_data, size_t iterations,
+                                                         int64_t* nanoseconds);
+
+/* Stream priorities, as CUDA's: a lower number is a higher priority. *least
+ * is the normal priority, always 0 (every stream made without a priority
+ * has it), and *greatest the highest, <= 0 (CUDA's range is [-5, 0] on
+ * current GPUs). A device without priorities
+ * (docs/backends.md) has the one priority 0: least == greatest == 0.
+ * Either pointer may be NULL. */
+ANYDEV_API anydev_status_t anydev_context_stream_priority_range(anydev_context_t ctx, int* least,
+                                                                int* greatest);
+/* A new stream on ctx's device at `priority`. A priority outside the range
+ * is clamped into it, as CUDA does (anydev_stream_priority says what the
+ * stream got); work of a higher-priority stream is started before queued
+ * work of lower ones where the backend can (docs/backends.md). */
+ANYDEV_API anydev_status_t anydev_context_create_stream_with_priority(anydev_context_t ctx,
+                                                                      int priority,
+                                                                      anydev_stream_t* out);
+/* The priority the stream was created with (after clamping); the normal
+ * priority for a context's own stream or a wrapped native one. */
+ANYDEV_API anydev_status_t anydev_stream_priority(anydev_stream_t stream, int* out);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -111,6 +111,28 @@
  *   backend (record, query, synchronize, stream_wait_event, event_destroy).
  *   A wait on it must not hang when the recording process dies: the backend
  *   fails the wait (DEVICE, naming the pid) within a bounded time.
+ *
+ * Timed events (optional; docs/timing.md). The core calls them only after
+ * its own checks, so a backend sees valid arguments.
+ * event_create_flags: like event_create, with `flags` a non-zero bitwise or
+ *   of ANYDEV_EVENT_TIMING and ANYDEV_EVENT_BLOCKING_SYNC (anydev.h).
+ *   NULL, or ANYDEV_BK_DECLINED for this call: the core makes a plain event
+ *   and emulates BLOCKING_SYNC itself (its synchronize polls with sleeps);
+ *   TIMING is then UNSUPPORTED. A backend that cannot time events on this
+ *   device answers UNSUPPORTED with the reason instead.
+ * event_elapsed_time: *ms between the completion of the work `start` and
+ *   `end` captured, both timing events of this backend and device that have
+ *   been recorded (the core checks both). ANYDEV_ERROR_NOT_READY (with a
+ *   message) while either's work has not completed.
+ *
+ * Stream priorities (optional; docs/timing.md), with CUDA's meaning: a
+ * lower number is a higher priority.
+ * stream_priority_range: *least (the normal priority, what stream_create
+ *   gives; always 0) and *greatest (the highest, <= 0) of `device`.
+ *   NULL: the device has the one priority 0.
+ * stream_create_priority: like stream_create, at `priority`, which the core
+ *   has clamped into the device's range (it is never `least` alone: that is
+ *   stream_create).
  */
 #ifndef ANYDEV_BACKEND_ENTRIES_H_
 #define ANYDEV_BACKEND_ENTRIES_H_
@@ -156,7 +178,12 @@
   X(arg, OPTIONAL, event_create_shareable, (int device, anydev_bk_event_t* out))              \
   X(arg, OPTIONAL, event_export, (anydev_bk_event_t event, anydev_bk_share_t* out))           \
   X(arg, OPTIONAL, event_import, (int device, const anydev_bk_share_t* in,                    \
-                                  anydev_bk_event_t* out))
+                                  anydev_bk_event_t* out))                                    \
+  X(arg, OPTIONAL, event_create_flags, (int device, uint32_t flags, anydev_bk_event_t* out))  \
+  X(arg, OPTIONAL, event_elapsed_time, (anydev_bk_event_t start, anydev_bk_event_t end,       \
+                                        float* ms))                                           \
+  X(arg, OPTIONAL, stream_priority_range, (int device, int* least, int* greatest))            \
+  X(arg, OPTIONAL, stream_create_priority, (int device, int priority, anydev_bk_stream_t* out))
 /* clang-format on */
 
 #endif /* ANYDEV_BACKEND_ENTRIES_H_ */

@@ -11,6 +11,8 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
+#include <exception>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,6 +47,20 @@ struct BackendInfo {
 // (reference count); a moved-from context is empty and its operations throw
 // Error(invalid_state). Thread-safe as the C ABI: copies may be used from any
 // thread, and work enqueued from several threads is serialized in some order.
+// What DeviceContext::create_event(EventOptions) makes: Mojo's
+// create_event(timing=..., blocking_sync=...).
+struct EventOptions {
+  bool timing = false;         // the event can measure time (costs on CUDA, HIP)
+  bool blocking_sync = false;  // synchronize sleeps in the OS instead of spinning
+};
+
+// DeviceContext::stream_priority_range(): lower numbers are higher
+// priorities; greatest <= least.
+struct StreamPriorityRange {
+  int least = 0;     // the normal priority
+  int greatest = 0;  // the highest
+};
+
 class DeviceContext {
  public:
   // The first entry of ANYDEV_BACKEND (else cuda, hip, level_zero, opencl,
@@ -271,6 +287,46 @@ class DeviceContext {
     detail::check(anydev_event_import(get("import_event"), &handle.raw(), &out));
     return DeviceEvent::adopt(out);
   }
+  // Timed events (docs/timing.md): an event that can measure time
+  // (DeviceEvent::elapsed_time) and/or whose synchronize sleeps in the OS.
+  // create_event() stays the cheap event without timing.
+  DeviceEvent create_event(EventOptions options) const {
+    const unsigned flags = (options.timing ? unsigned{ANYDEV_EVENT_TIMING} : 0U) |
+                           (options.blocking_sync ? unsigned{ANYDEV_EVENT_BLOCKING_SYNC} : 0U);
+    anydev_event_t out = nullptr;
+    detail::check(anydev_context_create_event_with_flags(get("create_event"), flags, &out));
+    return DeviceEvent::adopt(out);
+  }
+  // Stream priorities (docs/timing.md), as CUDA's: lower is higher. `least`
+  // is the normal priority, `greatest` the highest; {0, 0} on a device
+  // without priorities.
+  StreamPriorityRange stream_priority_range() const {
+    StreamPriorityRange out;
+    detail::check(anydev_context_stream_priority_range(get("stream_priority_range"), &out.least,
+                                                       &out.greatest));
+    return out;
+  }
+  // A new stream at `priority`, clamped into stream_priority_range() as
+  // CUDA does (DeviceStream::priority() says what it got).
+  DeviceStream create_stream(int priority) const {
+    anydev_stream_t out = nullptr;
+    detail::check(anydev_context_create_stream_with_priority(get("create_stream"), priority, &out));
+    return DeviceStream::adopt(out);
+  }
+  // Mojo's execution_time: the nanoseconds the device took for the work that
+  // `iterations` calls of fn(*this) enqueue on this context's stream (timing
+  // events around them; waits for the end). An exception from fn propagates
+  // (the work it already enqueued stays enqueued).
+  template <class Fn>
+  std::int64_t execution_time(Fn&& fn, std::size_t iterations = 1) const {
+    return timed(iterations, [&](std::size_t) { fn(*this); });
+  }
+  // Mojo's execution_time_iter: the same with fn(*this, i) for i in
+  // [0, iterations).
+  template <class Fn>
+  std::int64_t execution_time_iter(Fn&& fn, std::size_t iterations) const {
+    return timed(iterations, [&](std::size_t i) { fn(*this, i); });
+  }
   // Later work on this context waits (on the device) for the work already
   // enqueued on `other`.
   void enqueue_wait_for(const DeviceContext& other) const {
@@ -318,6 +374,30 @@ class DeviceContext {
                       "device)");
     }
     return device_id;
+  }
+  template <class Body>
+  std::int64_t timed(std::size_t iterations, Body&& body) const {
+    struct Call {
+      Body* body;
+      std::size_t next = 0;
+      std::exception_ptr error;
+    } call{&body};
+    const auto trampoline = [](anydev_context_t, void* user) noexcept -> anydev_status_t {
+      auto* c = static_cast<Call*>(user);
+      try {
+        (*c->body)(c->next++);
+        return ANYDEV_SUCCESS;
+      } catch (...) {
+        c->error = std::current_exception();
+        return ANYDEV_ERROR_INVALID_STATE;
+      }
+    };
+    std::int64_t ns = 0;
+    const anydev_status_t s =
+        anydev_context_execution_time(get("execution_time"), trampoline, &call, iterations, &ns);
+    if (call.error) std::rethrow_exception(call.error);
+    detail::check(s);
+    return ns;
   }
   static anydev_context_t create(const char* api, int device) {
     anydev_context_t out = nullptr;

@@ -29,6 +29,7 @@ enum class Status {
   unsupported = ANYDEV_ERROR_UNSUPPORTED,
   invalid_state = ANYDEV_ERROR_INVALID_STATE,
   internal = ANYDEV_ERROR_INTERNAL,
+  not_ready = ANYDEV_ERROR_NOT_READY,
 };
 
 // "success", "invalid_argument", ...; "unknown" for a value outside the enum.
@@ -52,6 +53,8 @@ constexpr const char* to_string(Status status) noexcept {
       return "invalid_state";
     case Status::internal:
       return "internal";
+    case Status::not_ready:
+      return "not_ready";
   }
   return "unknown";
 }

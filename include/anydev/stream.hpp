@@ -43,6 +43,29 @@ class DeviceEvent {
     detail::check(anydev_event_native_handle(get("native_handle"), &out));
     return out;
   }
+  // Timed events (docs/timing.md). The ANYDEV_EVENT_* flags it was created
+  // with (DeviceContext::create_event(EventOptions)).
+  unsigned flags() const {
+    unsigned out = 0;
+    detail::check(anydev_event_flags(get("flags"), &out));
+    return out;
+  }
+  bool timing() const { return (flags() & ANYDEV_EVENT_TIMING) != 0; }
+  bool blocking_sync() const { return (flags() & ANYDEV_EVENT_BLOCKING_SYNC) != 0; }
+  // Milliseconds from this event's work to `end`'s, as cuEventElapsedTime:
+  // both timing events, recorded, their work complete (else Error with
+  // invalid_argument, invalid_state or not_ready; anydev_event_elapsed_time).
+  float elapsed_time(const DeviceEvent& end) const {
+    const anydev_event_t start = get("elapsed_time");
+    if (end.handle() == nullptr) detail::throw_empty("DeviceEvent", "elapsed_time", "end event");
+    float ms = 0.0F;
+    detail::check(anydev_event_elapsed_time(start, end.handle(), &ms));
+    return ms;
+  }
+  // Mojo's spelling: the milliseconds between `start` and `end`.
+  static float elapsed_time(const DeviceEvent& start, const DeviceEvent& end) {
+    return start.elapsed_time(end);
+  }
   // The C handle, borrowed (no reference added); NULL when empty.
   anydev_event_t handle() const noexcept { return handle_.get(); }
   // Wraps a C handle, taking over the one reference the caller holds.
@@ -85,6 +108,13 @@ class DeviceStream {
   void* native_handle() const {
     void* out = nullptr;
     detail::check(anydev_stream_native_handle(get("native_handle"), &out));
+    return out;
+  }
+  // The priority it was created with (DeviceContext::create_stream(int));
+  // lower is higher, as CUDA's.
+  int priority() const {
+    int out = 0;
+    detail::check(anydev_stream_priority(get("priority"), &out));
     return out;
   }
   anydev_stream_t handle() const noexcept { return handle_.get(); }

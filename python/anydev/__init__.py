@@ -34,6 +34,7 @@ from ._anydev import DeviceStream as DeviceStream
 from ._anydev import Error as Error
 from ._anydev import HostBuffer as HostBuffer
 from ._anydev import InternalError as InternalError
+from ._anydev import NotReadyError as NotReadyError
 from ._anydev import InvalidArgumentError as InvalidArgumentError
 from ._anydev import InvalidStateError as InvalidStateError
 from ._anydev import MemoryInfo as MemoryInfo
@@ -158,7 +159,7 @@ _install_sharing()
 __all__ = [
     "BackendInfo", "BackendUnavailableError", "Buffer", "DeviceBuffer", "DeviceContext",
     "DeviceError", "DeviceEvent", "DeviceStream", "Error", "HostBuffer", "HostMapping",
-    "InternalError", "InvalidArgumentError", "InvalidStateError", "MemoryInfo",
+    "InternalError", "InvalidArgumentError", "InvalidStateError", "MemoryInfo", "NotReadyError",
     "OutOfMemoryError", "OutOfRangeError", "ShapedView", "ShareHandle", "TRACE", "UnsupportedError",
     "backends", "from_dlpack", "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLOpenCL",
     "kDLROCM", "kDLROCMHost", "log_level", "set_log_handler", "set_log_level",

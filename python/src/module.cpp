@@ -10,6 +10,7 @@
 namespace anydev::python {
 void bind_context(pybind11::module_& m);
 void bind_logging(pybind11::module_& m);
+void bind_timing(pybind11::module_& m);
 }  // namespace anydev::python
 
 PYBIND11_MODULE(_anydev, m) {
@@ -18,6 +19,7 @@ PYBIND11_MODULE(_anydev, m) {
   anydev::python::bind_errors(m);
   anydev::python::bind_share_types(m);
   anydev::python::bind_context(m);
+  anydev::python::bind_timing(m);
   anydev::python::bind_buffers(m);
   anydev::python::bind_logging(m);
 }

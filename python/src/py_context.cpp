@@ -308,30 +308,36 @@ void bind_context_streams(ContextClass& cls) {
          "This context's stream.")
       .def(
           "create_stream",
-          [](const DeviceContext& c) {
+          [](const DeviceContext& c, std::optional<int> priority) {
             std::optional<DeviceStream> made;
             {
               const WithoutGil unlocked;
-              made.emplace(c.create_stream());
+              made.emplace(priority ? c.create_stream(*priority) : c.create_stream());
             }
             return with_owner(py::cast(std::move(*made)), c);
           },
-          "A new stream on this context's device.")
+          py::arg("priority") = py::none(),
+          "A new stream on this context's device; `priority` as CUDA's (lower is higher, "
+          "stream_priority_range()), clamped into the range.")
       .def("with_stream", &DeviceContext::with_stream, py::arg("stream"),
            py::call_guard<WithoutGil>(),
            "A context on the same device whose operations go to `stream`; use it as "
            "`with ctx.with_stream(s) as c:` to scope work to s (synchronized on exit).")
       .def(
           "create_event",
-          [](const DeviceContext& c) {
+          [](const DeviceContext& c, bool timing, bool blocking_sync) {
             std::optional<DeviceEvent> made;
             {
               const WithoutGil unlocked;
-              made.emplace(c.create_event());
+              made.emplace(timing || blocking_sync
+                               ? c.create_event(anydev::EventOptions{timing, blocking_sync})
+                               : c.create_event());
             }
             return with_owner(py::cast(std::move(*made)), c);
           },
-          "A new event on this context's device.")
+          py::kw_only(), py::arg("timing") = false, py::arg("blocking_sync") = false,
+          "A new event on this context's device. timing=True: it can measure time "
+          "(DeviceEvent.elapsed_time); blocking_sync=True: synchronize sleeps in the OS.")
       .def("enqueue_wait_for", &DeviceContext::enqueue_wait_for, py::arg("other"),
            py::call_guard<WithoutGil>(),
            "Later work on this context's stream waits for the work enqueued so far on `other`'s.")

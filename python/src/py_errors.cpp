@@ -16,8 +16,8 @@ struct ErrorClass {
   PyObject* type = nullptr;
 };
 
-std::array<ErrorClass, 8>& classes() {
-  static std::array<ErrorClass, 8> table{{
+std::array<ErrorClass, 9>& classes() {
+  static std::array<ErrorClass, 9> table{{
       {ANYDEV_ERROR_INVALID_ARGUMENT, "InvalidArgumentError", PyExc_ValueError,
        "An argument is invalid (status 'invalid_argument'); also a ValueError."},
       {ANYDEV_ERROR_OUT_OF_RANGE, "OutOfRangeError", PyExc_IndexError,
@@ -35,6 +35,9 @@ std::array<ErrorClass, 8>& classes() {
        "The object's state does not allow the operation (status 'invalid_state')."},
       {ANYDEV_ERROR_INTERNAL, "InternalError", nullptr,
        "A bug in anydev (status 'internal'); please report it."},
+      {ANYDEV_ERROR_NOT_READY, "NotReadyError", nullptr,
+       "The work the operation depends on has not completed yet (status 'not_ready'); ask "
+       "again later."},
   }};
   return table;
 }

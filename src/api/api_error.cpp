@@ -40,6 +40,8 @@ const char* anydev_status_name(anydev_status_t status) {
       return "invalid_state";
     case ANYDEV_ERROR_INTERNAL:
       return "internal";
+    case ANYDEV_ERROR_NOT_READY:
+      return "not_ready";
   }
   return "unknown";
 }

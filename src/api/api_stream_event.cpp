@@ -2,6 +2,7 @@
 // C entry points: streams and events.
 #include "anydev/anydev.h"
 #include "api/api_common.h"
+#include "api/event_timing.h"
 #include "support/backend_calls.h"
 
 using namespace anydev::core;
@@ -48,7 +49,12 @@ anydev_status_t anydev_stream_record_event(anydev_stream_t stream, anydev_event_
   ANYDEV_CHECK_HANDLE(op, event, "event");
   const Stream& s = *stream->stream;
   if (anydev_status_t st = same_device(op, s, *event); st != ANYDEV_SUCCESS) return st;
-  return bk(s.backend->table).event_record(event->native, s.native);
+  const anydev_status_t st = bk(s.backend->table).event_record(event->native, s.native);
+  if (st == ANYDEV_SUCCESS && event->flags != 0 &&
+      !event->recorded.load(std::memory_order_relaxed)) {
+    event->recorded.store(true, std::memory_order_release);
+  }
+  return st;
 }
 
 anydev_status_t anydev_stream_wait_event(anydev_stream_t stream, anydev_event_t event) {
@@ -88,6 +94,7 @@ anydev_status_t anydev_event_release(anydev_event_t event) {
 anydev_status_t anydev_event_synchronize(anydev_event_t event) {
   static constexpr const char* op = "anydev_event_synchronize";
   ANYDEV_CHECK_HANDLE(op, event, "event");
+  if (event->emulated_blocking_sync) return synchronize_by_polling(*event);
   return bk(event->backend->table).event_synchronize(event->native);
 }
 

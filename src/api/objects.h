@@ -72,6 +72,14 @@ struct anydev_event_s
   anydev_bk_event_t native;
   // Set for a shareable or imported event (memory/shared_memory.h).
   std::shared_ptr<anydev::core::ShareState> share;
+  // ANYDEV_EVENT_* it was created with (api_timing.cpp); immutable.
+  unsigned flags = 0;
+  // The core polls with sleeps in anydev_event_synchronize: the backend
+  // declined ANYDEV_EVENT_BLOCKING_SYNC. Immutable.
+  bool emulated_blocking_sync = false;
+  // Set by the first successful record (anydev_event_elapsed_time refuses an
+  // event never recorded).
+  std::atomic<bool> recorded{false};
 };
 
 struct anydev_buffer_s

@@ -17,6 +17,21 @@ anydev_status_t create_stream(const Backend* backend, int device, std::shared_pt
   return ANYDEV_SUCCESS;
 }
 
+anydev_status_t create_stream(const Backend* backend, int device, int priority, int least,
+                              std::shared_ptr<Stream>* out) {
+  if (priority == least || backend->table->stream_create_priority == nullptr) {
+    return create_stream(backend, device, out);
+  }
+  anydev_bk_stream_t native = nullptr;
+  const anydev_status_t status =
+      bk(backend->table).stream_create_priority(device, priority, &native);
+  if (status != ANYDEV_SUCCESS) return status;
+  std::shared_ptr<Stream> made = adopt_stream(backend, device, native);
+  made->priority = priority;
+  *out = std::move(made);
+  return ANYDEV_SUCCESS;
+}
+
 std::shared_ptr<Stream> adopt_stream(const Backend* backend, int device,
                                      anydev_bk_stream_t native) {
   const std::uint64_t generation = fork_generation();

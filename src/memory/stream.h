@@ -31,11 +31,17 @@ struct Stream {
   anydev_bk_stream_t native;
   const anydev_backend_table_t* table;
   EventPool* events = nullptr;
+  // The priority it was created with (api_priority.cpp); 0 unless given.
+  int priority = 0;
 };
 
 // Creates a Stream that hands its backend stream to the reclaimer when the
 // last reference goes. Returns a status and sets the last error on failure.
 anydev_status_t create_stream(const Backend* backend, int device, std::shared_ptr<Stream>* out);
+// Same at `priority` (already in the device's range; api_priority.cpp):
+// stream_create_priority, or stream_create for priority `least`.
+anydev_status_t create_stream(const Backend* backend, int device, int priority, int least,
+                              std::shared_ptr<Stream>* out);
 // Same, wrapping a backend stream the caller already made.
 std::shared_ptr<Stream> adopt_stream(const Backend* backend, int device, anydev_bk_stream_t native);
 

@@ -61,7 +61,7 @@ anydev_status_t backend_entry_failed(const anydev_backend_table_t* table, const 
         cat("backend ", backend, ": the required entry ", entry, " returned ANYDEV_BK_DECLINED (",
             value, "), which only an optional entry may return", and_its_message()));
   }
-  if (value < ANYDEV_ERROR_INVALID_ARGUMENT || value > ANYDEV_ERROR_INTERNAL) {
+  if (value < ANYDEV_ERROR_INVALID_ARGUMENT || value > ANYDEV_ERROR_NOT_READY) {
     return set_error(ANYDEV_ERROR_INTERNAL,
                      cat("backend ", backend, ": entry ", entry, " returned the undefined status ",
                          value, and_its_message()));

@@ -66,6 +66,7 @@ static void test_names_and_version(void) {
   CHECK(strcmp(anydev_status_name(ANYDEV_ERROR_UNSUPPORTED), "unsupported") == 0);
   CHECK(strcmp(anydev_status_name(ANYDEV_ERROR_INVALID_STATE), "invalid_state") == 0);
   CHECK(strcmp(anydev_status_name(ANYDEV_ERROR_INTERNAL), "internal") == 0);
+  CHECK(strcmp(anydev_status_name(ANYDEV_ERROR_NOT_READY), "not_ready") == 0);
   CHECK(strcmp(anydev_status_name((anydev_status_t)99), "unknown") == 0);
   CHECK(strcmp(anydev_status_name((anydev_status_t)-1), "unknown") == 0);
 }
@@ -676,6 +677,89 @@ static int choose_backend(void) {
   return 0;
 }
 
+/* anydev_context_execution_time's function: one fill per call, counted. */
+struct timed_calls {
+  anydev_buffer_t buf;
+  int calls;
+  int fail_at; /* the call that fails (1-based), 0: none */
+};
+static anydev_status_t timed_fill(anydev_context_t ctx, void* user_data) {
+  struct timed_calls* t = (struct timed_calls*)user_data;
+  const uint8_t byte = 0x3C;
+  if (++t->calls == t->fail_at) return ANYDEV_ERROR_INVALID_STATE;
+  return anydev_enqueue_fill(ctx, t->buf, &byte, 1);
+}
+
+static void test_timing_and_priorities(anydev_context_t ctx) {
+  anydev_event_t start = NULL;
+  anydev_event_t end = NULL;
+  anydev_event_t plain = NULL;
+  anydev_stream_t stream = NULL;
+  unsigned flags = 99;
+  float ms = -1.0f;
+  CHECK_STATUS(anydev_context_create_event_with_flags(ctx, 4, &start),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(anydev_last_error_message(), "unknown event flag bits 4"));
+  CHECK_STATUS(anydev_context_create_event_with_flags(ctx, ANYDEV_EVENT_TIMING, &start),
+               ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_create_event_with_flags(
+                   ctx, ANYDEV_EVENT_TIMING | ANYDEV_EVENT_BLOCKING_SYNC, &end),
+               ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_create_event_with_flags(ctx, 0, &plain), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_stream(ctx, &stream), ANYDEV_SUCCESS);
+  if (start == NULL || end == NULL || plain == NULL || stream == NULL) return;
+  CHECK_STATUS(anydev_event_flags(end, &flags), ANYDEV_SUCCESS);
+  CHECK(flags == (ANYDEV_EVENT_TIMING | ANYDEV_EVENT_BLOCKING_SYNC));
+  CHECK_STATUS(anydev_event_elapsed_time(start, end, &ms), ANYDEV_ERROR_INVALID_STATE);
+  CHECK(contains(anydev_last_error_message(), "never recorded"));
+  CHECK_STATUS(anydev_stream_record_event(stream, start), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_stream_record_event(stream, plain), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_stream_record_event(stream, end), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_event_synchronize(end), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_event_elapsed_time(start, plain, &ms), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(ms == -1.0f);
+  CHECK_STATUS(anydev_event_elapsed_time(start, end, &ms), ANYDEV_SUCCESS);
+  CHECK(ms >= 0.0f);
+  CHECK_STATUS(anydev_event_elapsed_time(start, end, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+
+  struct timed_calls t = {make_buffer(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT8, 1 << 16), 0, 0};
+  int64_t ns = -1;
+  if (t.buf != NULL) {
+    CHECK_STATUS(anydev_context_execution_time(ctx, timed_fill, &t, 3, &ns), ANYDEV_SUCCESS);
+    CHECK(t.calls == 3 && ns >= 0);
+    t.calls = 0;
+    t.fail_at = 2;
+    ns = -1;
+    CHECK(anydev_context_execution_time(ctx, timed_fill, &t, 3, &ns) == ANYDEV_ERROR_INVALID_STATE);
+    CHECK(t.calls == 2 && ns == -1);
+    CHECK_STATUS(anydev_context_execution_time(ctx, timed_fill, &t, 0, &ns),
+                 ANYDEV_ERROR_INVALID_ARGUMENT);
+    CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+    CHECK_STATUS(anydev_buffer_release(t.buf), ANYDEV_SUCCESS);
+  }
+
+  int least = 7;
+  int greatest = 7;
+  int priority = 7;
+  anydev_stream_t high = NULL;
+  CHECK_STATUS(anydev_context_stream_priority_range(ctx, &least, &greatest), ANYDEV_SUCCESS);
+  CHECK(least == 0 && greatest <= 0);
+  CHECK_STATUS(anydev_context_stream_priority_range(ctx, NULL, NULL), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_create_stream_with_priority(ctx, greatest - 1000, &high),
+               ANYDEV_SUCCESS);
+  if (high != NULL) {
+    CHECK_STATUS(anydev_stream_priority(high, &priority), ANYDEV_SUCCESS);
+    CHECK(priority == greatest);
+    CHECK_STATUS(anydev_stream_release(high), ANYDEV_SUCCESS);
+  }
+  CHECK_STATUS(anydev_stream_priority(stream, &priority), ANYDEV_SUCCESS);
+  CHECK(priority == 0);
+  CHECK_STATUS(anydev_stream_release(stream), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_event_release(start), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_event_release(end), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_event_release(plain), ANYDEV_SUCCESS);
+}
+
 int main(void) {
   if (!choose_backend()) {
     printf("backend %s: %d passed, %d failed\n", g_backend, g_passed, g_failed);
@@ -695,6 +779,7 @@ int main(void) {
     test_take_ptr(ctx);
     test_take_ptr_records_are_per_allocation(ctx);
     test_streams_and_events(ctx);
+    test_timing_and_priorities(ctx);
     test_host_memory_locks(ctx);
     CHECK_STATUS(anydev_context_release(ctx), ANYDEV_SUCCESS);
   }

@@ -86,8 +86,11 @@ struct World {
   anydev_buffer_t dev2 = nullptr;       // device 0
   anydev_buffer_t dev_1 = nullptr;      // device 1
   std::vector<unsigned char> user = std::vector<unsigned char>(kBytes, 7);
-  void* context0 = nullptr;  // device 0's CUcontext
-  void* context1 = nullptr;  // device 1's CUcontext
+  void* context0 = nullptr;              // device 0's CUcontext
+  void* context1 = nullptr;              // device 1's CUcontext
+  anydev_stream_t s0 = nullptr;          // c0's stream
+  anydev_event_t timed_start = nullptr;  // timing events of device 0
+  anydev_event_t timed_end = nullptr;
 };
 
 World* world = nullptr;
@@ -112,6 +115,9 @@ class DriverCalls : public ::testing::Test {
         anydev_buffer_create(w.c1, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kBytes, &w.dev_1));
     ASSERT_OK(anydev_context_native_handle(w.c0, ANYDEV_NATIVE_CONTEXT, &w.context0));
     ASSERT_OK(anydev_context_native_handle(w.c1, ANYDEV_NATIVE_CONTEXT, &w.context1));
+    ASSERT_OK(anydev_context_stream(w.c0, &w.s0));
+    ASSERT_OK(anydev_context_create_event_with_flags(w.c0, ANYDEV_EVENT_TIMING, &w.timed_start));
+    ASSERT_OK(anydev_context_create_event_with_flags(w.c0, ANYDEV_EVENT_TIMING, &w.timed_end));
     ASSERT_OK(anydev_context_synchronize(w.c0));
     ASSERT_OK(anydev_context_synchronize(w.c1));
     emulator = new Emulator;
@@ -119,6 +125,10 @@ class DriverCalls : public ::testing::Test {
 
   static void TearDownTestSuite() {
     if (world != nullptr) {
+      for (anydev_event_t e : {world->timed_start, world->timed_end}) {
+        if (e != nullptr) anydev_event_release(e);
+      }
+      if (world->s0 != nullptr) anydev_stream_release(world->s0);
       for (anydev_buffer_t b : {world->host, world->dev, world->dev2, world->dev_1}) {
         if (b != nullptr) anydev_buffer_release(b);
       }
@@ -240,6 +250,16 @@ std::vector<Row> steady_state_rows() {
        // (an event from the device's pool), so that another stream may take
        // the block from the cache.
        "cuEventRecord=1"},
+      {"time between two timing events (record, record, synchronize, elapsed_time)",
+       [&w] {
+         ASSERT_OK(anydev_stream_record_event(w.s0, w.timed_start));
+         ASSERT_OK(anydev_stream_record_event(w.s0, w.timed_end));
+         ASSERT_OK(anydev_event_synchronize(w.timed_end));
+         float ms = -1.0F;
+         ASSERT_OK(anydev_event_elapsed_time(w.timed_start, w.timed_end, &ms));
+         EXPECT_GE(ms, 0.0F);
+       },
+       "cuEventRecord=2 cuEventSynchronize=1 cuEventElapsedTime=1"},
   };
 }
 
@@ -253,6 +273,34 @@ TEST_F(DriverCalls, EachOperationInSteadyStateMakesTheMinimumOfCalls) {
   for (const Row& row : steady_state_rows()) {
     EXPECT_EQ(steady_state_calls(row.run), row.calls) << row.operation;
   }
+}
+
+// Plain events are created with CU_EVENT_DISABLE_TIMING (timing costs the
+// driver), timing events without it: the driver's own cuEventElapsedTime on
+// their native events says which is which.
+TEST_F(DriverCalls, OnlyTimingEventsAreCreatedWithTiming) {
+  using ElapsedTime = CUresult (*)(float*, CUevent, CUevent);
+  const auto elapsed =
+      reinterpret_cast<ElapsedTime>(dlsym(emulator->library, "cuEventElapsedTime_v2"));
+  ASSERT_NE(elapsed, nullptr) << dlerror();
+  anydev_event_t plain = nullptr;
+  ASSERT_OK(anydev_context_create_event(world->c0, &plain));
+  ASSERT_OK(anydev_stream_record_event(world->s0, plain));
+  ASSERT_OK(anydev_stream_record_event(world->s0, world->timed_start));
+  ASSERT_OK(anydev_stream_record_event(world->s0, world->timed_end));
+  ASSERT_OK(anydev_context_synchronize(world->c0));
+  void* native_plain = nullptr;
+  void* native_start = nullptr;
+  void* native_end = nullptr;
+  ASSERT_OK(anydev_event_native_handle(plain, &native_plain));
+  ASSERT_OK(anydev_event_native_handle(world->timed_start, &native_start));
+  ASSERT_OK(anydev_event_native_handle(world->timed_end, &native_end));
+  float ms = 0.0F;
+  EXPECT_EQ(elapsed(&ms, static_cast<CUevent>(native_start), static_cast<CUevent>(native_end)),
+            CUDA_SUCCESS);
+  EXPECT_EQ(elapsed(&ms, static_cast<CUevent>(native_start), static_cast<CUevent>(native_plain)),
+            CUDA_ERROR_INVALID_HANDLE);
+  ASSERT_OK(anydev_event_release(plain));
 }
 
 // The bytes of `buf` (kBytes), read back through ordinary host memory.

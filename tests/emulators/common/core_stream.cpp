@@ -227,11 +227,44 @@ Status record_event(const EventRef& event, const StreamRef& stream, const char* 
     event->pending.insert(generation);
   }
   stream->enqueue(api, [event, generation] {
+    const auto now = std::chrono::steady_clock::now().time_since_epoch();
     std::lock_guard<std::mutex> lock(event->mutex);
+    if (event->timing && generation > event->stamp_record) {
+      event->stamp_record = generation;
+      event->stamp_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+    }
     event->pending.erase(generation);
     event->done.notify_all();
     return Status::success;
   });
+  return Status::success;
+}
+
+namespace {
+
+// The clock reading of `event`'s latest record: invalid_handle when it has
+// none (no timing, never recorded), not_ready while that record is queued.
+Status latest_stamp(const EventRef& event, std::int64_t* ns) {
+  if (event->ipc != nullptr) return Status::invalid_handle;
+  std::lock_guard<std::mutex> lock(event->mutex);
+  if (!event->timing || event->recorded == 0) return Status::invalid_handle;
+  if (!event->is_done(event->recorded)) return Status::not_ready;
+  *ns = event->stamp_ns;
+  return Status::success;
+}
+
+}  // namespace
+
+Status elapsed_time(const EventRef& start, const EventRef& end, float* ms) {
+  if (start->context != end->context) return Status::invalid_handle;
+  std::int64_t t0 = 0;
+  std::int64_t t1 = 0;
+  const Status a = latest_stamp(start, &t0);
+  const Status b = latest_stamp(end, &t1);
+  if (a == Status::invalid_handle || b == Status::invalid_handle) return Status::invalid_handle;
+  if (a != Status::success) return a;
+  if (b != Status::success) return b;
+  *ms = static_cast<float>(static_cast<double>(t1 - t0) / 1e6);
   return Status::success;
 }
 

@@ -79,6 +79,11 @@ struct Event {
   std::uint64_t recorded = 0;       // records accepted; the latest is the one that counts
   std::set<std::uint64_t> pending;  // records queued that have not run yet
   bool is_done(std::uint64_t record) const { return pending.count(record) == 0; }
+  // Created with timing (CUDA without CU_EVENT_DISABLE_TIMING): each record
+  // reads the steady clock when it runs, into stamp_ns for stamp_record.
+  bool timing = false;
+  std::uint64_t stamp_record = 0;
+  std::int64_t stamp_ns = 0;
 };
 
 using StreamRef = std::shared_ptr<Stream>;
@@ -112,6 +117,11 @@ Status destroy_event(const void* handle, const char* api);
 Status record_event(const EventRef& event, const StreamRef& stream, const char* api);
 Status query_event(const EventRef& event);
 void synchronize_event(const EventRef& event);
+// The milliseconds between the latest records of two timing events, as
+// cuEventElapsedTime: invalid_handle for an event without timing, never
+// recorded, or of another device than `start`; not_ready while either
+// latest record has not run.
+Status elapsed_time(const EventRef& start, const EventRef& end, float* ms);
 // `stream` waits for the latest record of `event` as of now.
 void wait_event(const StreamRef& stream, const EventRef& event);
 

@@ -27,6 +27,36 @@ CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
   return CUDA_SUCCESS;
 }
 
+// The range of current NVIDIA GPUs. Each stream runs on its own worker, so
+// a priority changes nothing here but is accepted (clamped, as the driver
+// does) and counted.
+constexpr int kLeastPriority = 0;
+constexpr int kGreatestPriority = -5;
+
+CUresult cuStreamCreateWithPriority(CUstream* stream, unsigned int flags, int priority) {
+  static_cast<void>(priority);  // clamped into the range: accepted whatever it is
+  Context* c = nullptr;
+  if (const CUresult r = anydev_emu::require_current("cuStreamCreateWithPriority", &c);
+      r != CUDA_SUCCESS)
+    return r;
+  if (stream == nullptr || (flags & ~static_cast<unsigned>(CU_STREAM_NON_BLOCKING)) != 0) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  *stream = static_cast<CUstream>(core::register_object(core::Stream::create(c)));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetStreamPriorityRange(int* least, int* greatest) {
+  Context* c = nullptr;
+  if (const CUresult r = anydev_emu::require_current("cuCtxGetStreamPriorityRange", &c);
+      r != CUDA_SUCCESS)
+    return r;
+  // cuda.h: either pointer may be NULL.
+  if (least != nullptr) *least = kLeastPriority;
+  if (greatest != nullptr) *greatest = kGreatestPriority;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuStreamDestroy(CUstream stream) {
   if (const CUresult r = anydev_emu::check_initialized(); r != CUDA_SUCCESS) return r;
   return cu(core::destroy_stream(stream, "cuStreamDestroy"));
@@ -64,8 +94,22 @@ CUresult cuEventCreate(CUevent* event, unsigned int flags) {
     *event = static_cast<CUevent>(core::register_object(e));
     return CUDA_SUCCESS;
   }
-  *event = static_cast<CUevent>(core::register_object(std::make_shared<core::Event>(c)));
+  auto created = std::make_shared<core::Event>(c);
+  created->timing = (flags & CU_EVENT_DISABLE_TIMING) == 0;
+  *event = static_cast<CUevent>(core::register_object(created));
   return CUDA_SUCCESS;
+}
+
+CUresult cuEventElapsedTime(float* milliseconds, CUevent start, CUevent end) {
+  EventRef a;
+  EventRef b;
+  if (const CUresult r = anydev_emu::lookup_event(start, "cuEventElapsedTime", &a);
+      r != CUDA_SUCCESS)
+    return r;
+  if (const CUresult r = anydev_emu::lookup_event(end, "cuEventElapsedTime", &b); r != CUDA_SUCCESS)
+    return r;
+  if (milliseconds == nullptr) return CUDA_ERROR_INVALID_VALUE;
+  return cu(core::elapsed_time(a, b, milliseconds));
 }
 
 CUresult cuEventDestroy(CUevent event) {

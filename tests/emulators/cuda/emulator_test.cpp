@@ -467,3 +467,58 @@ int main(int argc, char** argv) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   return RUN_ALL_TESTS();
 }
+
+namespace {
+
+// cuEventElapsedTime as the driver documents it: INVALID_HANDLE for an event
+// created with CU_EVENT_DISABLE_TIMING or never recorded, NOT_READY while a
+// record has not run, the milliseconds between the records' completion.
+TEST_F(EmulatorTest, EventElapsedTimeFollowsTheDriversRules) {
+  CUevent untimed = nullptr;
+  CUevent start = nullptr;
+  CUevent end = nullptr;
+  CUevent never = nullptr;
+  ASSERT_EQ(cuEventCreate(&untimed, CU_EVENT_DISABLE_TIMING), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventCreate(&start, CU_EVENT_DEFAULT), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventCreate(&end, CU_EVENT_BLOCKING_SYNC), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventCreate(&never, CU_EVENT_DEFAULT), CUDA_SUCCESS);
+  void* host = nullptr;
+  ASSERT_EQ(cuMemHostAlloc(&host, 16, 0), CUDA_SUCCESS);
+  float ms = -1.0F;
+  ASSERT_EQ(cuEventRecord(start, stream_), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(host), 1, 16, stream_), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(end, stream_), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventRecord(untimed, stream_), CUDA_SUCCESS);
+  // The delay (set in main) keeps the records queued.
+  EXPECT_EQ(cuEventElapsedTime(&ms, start, end), CUDA_ERROR_NOT_READY);
+  ASSERT_EQ(cuEventSynchronize(end), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(stream_), CUDA_SUCCESS);
+  ASSERT_EQ(cuEventElapsedTime(&ms, start, end), CUDA_SUCCESS);
+  EXPECT_GE(ms, 0.0F);
+  float back = 1.0F;
+  ASSERT_EQ(cuEventElapsedTime(&back, end, start), CUDA_SUCCESS);
+  EXPECT_FLOAT_EQ(back, -ms);
+  EXPECT_EQ(cuEventElapsedTime(&ms, start, untimed), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(cuEventElapsedTime(&ms, start, never), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(cuEventElapsedTime(nullptr, start, end), CUDA_ERROR_INVALID_VALUE);
+  for (CUevent e : {untimed, start, end, never}) EXPECT_EQ(cuEventDestroy(e), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFreeHost(host), CUDA_SUCCESS);
+}
+
+TEST_F(EmulatorTest, StreamPrioritiesHaveTheRangeOfCurrentGpus) {
+  int least = 1;
+  int greatest = 1;
+  ASSERT_EQ(cuCtxGetStreamPriorityRange(&least, &greatest), CUDA_SUCCESS);
+  EXPECT_EQ(least, 0);
+  EXPECT_EQ(greatest, -5);
+  EXPECT_EQ(cuCtxGetStreamPriorityRange(nullptr, nullptr), CUDA_SUCCESS);
+  CUstream high = nullptr;
+  ASSERT_EQ(cuStreamCreateWithPriority(&high, CU_STREAM_NON_BLOCKING, -100), CUDA_SUCCESS)
+      << "out-of-range priorities are clamped, not refused";
+  EXPECT_EQ(cuStreamSynchronize(high), CUDA_SUCCESS);
+  EXPECT_EQ(cuStreamDestroy(high), CUDA_SUCCESS);
+  EXPECT_EQ(cuStreamCreateWithPriority(&high, 8, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuStreamCreateWithPriority(nullptr, 0, 0), CUDA_ERROR_INVALID_VALUE);
+}
+
+}  // namespace

@@ -38,6 +38,25 @@ hipError_t hipStreamCreateWithFlags(hipStream_t* stream, unsigned int flags) {
   return create(stream, valid, [](core::Context* c) { return core::Stream::create(c); });
 }
 
+// Each stream runs on its own worker, so a priority changes nothing here; it
+// is accepted (clamped into the range, as the runtime does) and counted.
+hipError_t hipStreamCreateWithPriority(hipStream_t* stream, unsigned int flags, int priority) {
+  hip::count(Call::hipStreamCreateWithPriority);
+  static_cast<void>(priority);
+  const bool valid = (flags & ~static_cast<unsigned>(hipStreamNonBlocking)) == 0;
+  return create(stream, valid, [](core::Context* c) { return core::Stream::create(c); });
+}
+
+// ROCm's range: 0 (normal) and -1 (high).
+hipError_t hipDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  hip::count(Call::hipDeviceGetStreamPriorityRange);
+  core::Context* c = nullptr;
+  if (const hipError_t e = hip::current(&c); e != hipSuccess) return e;
+  if (least != nullptr) *least = 0;
+  if (greatest != nullptr) *greatest = -1;
+  return hipSuccess;
+}
+
 // Queued work still runs; the null stream is not destroyed (invalid handle).
 hipError_t hipStreamDestroy(hipStream_t stream) {
   hip::count(Call::hipStreamDestroy);
@@ -92,7 +111,26 @@ hipError_t hipEventCreateWithFlags(hipEvent_t* event, unsigned flags) {
     *event = static_cast<hipEvent_t>(core::register_object(e));
     return hipSuccess;
   }
-  return create(event, valid, [](core::Context* c) { return std::make_shared<core::Event>(c); });
+  const bool timing = (flags & hipEventDisableTiming) == 0;
+  return create(event, valid, [timing](core::Context* c) {
+    auto created = std::make_shared<core::Event>(c);
+    created->timing = timing;
+    return created;
+  });
+}
+
+hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop) {
+  hip::count(Call::hipEventElapsedTime);
+  core::EventRef a;
+  core::EventRef b;
+  if (const hipError_t r = hip::event_of(start, "hipEventElapsedTime", &a); r != hipSuccess) {
+    return r;
+  }
+  if (const hipError_t r = hip::event_of(stop, "hipEventElapsedTime", &b); r != hipSuccess) {
+    return r;
+  }
+  if (ms == nullptr) return hipErrorInvalidValue;
+  return hip::to_hip(core::elapsed_time(a, b, ms));
 }
 
 hipError_t hipEventDestroy(hipEvent_t event) {

@@ -548,3 +548,51 @@ int main(int argc, char** argv) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   return RUN_ALL_TESTS();
 }
+
+namespace {
+
+// hipEventElapsedTime as the runtime documents it: hipErrorInvalidHandle for
+// an event created with hipEventDisableTiming or never recorded,
+// hipErrorNotReady while a record has not run, else the milliseconds.
+TEST_F(HipEmulatorTest, EventElapsedTimeFollowsTheRuntimesRules) {
+  hipEvent_t untimed = nullptr;
+  hipEvent_t start = nullptr;
+  hipEvent_t end = nullptr;
+  hipEvent_t never = nullptr;
+  HIP_ASSERT_OK(hipEventCreateWithFlags(&untimed, hipEventDisableTiming));
+  HIP_ASSERT_OK(hipEventCreateWithFlags(&start, hipEventDefault));
+  HIP_ASSERT_OK(hipEventCreateWithFlags(&end, hipEventBlockingSync));
+  HIP_ASSERT_OK(hipEventCreateWithFlags(&never, hipEventDefault));
+  void* host = nullptr;
+  HIP_ASSERT_OK(hipHostMalloc(&host, 16, 0));
+  float ms = -1.0F;
+  HIP_ASSERT_OK(hipEventRecord(start, stream_));
+  HIP_ASSERT_OK(hipMemsetD8Async(host, 1, 16, stream_));
+  HIP_ASSERT_OK(hipEventRecord(end, stream_));
+  HIP_ASSERT_OK(hipEventRecord(untimed, stream_));
+  // The delay (set in main) keeps the records queued.
+  EXPECT_EQ(hipEventElapsedTime(&ms, start, end), hipErrorNotReady);
+  HIP_ASSERT_OK(hipStreamSynchronize(stream_));
+  HIP_ASSERT_OK(hipEventElapsedTime(&ms, start, end));
+  EXPECT_GE(ms, 0.0F);
+  EXPECT_EQ(hipEventElapsedTime(&ms, start, untimed), hipErrorInvalidHandle);
+  EXPECT_EQ(hipEventElapsedTime(&ms, start, never), hipErrorInvalidHandle);
+  EXPECT_EQ(hipEventElapsedTime(nullptr, start, end), hipErrorInvalidValue);
+  for (hipEvent_t e : {untimed, start, end, never}) HIP_EXPECT_OK(hipEventDestroy(e));
+  HIP_EXPECT_OK(hipHostFree(host));
+}
+
+TEST_F(HipEmulatorTest, StreamPrioritiesHaveRocmsRange) {
+  int least = 1;
+  int greatest = 1;
+  HIP_ASSERT_OK(hipDeviceGetStreamPriorityRange(&least, &greatest));
+  EXPECT_EQ(least, 0);
+  EXPECT_EQ(greatest, -1);
+  hipStream_t high = nullptr;
+  HIP_ASSERT_OK(hipStreamCreateWithPriority(&high, hipStreamNonBlocking, -7));
+  HIP_EXPECT_OK(hipStreamSynchronize(high));
+  HIP_EXPECT_OK(hipStreamDestroy(high));
+  EXPECT_EQ(hipStreamCreateWithPriority(&high, 8, 0), hipErrorInvalidValue);
+}
+
+}  // namespace

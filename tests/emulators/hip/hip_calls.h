@@ -38,7 +38,8 @@
   X(hipDeviceGetUuid) X(hipMemGetAllocationGranularity) X(hipMemCreate) X(hipMemRelease) \
   X(hipMemExportToShareableHandle) X(hipMemImportFromShareableHandle) \
   X(hipMemAddressReserve) X(hipMemAddressFree) X(hipMemMap) X(hipMemUnmap) X(hipMemSetAccess) \
-  X(hipHostRegister) X(hipHostUnregister) X(hipIpcGetEventHandle) X(hipIpcOpenEventHandle)
+  X(hipHostRegister) X(hipHostUnregister) X(hipIpcGetEventHandle) X(hipIpcOpenEventHandle) \
+  X(hipEventElapsedTime) X(hipStreamCreateWithPriority) X(hipDeviceGetStreamPriorityRange)
 // clang-format on
 
 ANYDEV_EMU_DECLARE_CALL_COUNT_EXPORTS(anydev_hip_emulator)

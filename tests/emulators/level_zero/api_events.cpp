@@ -40,6 +40,7 @@ ze_result_t ZE_APICALL emu_zeEventPoolCreate(ze_context_handle_t hContext,
   pool->context = context;
   pool->count = desc->count;
   pool->used.assign(desc->count, false);
+  pool->timestamps = (desc->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP) != 0;
   if ((desc->flags & ZE_EVENT_POOL_FLAG_IPC) != 0) {
     // Not misuse: a caller asks, and learns the driver has no IPC.
     if (!ipc_enabled()) return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
@@ -185,6 +186,33 @@ ze_result_t ZE_APICALL emu_zeEventHostReset(ze_event_handle_t hEvent) {
                       " will wait for");
   }
   set_signaled(*event, false);
+  return ZE_RESULT_SUCCESS;
+}
+
+// The time of the event's signal, as a barrier's timestamp: start and end
+// are the same tick. NOT_READY before the signal.
+ze_result_t ZE_APICALL emu_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent,
+                                                       ze_kernel_timestamp_result_t* dstptr) {
+  count_call("zeEventQueryKernelTimestamp");
+  EventRef event = find_event(hEvent);
+  if (event == nullptr) {
+    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventQueryKernelTimestamp: unknown event");
+  }
+  if (dstptr == nullptr) {
+    return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeEventQueryKernelTimestamp: null dstptr");
+  }
+  if (!event->pool->timestamps) {
+    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  "zeEventQueryKernelTimestamp: the event's pool was created without "
+                  "ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP");
+  }
+  const std::lock_guard<std::mutex> lock(event->mutex);
+  if (!event->signaled) return ZE_RESULT_NOT_READY;
+  const std::uint64_t t = event->signal_ticks;
+  dstptr->global.kernelStart = t;
+  dstptr->global.kernelEnd = t;
+  dstptr->context.kernelStart = t;
+  dstptr->context.kernelEnd = t;
   return ZE_RESULT_SUCCESS;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The immediate command-list entry points of the emulated driver: copies,
 // fills, barriers and waits (emu_lz.h says how batches run).
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -89,7 +90,10 @@ ze_result_t close_batch(CommandList& list, std::vector<EventRef> waits, EventRef
       }
       --list.unfinished;  // before the signal: a host that saw it may destroy the list
       if (signal != nullptr) {
+        const auto now = std::chrono::steady_clock::now().time_since_epoch();
         const std::lock_guard<std::mutex> lock(signal->mutex);
+        signal->signal_ticks = static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
         set_signaled(*signal, true);
         --signal->pending_signals;
         signal->changed.notify_all();
@@ -137,11 +141,12 @@ ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hCon
                       " (ZE_COMMAND_QUEUE_FLAG_IN_ORDER needs 1.7)");
   }
   if (desc->stype != ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC || desc->ordinal != 0 ||
-      desc->index != 0 || desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS) {
+      desc->index != 0 || desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS ||
+      desc->priority > ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH) {
     return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
                   "zeCommandListCreateImmediate: wrong stype, ordinal " +
                       std::to_string(desc->ordinal) + " (one group), index " +
-                      std::to_string(desc->index) + " (one queue), flags or mode");
+                      std::to_string(desc->index) + " (one queue), flags, mode or priority");
   }
   auto list = std::make_shared<CommandList>();
   list->context = context;

@@ -99,6 +99,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetEventProcAddrTable(ze_api_version_t ver
   table->pfnHostSynchronize = emu_zeEventHostSynchronize;
   table->pfnQueryStatus = emu_zeEventQueryStatus;
   table->pfnHostReset = emu_zeEventHostReset;
+  table->pfnQueryKernelTimestamp = emu_zeEventQueryKernelTimestamp;
   return ZE_RESULT_SUCCESS;
 }
 

@@ -84,6 +84,9 @@ struct Event {
   bool signaled = false;
   int pending_signals = 0;  // appended signals that have not run
   int pending_waits = 0;    // appended waits that have not passed
+  // Of a pool with ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP: the steady clock (in
+  // ticks of the device's timerResolution, 1 ns) when its signal ran.
+  std::uint64_t signal_ticks = 0;
 };
 using EventRef = std::shared_ptr<Event>;
 
@@ -96,6 +99,7 @@ using EventRef = std::shared_ptr<Event>;
 struct EventPool {
   Context* context = nullptr;
   std::uint32_t count = 0;
+  bool timestamps = false;  // ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP
   std::mutex mutex;
   std::vector<bool> used;  // index taken by a live event
   bool ipc = false;

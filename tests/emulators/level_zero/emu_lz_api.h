@@ -51,6 +51,8 @@ ze_result_t ZE_APICALL emu_zeEventHostSignal(ze_event_handle_t hEvent);
 ze_result_t ZE_APICALL emu_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout);
 ze_result_t ZE_APICALL emu_zeEventQueryStatus(ze_event_handle_t hEvent);
 ze_result_t ZE_APICALL emu_zeEventHostReset(ze_event_handle_t hEvent);
+ze_result_t ZE_APICALL emu_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent,
+                                                       ze_kernel_timestamp_result_t* dstptr);
 ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hContext,
                                                         ze_device_handle_t hDevice,
                                                         const ze_command_queue_desc_t* desc,

@@ -281,3 +281,53 @@ TEST_F(Emulator, TheValidationLayerStopsANullContextBeforeTheDriver) {
 }
 
 }  // namespace
+
+namespace {
+
+// Events of a ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP pool: NOT_READY before
+// their signal, then the device time of the barrier that signalled them.
+TEST_F(Emulator, KernelTimestampEventsGiveTheTimeOfTheirSignal) {
+  ze_event_pool_desc_t pdesc = {
+      ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr,
+      ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP, 2};
+  ze_event_pool_handle_t pool = nullptr;
+  ASSERT_EQ(zeEventPoolCreate(context_, &pdesc, 0, nullptr, &pool), ZE_RESULT_SUCCESS);
+  ze_event_handle_t first = nullptr;
+  ze_event_handle_t second = nullptr;
+  ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 0, ZE_EVENT_SCOPE_FLAG_HOST,
+                           ZE_EVENT_SCOPE_FLAG_HOST};
+  ASSERT_EQ(zeEventCreate(pool, &edesc, &first), ZE_RESULT_SUCCESS);
+  edesc.index = 1;
+  ASSERT_EQ(zeEventCreate(pool, &edesc, &second), ZE_RESULT_SUCCESS);
+  ze_kernel_timestamp_result_t a = {};
+  ze_kernel_timestamp_result_t b = {};
+  EXPECT_EQ(zeEventQueryKernelTimestamp(first, &a), ZE_RESULT_NOT_READY);
+  ASSERT_EQ(zeCommandListAppendBarrier(list_, first, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendBarrier(list_, second, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventHostSynchronize(second, UINT64_MAX), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventHostSynchronize(first, UINT64_MAX), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventQueryKernelTimestamp(first, &a), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventQueryKernelTimestamp(second, &b), ZE_RESULT_SUCCESS);
+  EXPECT_LE(a.global.kernelEnd, b.global.kernelEnd) << "signalled in list order";
+  EXPECT_EQ(a.global.kernelStart, a.global.kernelEnd);
+  ASSERT_NE(probe_.call_count, nullptr);
+  EXPECT_GE(probe_.call_count("zeEventQueryKernelTimestamp"), 3u);
+  EXPECT_EQ(zeEventDestroy(first), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventDestroy(second), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventPoolDestroy(pool), ZE_RESULT_SUCCESS);
+}
+
+TEST_F(Emulator, ImmediateListsAcceptQueuePriorities) {
+  for (const ze_command_queue_priority_t priority :
+       {ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH, ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW}) {
+    ze_command_queue_desc_t qdesc = {};
+    qdesc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+    qdesc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
+    qdesc.priority = priority;
+    ze_command_list_handle_t list = nullptr;
+    ASSERT_EQ(zeCommandListCreateImmediate(context_, device_, &qdesc, &list), ZE_RESULT_SUCCESS);
+    EXPECT_EQ(zeCommandListDestroy(list), ZE_RESULT_SUCCESS);
+  }
+}
+
+}  // namespace
