@@ -36,7 +36,7 @@ if(GTest_FOUND)
   add_dependencies(anydev-level-zero-emulator-tests anydev-level-zero-emulator)
   # The selftest commits misuse on purpose and checks each report (its count,
   # or the line on stderr): no FAIL_REGULAR_EXPRESSION on the prefix here.
-  foreach(variant IN ITEMS plain validation small-fill in-order)
+  foreach(variant IN ITEMS plain validation small-fill in-order ipc)
     set(environment ${ANYDEV_LEVEL_ZERO_DRIVER_ENV})
     set(filter "*")
     if(variant STREQUAL "validation")
@@ -47,6 +47,8 @@ if(GTest_FOUND)
         list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4)
       elseif(variant STREQUAL "in-order")
         list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_API_MINOR=7)
+      elseif(variant STREQUAL "ipc")
+        list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_IPC=1)
       endif()
     endif()
     add_test(NAME level_zero-emulator-selftest-${variant}
