@@ -61,7 +61,8 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolDestroy, OPTIONAL)                                       \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolGetIpcHandle, OPTIONAL)                                  \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolOpenIpcHandle, OPTIONAL)                                 \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolCloseIpcHandle, OPTIONAL)
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolCloseIpcHandle, OPTIONAL)                                \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetExtensionFunctionAddress, OPTIONAL)
 
 namespace anydev::level_zero {
 

@@ -770,9 +770,9 @@ TEST_F(Sharing, ASharedEventOrdersTwoStreamsOfOneProcess) {
   EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](std::uint32_t v) { return v == 0xABCDu; }));
 }
 
-// Runs where the backend cannot share host memory (level_zero):
-// ANYDEV_SHARE_EXPECT_HOST_UNSUPPORTED is a part of the reason the message
-// must give. Nothing is created; device memory and events still cross.
+// Runs where the backend cannot share host memory (level_zero on a driver
+// without the host-pointer import): ANYDEV_SHARE_EXPECT_HOST_UNSUPPORTED is
+// a part of the reason the message must give.
 TEST_F(Sharing, HostMemoryTheBackendCannotShareSaysWhy) {
   const char* reason = std::getenv("ANYDEV_SHARE_EXPECT_HOST_UNSUPPORTED");
   if (reason == nullptr) GTEST_SKIP() << "ANYDEV_SHARE_EXPECT_HOST_UNSUPPORTED is not set";
@@ -784,10 +784,6 @@ TEST_F(Sharing, HostMemoryTheBackendCannotShareSaysWhy) {
       << message;
   EXPECT_NE(message.find(reason), std::string::npos) << message;
   EXPECT_NE(message.find("anydev_buffer_create_shareable"), std::string::npos) << message;
-  DeviceBuffer<std::uint32_t> device = ctx.create_shareable_buffer<std::uint32_t>(1024);
-  DeviceEvent event = ctx.create_shareable_event();
-  EXPECT_EQ(ctx.import_buffer<std::uint32_t>(device.export_handle()).size(), 1024u);
-  EXPECT_TRUE(ctx.import_event(event.export_handle()).is_complete());
 }
 
 // OpenCL has nothing to share with: every path says why, naming OpenCL.

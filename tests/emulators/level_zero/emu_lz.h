@@ -51,8 +51,10 @@ std::size_t max_fill_pattern();
 int api_minor();
 // ANYDEV_LEVEL_ZERO_EMULATOR_IPC=1: device memory is memfd-backed and
 // exportable (api_ipc.cpp), event pools may be created with
-// ZE_EVENT_POOL_FLAG_IPC (api_ipc_events.cpp), and zeDriverGetIpcProperties
-// reports ZE_IPC_PROPERTY_FLAG_MEMORY | ZE_IPC_PROPERTY_FLAG_EVENT_POOL.
+// ZE_EVENT_POOL_FLAG_IPC (api_ipc_events.cpp), host memory may be imported
+// with zexDriverImportExternalPointer (api_host_import.cpp), and
+// zeDriverGetIpcProperties reports ZE_IPC_PROPERTY_FLAG_MEMORY |
+// ZE_IPC_PROPERTY_FLAG_EVENT_POOL.
 // Default 0: no IPC (the IPC calls and the IPC pool flag answer
 // ZE_RESULT_ERROR_UNSUPPORTED_FEATURE).
 bool ipc_enabled();

@@ -102,6 +102,9 @@ ze_result_t ZE_APICALL emu_zeEventPoolOpenIpcHandle(ze_context_handle_t hContext
                                                     ze_ipc_event_pool_handle_t hIpc,
                                                     ze_event_pool_handle_t* phEventPool);
 ze_result_t ZE_APICALL emu_zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool);
+ze_result_t ZE_APICALL emu_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver,
+                                                               const char* name,
+                                                               void** ppFunctionAddress);
 // Gives a pool created with ZE_EVENT_POOL_FLAG_IPC its shared states.
 ze_result_t make_ipc_pool(EventPool& pool);
 

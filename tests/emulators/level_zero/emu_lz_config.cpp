@@ -33,7 +33,8 @@ std::atomic<unsigned long long> g_misuse{0};
   X(zeCommandListCreateImmediate) X(zeCommandListDestroy) X(zeCommandListAppendMemoryCopy)        \
   X(zeCommandListAppendMemoryFill) X(zeCommandListAppendBarrier)                                  \
   X(zeCommandListAppendWaitOnEvents) X(zeEventPoolGetIpcHandle) X(zeEventPoolOpenIpcHandle)      \
-  X(zeEventPoolCloseIpcHandle)
+  X(zeEventPoolCloseIpcHandle) X(zeDriverGetExtensionFunctionAddress)                            \
+  X(zexDriverImportExternalPointer) X(zexDriverReleaseImportedPointer)
 // clang-format on
 
 #define ANYDEV_LZ_COUNTER(name) std::atomic<std::uint64_t> g_calls_##name{0};

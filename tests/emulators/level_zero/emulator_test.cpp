@@ -228,6 +228,54 @@ TEST_F(Emulator, ResettingAnEventAQueuedCommandWillSignalIsMisuse) {
   EXPECT_EQ(zeEventDestroy(gate), ZE_RESULT_SUCCESS);
 }
 
+// Interprocess event pools (api_ipc_events.cpp) follow
+// ANYDEV_LEVEL_ZERO_EMULATOR_IPC: without it the flag and the calls are
+// unsupported; with it an opened pool's event is the exporter's event (one
+// state), and each call misused answers its error and counts as misuse.
+TEST_F(Emulator, InterprocessEventPoolsFollowTheIpcSetting) {
+  ASSERT_NE(probe_.misuse_count, nullptr);
+  const char* setting = std::getenv("ANYDEV_LEVEL_ZERO_EMULATOR_IPC");
+  const bool ipc = setting != nullptr && std::string(setting) == "1";
+  ze_event_pool_desc_t pdesc = {ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, nullptr,
+                                ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_IPC, 2};
+  ze_event_pool_handle_t shared = nullptr;
+  ze_ipc_event_pool_handle_t handle = {};
+  if (!ipc) {
+    EXPECT_EQ(zeEventPoolCreate(context_, &pdesc, 0, nullptr, &shared),
+              ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    EXPECT_EQ(zeEventPoolGetIpcHandle(pool_, &handle), ZE_RESULT_ERROR_UNSUPPORTED_FEATURE);
+    return;
+  }
+  ASSERT_EQ(zeEventPoolCreate(context_, &pdesc, 0, nullptr, &shared), ZE_RESULT_SUCCESS);
+  const auto before = probe_.misuse_count();
+  EXPECT_EQ(zeEventPoolGetIpcHandle(pool_, &handle), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  ASSERT_EQ(zeEventPoolGetIpcHandle(shared, &handle), ZE_RESULT_SUCCESS);
+  ze_event_pool_handle_t opened = nullptr;
+  ASSERT_EQ(zeEventPoolOpenIpcHandle(context_, handle, &opened), ZE_RESULT_SUCCESS);
+  ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 1, ZE_EVENT_SCOPE_FLAG_HOST,
+                           ZE_EVENT_SCOPE_FLAG_HOST};
+  ze_event_handle_t mine = nullptr;
+  ze_event_handle_t theirs = nullptr;
+  ASSERT_EQ(zeEventCreate(shared, &edesc, &mine), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventCreate(opened, &edesc, &theirs), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventQueryStatus(theirs), ZE_RESULT_NOT_READY);
+  ASSERT_EQ(zeCommandListAppendBarrier(list_, mine, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeEventHostSynchronize(theirs, 5'000'000'000ull), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventHostReset(theirs), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventQueryStatus(mine), ZE_RESULT_NOT_READY);
+  EXPECT_EQ(zeEventPoolDestroy(opened), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(zeEventPoolCloseIpcHandle(shared), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(zeEventPoolCloseIpcHandle(opened), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+  ze_ipc_event_pool_handle_t garbage = {};
+  ze_event_pool_handle_t none = nullptr;
+  EXPECT_EQ(zeEventPoolOpenIpcHandle(context_, garbage, &none), ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(probe_.misuse_count(), before + 5);
+  EXPECT_EQ(zeEventDestroy(theirs), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventDestroy(mine), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventPoolCloseIpcHandle(opened), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventPoolDestroy(shared), ZE_RESULT_SUCCESS);
+}
+
 // The specification leaves freeing memory that a queued command uses
 // undefined: the emulator's core reports the command as misuse when it runs
 // (ctest fails on that line everywhere else).

@@ -36,7 +36,7 @@ if(GTest_FOUND)
   add_dependencies(anydev-level-zero-emulator-tests anydev-level-zero-emulator)
   # The selftest commits misuse on purpose and checks each report (its count,
   # or the line on stderr): no FAIL_REGULAR_EXPRESSION on the prefix here.
-  foreach(variant IN ITEMS plain validation small-fill in-order)
+  foreach(variant IN ITEMS plain validation small-fill in-order ipc)
     set(environment ${ANYDEV_LEVEL_ZERO_DRIVER_ENV})
     set(filter "*")
     if(variant STREQUAL "validation")
@@ -47,6 +47,8 @@ if(GTest_FOUND)
         list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN=4)
       elseif(variant STREQUAL "in-order")
         list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_API_MINOR=7)
+      elseif(variant STREQUAL "ipc")
+        list(APPEND environment ANYDEV_LEVEL_ZERO_EMULATOR_IPC=1)
       endif()
     endif()
     add_test(NAME level_zero-emulator-selftest-${variant}
@@ -173,39 +175,43 @@ cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL anydev_level_zero_emul
 
 # Buffers and events shared between two real processes (tests/sharing) on
 # the emulated driver with IPC (ANYDEV_LEVEL_ZERO_EMULATOR_IPC=1: memfd
-# device memory, interprocess event pools in shared memory), through the
-# real loader, two devices so that a handle of the other device is refused,
-# each operation delayed so that a missing order shows in the ring:
-# sharing.level_zero (plain), .validation (the 1.8 validation layer with the
-# memory tracker) and .in_order (API 1.7, in-order lists). Host memory is not
-# shared on level_zero: its two tests are left out (GTEST_FILTER) and
-# HostMemoryTheBackendCannotShareSaysWhy checks the reason instead; the
-# skipping tests are left out too, since a skip fails these runs. Without
-# IPC, SharingWithoutDriverIpcIsUnsupportedNamingTheReason in
-# level_zero-backend-* checks the not_supported answers.
+# device memory, interprocess event pools in shared memory, the host-pointer
+# import), through the real loader, two devices so that a handle of the other
+# device is refused, each operation delayed so that a missing order shows in
+# the ring: sharing.level_zero (plain), .validation (the 1.8 validation layer
+# with the memory tracker) and .in_order (API 1.7, in-order lists). The tests
+# that skip are left out (GTEST_FILTER), since a skip fails these runs.
+# sharing.level_zero.no_host_import: a driver without the import (no IPC)
+# refuses host memory naming it. Without IPC,
+# SharingWithoutDriverIpcIsUnsupportedNamingTheReason in level_zero-backend-*
+# checks the not_supported answers.
 if(TARGET anydev-share-tests)
   set(_lz_share_env ${ANYDEV_LEVEL_ZERO_DRIVER_ENV} ANYDEV_LEVEL_ZERO_EMULATOR_IPC=1
       ANYDEV_LEVEL_ZERO_EMULATOR_DEVICES=2 ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US=100
       ANYDEV_SHARE_RING_ROUNDS=1000
-      "ANYDEV_SHARE_EXPECT_HOST_UNSUPPORTED=IPC handles describe device allocations"
-      "GTEST_FILTER=-Sharing.HostBufferBytesCrossBothWays:Sharing.AKilledImporterGivesTheMemoryBack:Sharing.DeviceMemoryTheDeviceCannotExportSaysWhy:SharingOnOpencl.*")
+      "GTEST_FILTER=-Sharing.DeviceMemoryTheDeviceCannotExportSaysWhy:Sharing.HostMemoryTheBackendCannotShareSaysWhy:SharingOnOpencl.*")
   anydev_add_sharing_tests(level_zero ${_lz_share_env})
   set_tests_properties(sharing.level_zero PROPERTIES TIMEOUT 120
-    PASS_REGULAR_EXPRESSION "\\[  PASSED  \\] 23 tests"
+    PASS_REGULAR_EXPRESSION "\\[  PASSED  \\] 24 tests"
     FAIL_REGULAR_EXPRESSION "${ANYDEV_LEVEL_ZERO_FAIL_RE}|\\[  FAILED  \\]")
   # anydev_add_sharing_tests names one entry per backend: the variants are
   # registered the same way under their own names.
-  foreach(variant IN ITEMS validation in_order)
+  foreach(variant IN ITEMS validation in_order no_host_import)
     set(_env ANYDEV_SHARE_BACKEND=level_zero ${_lz_share_env})
+    set(_pass "\\[  PASSED  \\] 24 tests")
     if(variant STREQUAL "validation")
       list(APPEND _env ${ANYDEV_LEVEL_ZERO_VALIDATION_ENV})
-    else()
+    elseif(variant STREQUAL "in_order")
       list(APPEND _env ANYDEV_LEVEL_ZERO_EMULATOR_API_MINOR=7)
+    else()
+      set(_env ANYDEV_SHARE_BACKEND=level_zero ${ANYDEV_LEVEL_ZERO_DRIVER_ENV}
+          "ANYDEV_SHARE_EXPECT_HOST_UNSUPPORTED=the driver of level_zero device 0 does not offer it (zeDriverGetExtensionFunctionAddress: ZE_RESULT_ERROR_INVALID_ARGUMENT"
+          GTEST_FILTER=Sharing.HostMemoryTheBackendCannotShareSaysWhy)
+      set(_pass "\\[  PASSED  \\] 1 test")
     endif()
     add_test(NAME sharing.level_zero.${variant} COMMAND anydev-share-tests)
     set_tests_properties(sharing.level_zero.${variant} PROPERTIES
-      ENVIRONMENT "${_env}" TIMEOUT 120
-      PASS_REGULAR_EXPRESSION "\\[  PASSED  \\] 23 tests"
+      ENVIRONMENT "${_env}" TIMEOUT 120 PASS_REGULAR_EXPRESSION "${_pass}"
       FAIL_REGULAR_EXPRESSION "${ANYDEV_LEVEL_ZERO_FAIL_RE}|\\[  FAILED  \\]")
   endforeach()
 endif()
