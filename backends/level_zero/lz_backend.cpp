@@ -339,11 +339,11 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .shareable_alloc = kit::entry<shareable_alloc>, .memory_export = kit::entry<memory_export>,
     .memory_import = kit::entry<memory_import>, .memory_unshare = kit::entry<memory_unshare>,
     .event_create_shareable = kit::entry<event_create_shareable>,
+    .event_export = kit::entry<event_export>, .event_import = kit::entry<event_import>,
     .event_create_flags = kit::entry<event_create_flags>,
     .event_elapsed_time = kit::entry<event_elapsed_time>,
     .stream_priority_range = kit::entry<stream_priority_range>,
-    .stream_create_priority = kit::entry<stream_create_priority>,
-    .event_export = kit::entry<event_export>, .event_import = kit::entry<event_import>);
+    .stream_create_priority = kit::entry<stream_create_priority>);
 
 }  // namespace anydev::level_zero
 

@@ -34,7 +34,8 @@ std::atomic<unsigned long long> g_misuse{0};
   X(zeCommandListAppendMemoryFill) X(zeCommandListAppendBarrier)                                  \
   X(zeCommandListAppendWaitOnEvents) X(zeEventPoolGetIpcHandle) X(zeEventPoolOpenIpcHandle)      \
   X(zeEventPoolCloseIpcHandle) X(zeDriverGetExtensionFunctionAddress)                            \
-  X(zexDriverImportExternalPointer) X(zexDriverReleaseImportedPointer)
+  X(zexDriverImportExternalPointer) X(zexDriverReleaseImportedPointer)                           \
+  X(zeEventQueryKernelTimestamp)
 // clang-format on
 
 #define ANYDEV_LZ_COUNTER(name) std::atomic<std::uint64_t> g_calls_##name{0};
