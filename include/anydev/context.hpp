@@ -379,9 +379,9 @@ class DeviceContext {
   std::int64_t timed(std::size_t iterations, Body&& body) const {
     struct Call {
       Body* body;
-      std::size_t next = 0;
+      std::size_t next;
       std::exception_ptr error;
-    } call{&body};
+    } call{&body, 0, nullptr};
     const auto trampoline = [](anydev_context_t, void* user) noexcept -> anydev_status_t {
       auto* c = static_cast<Call*>(user);
       try {

@@ -45,11 +45,14 @@ std::int64_t timed(const py::object& self, const py::function& fn, std::size_t i
 void bind_timing(py::module_& m) {
   auto event = py::reinterpret_borrow<py::class_<DeviceEvent>>(m.attr("DeviceEvent"));
   event
-      .def("elapsed_time", &DeviceEvent::elapsed_time, py::arg("end"), py::call_guard<WithoutGil>(),
-           "Milliseconds (float) from this event's work to `end`'s, as CUDA's "
-           "cuEventElapsedTime. Both need timing=True and must be recorded: InvalidArgumentError "
-           "for an event without timing, InvalidStateError for one never recorded, "
-           "NotReadyError while the work is not complete.")
+      .def(
+          "elapsed_time",
+          [](const DeviceEvent& start, const DeviceEvent& end) { return start.elapsed_time(end); },
+          py::arg("end"), py::call_guard<WithoutGil>(),
+          "Milliseconds (float) from this event's work to `end`'s, as CUDA's "
+          "cuEventElapsedTime. Both need timing=True and must be recorded: InvalidArgumentError "
+          "for an event without timing, InvalidStateError for one never recorded, "
+          "NotReadyError while the work is not complete.")
       .def_property_readonly("timing", &DeviceEvent::timing,
                              "Whether it was created with timing=True.")
       .def_property_readonly("blocking_sync", &DeviceEvent::blocking_sync,
