@@ -47,7 +47,7 @@ void bind_timing(py::module_& m) {
   event
       .def(
           "elapsed_time",
-          static_cast<float (DeviceEvent::*)(const DeviceEvent&) const>(&DeviceEvent::elapsed_time),
+          [](const DeviceEvent& start, const DeviceEvent& end) { return start.elapsed_time(end); },
           py::arg("end"), py::call_guard<WithoutGil>(),
           "Milliseconds (float) from this event's work to `end`'s, as CUDA's "
           "cuEventElapsedTime. Both need timing=True and must be recorded: InvalidArgumentError "
