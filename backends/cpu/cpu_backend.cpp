@@ -32,6 +32,7 @@
 #include "cpu_fill.h"
 #include "cpu_memory.h"
 #include "cpu_parallel.h"
+#include "cpu_registered.h"
 #include "cpu_services.h"
 #include "cpu_share.h"
 #include "cpu_stream.h"
@@ -414,6 +415,10 @@ anydev_status_t memory_is_locked(int device, void* handle, int* locked) {
     if (handle == nullptr) return null_argument("memory_is_locked", "handle");
     if (locked == nullptr) return null_argument("memory_is_locked", "locked");
     bool is_locked = false;
+    if (registered_memory_locked(handle, &is_locked)) {
+      *locked = is_locked ? 1 : 0;
+      return ANYDEV_SUCCESS;
+    }
     if (shared_memory_locked(handle, &is_locked)) {
       *locked = is_locked ? 1 : 0;
       return ANYDEV_SUCCESS;
@@ -424,6 +429,28 @@ anydev_status_t memory_is_locked(int device, void* handle, int* locked) {
     }
     *locked = is_locked ? 1 : 0;
     return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t host_register(int device, void* pointer, std::size_t bytes, void** handle) {
+  return guarded("host_register", [&] {
+    if (anydev_status_t s = check_device("host_register", device); s != ANYDEV_SUCCESS) return s;
+    if (pointer == nullptr) return null_argument("host_register", "pointer");
+    if (handle == nullptr) return null_argument("host_register", "handle");
+    if (bytes == 0) {
+      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "cpu host_register: zero bytes");
+    }
+    return register_host(pointer, bytes, handle);
+  });
+}
+
+anydev_status_t host_unregister(int device, void* handle) {
+  return guarded("host_unregister", [&] {
+    if (anydev_status_t s = check_device("host_unregister", device); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    if (handle == nullptr) return null_argument("host_unregister", "handle");
+    return unregister_host(handle);
   });
 }
 
@@ -627,6 +654,7 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .memory_import = kit::entry<memory_import>, .memory_unshare = kit::entry<memory_unshare>,
     .event_create_shareable = kit::entry<event_create_shareable>,
     .event_export = kit::entry<event_export>, .event_import = kit::entry<event_import>,
+    .host_register = kit::entry<host_register>, .host_unregister = kit::entry<host_unregister>,
     .flags = ANYDEV_BK_FLAG_SURVIVES_FORK | ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY);
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "gpu_memory.h"
 #include "gpu_native.h"
 #include "gpu_peer.h"
+#include "gpu_register.h"
 #include "gpu_share.h"
 #include "gpu_streams.h"
 #include "gpu_transfer.h"
@@ -41,6 +42,8 @@ constexpr anydev_backend_table_t backend_table() {
   ANYDEV_GPU_SET_ENTRY_(event_create_shareable)
   ANYDEV_GPU_SET_ENTRY_(event_export)
   ANYDEV_GPU_SET_ENTRY_(event_import)
+  ANYDEV_GPU_SET_ENTRY_(host_register)
+  ANYDEV_GPU_SET_ENTRY_(host_unregister)
 #undef ANYDEV_GPU_SET_ENTRY_
   t.flags = Api::kTableFlags;
   return t;

@@ -331,7 +331,8 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .shareable_alloc = kit::entry<shareable_alloc>, .memory_export = kit::entry<memory_export>,
     .memory_import = kit::entry<memory_import>, .memory_unshare = kit::entry<memory_unshare>,
     .event_create_shareable = kit::entry<event_create_shareable>,
-    .event_export = kit::entry<event_export>, .event_import = kit::entry<event_import>);
+    .event_export = kit::entry<event_export>, .event_import = kit::entry<event_import>,
+    .host_register = kit::entry<host_register>, .host_unregister = kit::entry<host_unregister>);
 
 }  // namespace anydev::level_zero
 

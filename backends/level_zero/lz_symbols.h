@@ -54,7 +54,8 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetIpcProperties, OPTIONAL)                                 \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemGetIpcHandle, OPTIONAL)                                        \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemOpenIpcHandle, OPTIONAL)                                       \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemCloseIpcHandle, OPTIONAL)
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemCloseIpcHandle, OPTIONAL)                                      \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetExtensionFunctionAddress, OPTIONAL)
 
 namespace anydev::level_zero {
 

@@ -532,6 +532,50 @@ ANYDEV_API anydev_status_t anydev_set_log_level(anydev_log_severity_t level);
 /* The current threshold. Thread-safe. */
 ANYDEV_API anydev_log_severity_t anydev_log_level(void);
 
+/* ---- registered host memory (docs/registered-memory.md) ---------------- */
+
+/* Called once a registration is undone (see below), with the user_data
+ * given to anydev_context_register_host_memory; on any thread (a core
+ * thread, or the one releasing the last handle). The memory is the
+ * caller's again from then on. */
+typedef void (*anydev_unregistered_callback_t)(void* user_data);
+
+/* Registers (page-locks for the device) `bytes` of host memory the caller
+ * owns at `pointer` and returns a host buffer of `bytes / size(dtype)`
+ * elements of `dtype` over it (Mojo's DeviceContext.register_host_memory):
+ * copies from and to it run as from pinned memory (cuMemHostRegister,
+ * hipHostRegister, zexDriverImportExternalPointer, an OpenCL
+ * CL_MEM_USE_HOST_PTR buffer, mlock on cpu). anydev never frees the memory:
+ * when the last handle to the buffer (and every view) is released, the
+ * registration is undone after the work that used it has completed, on
+ * ctx's stream order, and then `on_unregistered(user_data)` runs (when not
+ * NULL); keep the memory valid until then.
+ * Rules, each an error that registers nothing:
+ *  - pointer NULL, bytes 0, or bytes not a multiple of the dtype's size:
+ *    INVALID_ARGUMENT; pointer not aligned to the dtype's alignment:
+ *    INVALID_ARGUMENT (any alignment is fine for uint8; no page alignment
+ *    is needed);
+ *  - pointer + bytes past the end of the address space, or bytes above
+ *    PTRDIFF_MAX: OUT_OF_RANGE;
+ *  - a range sharing a page with memory registered through anydev on the
+ *    same backend (any device) and not yet unregistered, the same range
+ *    again included: INVALID_ARGUMENT naming both ranges (the drivers
+ *    register whole pages; CUDA answers
+ *    CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED). A registration whose last
+ *    handle is gone but whose work is still running is waited for first;
+ *  - memory that is not mapped: INVALID_ARGUMENT; memory the driver cannot
+ *    pin: its error;
+ *  - a backend without registration: UNSUPPORTED naming why.
+ * anydev_buffer_is_locked says whether the pages really are locked (cpu:
+ * mlock within RLIMIT_MEMLOCK). take_ptr on such a buffer: UNSUPPORTED.
+ * Thread-safe. */
+ANYDEV_API anydev_status_t anydev_context_register_host_memory(
+    anydev_context_t ctx, void* pointer, size_t bytes, anydev_dtype_t dtype,
+    anydev_unregistered_callback_t on_unregistered, void* user_data, anydev_buffer_t* out);
+/* *registered = 1 when buf (or the allocation a view is of) is registered
+ * host memory, else 0. */
+ANYDEV_API anydev_status_t anydev_buffer_is_registered(anydev_buffer_t buf, int* registered);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -111,6 +111,22 @@
  *   backend (record, query, synchronize, stream_wait_event, event_destroy).
  *   A wait on it must not hang when the recording process dies: the backend
  *   fails the wait (DEVICE, naming the pid) within a bounded time.
+ *
+ * Registered host memory (both optional; docs/registered-memory.md). NULL
+ * entries: the core answers UNSUPPORTED naming the missing entry; a backend
+ * whose driver lacks the means answers UNSUPPORTED itself, naming what is
+ * missing.
+ * host_register: makes `bytes` (> 0) of the caller's host memory at
+ *   `pointer` (not NULL, any alignment, the range not overlapping another
+ *   live registration of this backend: the core checks all that) usable
+ *   like host_alloc memory: `*handle` is what copies and fills receive as
+ *   ANYDEV_BK_MEMORY_HOST, and the host address is `pointer` itself. The
+ *   memory stays the caller's: nothing the backend does frees it. Memory
+ *   that is not mapped: INVALID_ARGUMENT; memory the driver cannot pin:
+ *   OUT_OF_MEMORY or the driver's status, with its error. memory_is_locked
+ *   answers for the handle like for host_alloc memory.
+ * host_unregister: undoes host_register for `handle`, after every operation
+ *   that used it has completed (as memory_free). Never frees the memory.
  */
 #ifndef ANYDEV_BACKEND_ENTRIES_H_
 #define ANYDEV_BACKEND_ENTRIES_H_
@@ -156,7 +172,9 @@
   X(arg, OPTIONAL, event_create_shareable, (int device, anydev_bk_event_t* out))              \
   X(arg, OPTIONAL, event_export, (anydev_bk_event_t event, anydev_bk_share_t* out))           \
   X(arg, OPTIONAL, event_import, (int device, const anydev_bk_share_t* in,                    \
-                                  anydev_bk_event_t* out))
+                                  anydev_bk_event_t* out))                                    \
+  X(arg, OPTIONAL, host_register, (int device, void* pointer, size_t bytes, void** handle))   \
+  X(arg, OPTIONAL, host_unregister, (int device, void* handle))
 /* clang-format on */
 
 #endif /* ANYDEV_BACKEND_ENTRIES_H_ */

@@ -186,6 +186,20 @@ class DeviceContext {
   HostBuffer<T> create_shareable_host_buffer(std::size_t size) const;
   template <Element T>
   DeviceBuffer<T> create_shareable_buffer(std::size_t size) const;
+  // Registers `size` elements of host memory the caller owns at `pointer`
+  // (page-locks it for the device) and returns a HostBuffer over it whose
+  // copies run as from pinned memory. anydev never frees the memory: once
+  // the last HostBuffer (and view) over it is gone and the work that used it
+  // has completed, the registration is undone and `on_unregistered(user_data)`
+  // runs (on any thread); keep the memory valid until then. Error
+  // (invalid_argument) for a null pointer, size 0, a pointer not aligned for
+  // T, unmapped memory or memory sharing a page with a live registration;
+  // (out_of_range) past the address space; (unsupported) naming why where the
+  // backend cannot register. docs/registered-memory.md.
+  template <Element T>
+  HostBuffer<T> register_host_memory(T* pointer, std::size_t size,
+                                     anydev_unregistered_callback_t on_unregistered = nullptr,
+                                     void* user_data = nullptr) const;
   // Opens a buffer another process exported, on this context's device; the
   // handle's fds are only read. Error(invalid_argument) when the handle is
   // of another kind, dtype, backend or device, or damaged.

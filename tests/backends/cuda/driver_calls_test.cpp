@@ -18,10 +18,12 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -253,6 +255,64 @@ TEST_F(DriverCalls, EachOperationInSteadyStateMakesTheMinimumOfCalls) {
   for (const Row& row : steady_state_rows()) {
     EXPECT_EQ(steady_state_calls(row.run), row.calls) << row.operation;
   }
+}
+
+// Registered host memory is copied exactly as a pinned host buffer is (the
+// same one cuMemcpyAsync each way); registering is one cuMemHostRegister (in
+// the device's context) and the release one cuMemHostUnregister once the
+// work is done.
+TEST_F(DriverCalls, RegisteredHostMemoryCopiesWithThePinnedBuffersCalls) {
+  World& w = *world;
+  void* memory = std::aligned_alloc(4096, kBytes);
+  ASSERT_NE(memory, nullptr);
+  emulator->reset();
+  anydev_buffer_t registered = nullptr;
+  ASSERT_OK(anydev_context_register_host_memory(w.c0, memory, kBytes, ANYDEV_DTYPE_UINT8, nullptr,
+                                                nullptr, &registered));
+  // Plus the device's context made current where no context is (the rule).
+  const std::string registering = emulator->text();
+  EXPECT_NE(registering.find("cuMemHostRegister=1"), std::string::npos) << registering;
+  const std::string pinned_in =
+      steady_state_calls([&w] { ASSERT_OK(anydev_enqueue_copy(w.c0, w.dev, w.host)); });
+  const std::string registered_in =
+      steady_state_calls([&] { ASSERT_OK(anydev_enqueue_copy(w.c0, w.dev, registered)); });
+  const std::string pinned_out =
+      steady_state_calls([&w] { ASSERT_OK(anydev_enqueue_copy(w.c0, w.host, w.dev)); });
+  const std::string registered_out =
+      steady_state_calls([&] { ASSERT_OK(anydev_enqueue_copy(w.c0, registered, w.dev)); });
+  EXPECT_EQ(registered_in, pinned_in);
+  EXPECT_EQ(registered_out, pinned_out);
+  EXPECT_EQ(registered_in, "cuMemcpyAsync=1");
+  synchronize_all();
+  emulator->reset();
+  ASSERT_OK(anydev_buffer_release(registered));
+  // The work is done, so the release unregisters before it returns or on
+  // the core's thread; registering the same memory again waits for it.
+  ASSERT_OK(anydev_context_register_host_memory(w.c0, memory, kBytes, ANYDEV_DTYPE_UINT8, nullptr,
+                                                nullptr, &registered));
+  const std::string calls = emulator->text();
+  EXPECT_NE(calls.find("cuMemHostUnregister=1"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("cuMemHostRegister=1"), std::string::npos) << calls;
+  ASSERT_OK(anydev_buffer_release(registered));
+  // The memory goes back only once the registration is undone.
+  struct Done {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool done = false;
+  } done;
+  ASSERT_OK(anydev_context_register_host_memory(
+      w.c0, memory, kBytes, ANYDEV_DTYPE_UINT8,
+      [](void* user_data) {
+        auto* d = static_cast<Done*>(user_data);
+        std::lock_guard lock(d->mutex);
+        d->done = true;
+        d->cv.notify_all();
+      },
+      &done, &registered));
+  ASSERT_OK(anydev_buffer_release(registered));
+  std::unique_lock lock(done.mutex);
+  done.cv.wait(lock, [&] { return done.done; });
+  std::free(memory);
 }
 
 // The bytes of `buf` (kBytes), read back through ordinary host memory.

@@ -42,6 +42,7 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetDriverProcAddrTable(ze_api_version_t ve
   table->pfnGetProperties = emu_zeDriverGetProperties;
   table->pfnGetIpcProperties = emu_zeDriverGetIpcProperties;
   table->pfnGetExtensionProperties = emu_zeDriverGetExtensionProperties;
+  table->pfnGetExtensionFunctionAddress = emu_zeDriverGetExtensionFunctionAddress;
   return ZE_RESULT_SUCCESS;
 }
 

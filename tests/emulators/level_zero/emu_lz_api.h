@@ -18,6 +18,8 @@ ze_result_t ZE_APICALL emu_zeDriverGetProperties(ze_driver_handle_t hDriver,
                                                  ze_driver_properties_t* props);
 ze_result_t ZE_APICALL emu_zeDriverGetIpcProperties(ze_driver_handle_t hDriver,
                                                     ze_driver_ipc_properties_t* props);
+ze_result_t ZE_APICALL emu_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver,
+                                                               const char* name, void** out);
 ze_result_t ZE_APICALL emu_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver,
                                                           uint32_t* pCount,
                                                           ze_driver_extension_properties_t* props);

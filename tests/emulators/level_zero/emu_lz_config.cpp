@@ -32,7 +32,8 @@ std::atomic<unsigned long long> g_misuse{0};
   X(zeEventHostSignal) X(zeEventHostSynchronize) X(zeEventQueryStatus) X(zeEventHostReset)        \
   X(zeCommandListCreateImmediate) X(zeCommandListDestroy) X(zeCommandListAppendMemoryCopy)        \
   X(zeCommandListAppendMemoryFill) X(zeCommandListAppendBarrier)                                  \
-  X(zeCommandListAppendWaitOnEvents)
+  X(zeCommandListAppendWaitOnEvents) X(zeDriverGetExtensionFunctionAddress)                      \
+  X(zexDriverImportExternalPointer) X(zexDriverReleaseImportedPointer)
 // clang-format on
 
 #define ANYDEV_LZ_COUNTER(name) std::atomic<std::uint64_t> g_calls_##name{0};
