@@ -26,6 +26,7 @@
 #include "anydev/kit/entry.h"
 #include "anydev/kit/structs.h"
 #include "anydev/kit/table.h"
+#include "cpu_attributes.h"
 #include "cpu_config.h"
 #include "cpu_device_info.h"
 #include "cpu_event.h"
@@ -444,6 +445,32 @@ anydev_status_t host_register(int device, void* pointer, std::size_t bytes, void
   });
 }
 
+anydev_status_t device_attribute(int device, int attribute, std::int64_t* value) {
+  return guarded("device_attribute", [&] {
+    if (anydev_status_t s = check_device("device_attribute", device); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    if (value == nullptr) return null_argument("device_attribute", "value");
+    return read_attribute(attribute, value);
+  });
+}
+
+anydev_status_t device_uuid(int device, std::uint8_t* uuid) {
+  return guarded("device_uuid", [&] {
+    if (anydev_status_t s = check_device("device_uuid", device); s != ANYDEV_SUCCESS) return s;
+    if (uuid == nullptr) return null_argument("device_uuid", "uuid");
+    return read_uuid(uuid);
+  });
+}
+
+anydev_status_t api_version(int device, char* out, std::size_t capacity) {
+  return guarded("api_version", [&] {
+    if (anydev_status_t s = check_device("api_version", device); s != ANYDEV_SUCCESS) return s;
+    if (out == nullptr || capacity == 0) return null_argument("api_version", "out");
+    return read_api_version(out, capacity);
+  });
+}
+
 anydev_status_t host_unregister(int device, void* handle) {
   return guarded("host_unregister", [&] {
     if (anydev_status_t s = check_device("host_unregister", device); s != ANYDEV_SUCCESS) {
@@ -655,6 +682,8 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .event_create_shareable = kit::entry<event_create_shareable>,
     .event_export = kit::entry<event_export>, .event_import = kit::entry<event_import>,
     .host_register = kit::entry<host_register>, .host_unregister = kit::entry<host_unregister>,
+    .device_attribute = kit::entry<device_attribute>, .device_uuid = kit::entry<device_uuid>,
+    .api_version = kit::entry<api_version>,
     .flags = ANYDEV_BK_FLAG_SURVIVES_FORK | ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY);
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "anydev/backend.h"
 #include "anydev/kit/entry.h"
 #include "anydev/kit/table.h"
+#include "gpu_attributes.h"
 #include "gpu_backend.h"
 #include "gpu_memory.h"
 #include "gpu_native.h"
@@ -44,6 +45,9 @@ constexpr anydev_backend_table_t backend_table() {
   ANYDEV_GPU_SET_ENTRY_(event_import)
   ANYDEV_GPU_SET_ENTRY_(host_register)
   ANYDEV_GPU_SET_ENTRY_(host_unregister)
+  ANYDEV_GPU_SET_ENTRY_(device_attribute)
+  ANYDEV_GPU_SET_ENTRY_(device_uuid)
+  ANYDEV_GPU_SET_ENTRY_(api_version)
 #undef ANYDEV_GPU_SET_ENTRY_
   t.flags = Api::kTableFlags;
   return t;

@@ -55,7 +55,10 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemGetIpcHandle, OPTIONAL)                                        \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemOpenIpcHandle, OPTIONAL)                                       \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeMemCloseIpcHandle, OPTIONAL)                                      \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetExtensionFunctionAddress, OPTIONAL)
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetExtensionFunctionAddress, OPTIONAL)                      \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetCacheProperties, OPTIONAL)                               \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetComputeProperties, OPTIONAL)                             \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDevicePciGetPropertiesExt, OPTIONAL)
 
 namespace anydev::level_zero {
 

@@ -213,7 +213,9 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .memory_unshare = kit::entry<memory_unshare>,
     .event_create_shareable = kit::entry<event_create_shareable>,
     .event_import = kit::entry<event_import>, .host_register = kit::entry<host_register>,
-    .host_unregister = kit::entry<host_unregister>);
+    .host_unregister = kit::entry<host_unregister>,
+    .device_attribute = kit::entry<device_attribute>, .device_uuid = kit::entry<device_uuid>,
+    .api_version = kit::entry<api_version>);
 
 }  // namespace anydev::opencl
 

@@ -576,6 +576,60 @@ ANYDEV_API anydev_status_t anydev_context_register_host_memory(
  * host memory, else 0. */
 ANYDEV_API anydev_status_t anydev_buffer_is_registered(anydev_buffer_t buf, int* registered);
 
+/* ---- device attributes (docs/backends.md, "Device attributes") ---------- */
+
+/* Portable device attributes, each a 64-bit integer in the unit its name
+ * gives. A backend without a value for one answers UNSUPPORTED with the
+ * reason; docs/backends.md has the table of which backend gives what. */
+typedef enum anydev_device_attribute_t ANYDEV_ENUM_BASE {
+  ANYDEV_ATTRIBUTE_COMPUTE_UNITS = 0,             /* SMs, CUs, EUs, OpenCL compute units, cpus */
+  ANYDEV_ATTRIBUTE_CLOCK_RATE_KHZ = 1,            /* the highest core clock */
+  ANYDEV_ATTRIBUTE_MEMORY_CLOCK_RATE_KHZ = 2,     /* the device memory's peak clock */
+  ANYDEV_ATTRIBUTE_MEMORY_BUS_WIDTH_BITS = 3,     /* the device memory's bus width */
+  ANYDEV_ATTRIBUTE_L2_CACHE_BYTES = 4,            /* L2 (OpenCL: the global memory cache) */
+  ANYDEV_ATTRIBUTE_MAX_ALLOCATION_BYTES = 5,      /* the largest single device allocation */
+  ANYDEV_ATTRIBUTE_TOTAL_MEMORY_BYTES = 6,        /* the device's memory */
+  ANYDEV_ATTRIBUTE_UNIFIED_ADDRESSING = 7,        /* 1: host and device share one address space */
+  ANYDEV_ATTRIBUTE_INTEGRATED = 8,                /* 1: the device shares the host's memory */
+  ANYDEV_ATTRIBUTE_PCI_DOMAIN = 9,                /* PCI address: domain, */
+  ANYDEV_ATTRIBUTE_PCI_BUS = 10,                  /* bus, */
+  ANYDEV_ATTRIBUTE_PCI_DEVICE = 11,               /* device, */
+  ANYDEV_ATTRIBUTE_PCI_FUNCTION = 12,             /* function */
+  ANYDEV_ATTRIBUTE_MAX_THREADS_PER_GROUP = 13,    /* threads per block / work-group */
+  ANYDEV_ATTRIBUTE_SIMD_WIDTH = 14,               /* warp, wavefront or EU SIMD width */
+  ANYDEV_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 15, /* CUDA compute capability / HIP gfx */
+  ANYDEV_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 16,
+  ANYDEV_ATTRIBUTE_COUNT = 17 /* not an attribute: how many there are */
+} anydev_device_attribute_t;
+
+/* "compute_units", "clock_rate_khz", ...: the name without the prefix, in
+ * lower case; NULL for a value outside the enum. */
+ANYDEV_API const char* anydev_device_attribute_name(anydev_device_attribute_t attribute);
+/* The attribute of that name; INVALID_ARGUMENT naming it when none. */
+ANYDEV_API anydev_status_t anydev_device_attribute_from_name(const char* name,
+                                                             anydev_device_attribute_t* out);
+/* *value = the attribute of ctx's device. INVALID_ARGUMENT for a value
+ * outside the enum; UNSUPPORTED, naming the attribute, the device and why,
+ * where the backend has no value for it. Thread-safe; asks the driver on
+ * every call. */
+ANYDEV_API anydev_status_t anydev_context_get_attribute(anydev_context_t ctx,
+                                                        anydev_device_attribute_t attribute,
+                                                        int64_t* value);
+/* The device's 16-byte UUID as its vendor gives it (cuDeviceGetUuid,
+ * hipDeviceGetUuid, the Level Zero device properties, cl_khr_device_uuid);
+ * UNSUPPORTED where there is none (cpu). */
+ANYDEV_API anydev_status_t anydev_context_device_uuid(anydev_context_t ctx, uint8_t uuid[16]);
+/* "dddd:bb:dd.f" (hexadecimal, as lspci and cuDeviceGetPCIBusId write it)
+ * from the four PCI attributes; `capacity` >= 13, else OUT_OF_RANGE.
+ * UNSUPPORTED where the device has no PCI address. */
+ANYDEV_API anydev_status_t anydev_context_pci_bus_id(anydev_context_t ctx, char* out,
+                                                     size_t capacity);
+/* The vendor driver's or API's version as text ("CUDA driver API 12.4
+ * (cuDriverGetVersion 12040)", "OpenCL 3.0 PoCL ..., driver 5.0", ...), cut
+ * to `capacity` bytes (NUL-terminated). */
+ANYDEV_API anydev_status_t anydev_context_api_version(anydev_context_t ctx, char* out,
+                                                      size_t capacity);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

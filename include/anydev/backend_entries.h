@@ -127,6 +127,17 @@
  *   answers for the handle like for host_alloc memory.
  * host_unregister: undoes host_register for `handle`, after every operation
  *   that used it has completed (as memory_free). Never frees the memory.
+ *
+ * Device attributes (all optional; anydev.h, "device attributes"). NULL
+ * entries: the core answers UNSUPPORTED naming the missing entry.
+ * device_attribute: *value = the value of `attribute` (an
+ *   anydev_device_attribute_t, already checked to be in range) on `device`,
+ *   in the unit its name gives; UNSUPPORTED, with a message saying why,
+ *   where the backend or its driver has no such value.
+ * device_uuid: the device's 16-byte UUID as the vendor gives it;
+ *   UNSUPPORTED where there is none.
+ * api_version: the vendor driver's or API's version as text (NUL-terminated,
+ *   cut to `capacity` bytes), for the driver that serves `device`.
  */
 #ifndef ANYDEV_BACKEND_ENTRIES_H_
 #define ANYDEV_BACKEND_ENTRIES_H_
@@ -174,7 +185,10 @@
   X(arg, OPTIONAL, event_import, (int device, const anydev_bk_share_t* in,                    \
                                   anydev_bk_event_t* out))                                    \
   X(arg, OPTIONAL, host_register, (int device, void* pointer, size_t bytes, void** handle))   \
-  X(arg, OPTIONAL, host_unregister, (int device, void* handle))
+  X(arg, OPTIONAL, host_unregister, (int device, void* handle))                              \
+  X(arg, OPTIONAL, device_attribute, (int device, int attribute, int64_t* value))             \
+  X(arg, OPTIONAL, device_uuid, (int device, uint8_t* uuid))                                  \
+  X(arg, OPTIONAL, api_version, (int device, char* out, size_t capacity))
 /* clang-format on */
 
 #endif /* ANYDEV_BACKEND_ENTRIES_H_ */

@@ -387,6 +387,7 @@ void bind_device_context(py::module_& m) {
   bind_context_protocols(cls);
   bind_share_context(cls);
   bind_register_context(cls);
+  bind_attributes_context(cls);
 }
 
 }  // namespace

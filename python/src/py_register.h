@@ -12,6 +12,9 @@ namespace anydev::python {
 
 // DeviceContext.register_host_memory and register_host_pointer.
 void bind_register_context(pybind11::class_<anydev::DeviceContext>& cls);
+// DeviceContext.get_attribute, attributes, uuid, pci_bus_id, get_api_version
+// (py_attributes.cpp).
+void bind_attributes_context(pybind11::class_<anydev::DeviceContext>& cls);
 // Buffer.is_registered.
 void bind_register_buffer(pybind11::class_<Buffer>& cls);
 

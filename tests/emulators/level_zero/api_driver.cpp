@@ -126,6 +126,10 @@ ze_result_t ZE_APICALL emu_zeDeviceGetProperties(ze_device_handle_t hDevice,
   props->maxMemAllocSize = core::get_config().memory_bytes;
   props->maxHardwareContexts = 1;
   props->numSlices = 1;
+  props->numSubslicesPerSlice = 1;
+  props->numEUsPerSubslice = 8;
+  props->physicalEUSimdWidth = 8;
+  props->coreClockRate = 1000;  // MHz
   props->timerResolution = 1;
   props->uuid.id[0] = static_cast<std::uint8_t>(d->index);
   std::snprintf(props->name, sizeof(props->name), "anydev Level Zero emulator");

@@ -33,7 +33,8 @@ std::atomic<unsigned long long> g_misuse{0};
   X(zeCommandListCreateImmediate) X(zeCommandListDestroy) X(zeCommandListAppendMemoryCopy)        \
   X(zeCommandListAppendMemoryFill) X(zeCommandListAppendBarrier)                                  \
   X(zeCommandListAppendWaitOnEvents) X(zeDriverGetExtensionFunctionAddress)                      \
-  X(zexDriverImportExternalPointer) X(zexDriverReleaseImportedPointer)
+  X(zexDriverImportExternalPointer) X(zexDriverReleaseImportedPointer)                         \
+  X(zeDeviceGetComputeProperties) X(zeDeviceGetCacheProperties) X(zeDevicePciGetPropertiesExt)
 // clang-format on
 
 #define ANYDEV_LZ_COUNTER(name) std::atomic<std::uint64_t> g_calls_##name{0};
