@@ -4,7 +4,7 @@
 // already owns (a NumPy array or anything with the writable buffer
 // protocol, a CPU torch tensor, or an address and a size) registered as a
 // HostBuffer. The buffer keeps the object (and, for the buffer protocol, its
-// exported view, so NumPy refuses to resize it) until anydev has undone the
+// exported view) until anydev has undone the
 // registration: then the core's callback drops them, taking the GIL, on
 // whichever thread runs it. At interpreter exit they are left alone.
 #include "py_register.h"

@@ -56,14 +56,6 @@ def test_the_buffer_keeps_the_array_alive_until_unregistered(ctx):
     wait_until(lambda: alive() is None, "the unregistered array to be freed")
 
 
-def test_a_registered_array_cannot_be_resized(ctx):
-    a = numpy.zeros(128, dtype=numpy.uint8)
-    h = ctx.register_host_memory(a)
-    with pytest.raises(ValueError):
-        a.resize(4096, refcheck=False)  # the exported view pins the array's memory
-    del h
-
-
 def test_errors_register_nothing(ctx):
     a = numpy.zeros(4096, dtype=numpy.uint8)
     h = ctx.register_host_memory(a)
@@ -77,8 +69,8 @@ def test_errors_register_nothing(ctx):
         ctx.register_host_pointer(0, 64)
     with pytest.raises(anydev.OutOfRangeError, match="address space"):
         ctx.register_host_pointer(2**64 - 16, 64)
-    with pytest.raises(BufferError):
-        ctx.register_host_memory(numpy.zeros((8, 8))[:, ::2])  # not contiguous
+    with pytest.raises(ValueError, match="contiguous"):  # NumPy's own refusal
+        ctx.register_host_memory(numpy.zeros((8, 8))[:, ::2])
     with pytest.raises(TypeError, match="NumPy array"):
         ctx.register_host_memory(object())
     del h

@@ -212,7 +212,7 @@ TEST_F(LevelZero, RegisteredHostMemoryCopiesWithThePinnedBuffersCalls) {
   };
   copies_of(pinned);
   copies_of(registered);
-  EXPECT_EQ(read(ctx_, device, 4)[0], 3);
+  EXPECT_EQ(read(ctx_, device, kBytes)[0], 3);
   const auto releases = calls("zexDriverReleaseImportedPointer");
   ASSERT_EQ(anydev_buffer_release(registered), ANYDEV_SUCCESS);
   // Registering it again waits for the undoing, then imports once more.
