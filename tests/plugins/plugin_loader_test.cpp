@@ -169,6 +169,9 @@ TEST(PluginTableGrowth, FixedFieldsComeFirstAtPinnedOffsets) {
             offsetof(anydev_backend_table_t, shareable_alloc));
   EXPECT_EQ(
       offsetof(anydev_backend_table_t, event_import) + sizeof(anydev_backend_table_t::event_import),
+      offsetof(anydev_backend_table_t, host_register));
+  EXPECT_EQ(
+      offsetof(anydev_backend_table_t, api_version) + sizeof(anydev_backend_table_t::api_version),
       sizeof(anydev_backend_table_t));
 }
 
