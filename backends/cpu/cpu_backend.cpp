@@ -26,12 +26,14 @@
 #include "anydev/kit/entry.h"
 #include "anydev/kit/structs.h"
 #include "anydev/kit/table.h"
+#include "cpu_attributes.h"
 #include "cpu_config.h"
 #include "cpu_device_info.h"
 #include "cpu_event.h"
 #include "cpu_fill.h"
 #include "cpu_memory.h"
 #include "cpu_parallel.h"
+#include "cpu_registered.h"
 #include "cpu_services.h"
 #include "cpu_share.h"
 #include "cpu_stream.h"
@@ -444,6 +446,10 @@ anydev_status_t memory_is_locked(int device, void* handle, int* locked) {
     if (handle == nullptr) return null_argument("memory_is_locked", "handle");
     if (locked == nullptr) return null_argument("memory_is_locked", "locked");
     bool is_locked = false;
+    if (registered_memory_locked(handle, &is_locked)) {
+      *locked = is_locked ? 1 : 0;
+      return ANYDEV_SUCCESS;
+    }
     if (shared_memory_locked(handle, &is_locked)) {
       *locked = is_locked ? 1 : 0;
       return ANYDEV_SUCCESS;
@@ -454,6 +460,54 @@ anydev_status_t memory_is_locked(int device, void* handle, int* locked) {
     }
     *locked = is_locked ? 1 : 0;
     return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t host_register(int device, void* pointer, std::size_t bytes, void** handle) {
+  return guarded("host_register", [&] {
+    if (anydev_status_t s = check_device("host_register", device); s != ANYDEV_SUCCESS) return s;
+    if (pointer == nullptr) return null_argument("host_register", "pointer");
+    if (handle == nullptr) return null_argument("host_register", "handle");
+    if (bytes == 0) {
+      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT, "cpu host_register: zero bytes");
+    }
+    return register_host(pointer, bytes, handle);
+  });
+}
+
+anydev_status_t device_attribute(int device, int attribute, std::int64_t* value) {
+  return guarded("device_attribute", [&] {
+    if (anydev_status_t s = check_device("device_attribute", device); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    if (value == nullptr) return null_argument("device_attribute", "value");
+    return read_attribute(attribute, value);
+  });
+}
+
+anydev_status_t device_uuid(int device, std::uint8_t* uuid) {
+  return guarded("device_uuid", [&] {
+    if (anydev_status_t s = check_device("device_uuid", device); s != ANYDEV_SUCCESS) return s;
+    if (uuid == nullptr) return null_argument("device_uuid", "uuid");
+    return read_uuid(uuid);
+  });
+}
+
+anydev_status_t api_version(int device, char* out, std::size_t capacity) {
+  return guarded("api_version", [&] {
+    if (anydev_status_t s = check_device("api_version", device); s != ANYDEV_SUCCESS) return s;
+    if (out == nullptr || capacity == 0) return null_argument("api_version", "out");
+    return read_api_version(out, capacity);
+  });
+}
+
+anydev_status_t host_unregister(int device, void* handle) {
+  return guarded("host_unregister", [&] {
+    if (anydev_status_t s = check_device("host_unregister", device); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    if (handle == nullptr) return null_argument("host_unregister", "handle");
+    return unregister_host(handle);
   });
 }
 
@@ -698,6 +752,9 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .event_elapsed_time = kit::entry<event_elapsed_time>,
     .stream_priority_range = kit::entry<stream_priority_range>,
     .stream_create_priority = kit::entry<stream_create_priority>,
+    .host_register = kit::entry<host_register>, .host_unregister = kit::entry<host_unregister>,
+    .device_attribute = kit::entry<device_attribute>, .device_uuid = kit::entry<device_uuid>,
+    .api_version = kit::entry<api_version>,
     .flags = ANYDEV_BK_FLAG_SURVIVES_FORK | ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY);
 
 }  // namespace

@@ -121,6 +121,12 @@ struct CudaApi {
   static bool share_support(int device, std::string* why_not);
   static void device_uuid(int device, std::uint8_t (&out)[16]);
 
+  // Device attributes (gpu_attributes.h); cuda_attributes.cpp.
+  using attribute_t = CUdevice_attribute;
+  using uuid_t = CUuuid;
+  static bool attribute_of(int attribute, CUdevice_attribute* out);
+  static std::string api_version_text();
+
   // status_for, is_sticky_fault, describe (cuda_errors.cpp); load (over
   // load_cuda_driver, cuda_driver.h), start, query_device, library_text
   // (cuda_devices.cpp); enable_peer,

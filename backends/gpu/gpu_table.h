@@ -13,11 +13,13 @@
 #include "anydev/backend.h"
 #include "anydev/kit/entry.h"
 #include "anydev/kit/table.h"
+#include "gpu_attributes.h"
 #include "gpu_backend.h"
 #include "gpu_memory.h"
 #include "gpu_native.h"
 #include "gpu_peer.h"
 #include "gpu_priority.h"
+#include "gpu_register.h"
 #include "gpu_share.h"
 #include "gpu_streams.h"
 #include "gpu_timing.h"
@@ -47,6 +49,11 @@ constexpr anydev_backend_table_t backend_table() {
   ANYDEV_GPU_SET_ENTRY_(event_elapsed_time)
   ANYDEV_GPU_SET_ENTRY_(stream_priority_range)
   ANYDEV_GPU_SET_ENTRY_(stream_create_priority)
+  ANYDEV_GPU_SET_ENTRY_(host_register)
+  ANYDEV_GPU_SET_ENTRY_(host_unregister)
+  ANYDEV_GPU_SET_ENTRY_(device_attribute)
+  ANYDEV_GPU_SET_ENTRY_(device_uuid)
+  ANYDEV_GPU_SET_ENTRY_(api_version)
 #undef ANYDEV_GPU_SET_ENTRY_
   t.flags = Api::kTableFlags;
   return t;

@@ -125,6 +125,12 @@ struct HipApi {
   static bool share_support(int device, std::string* why_not);
   static void device_uuid(int device, std::uint8_t (&out)[16]);
 
+  // Device attributes (gpu_attributes.h); hip_attributes.cpp.
+  using attribute_t = hipDeviceAttribute_t;
+  using uuid_t = hipUUID;
+  static bool attribute_of(int attribute, hipDeviceAttribute_t* out);
+  static std::string api_version_text();
+
   // status_for, is_sticky_fault, describe (hip_errors.cpp); load (over
   // load_hip_runtime, hip_runtime.h), start, query_device, library_text,
   // enable_peer, native_context (hip_devices.cpp).

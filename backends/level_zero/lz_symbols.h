@@ -62,7 +62,10 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolGetIpcHandle, OPTIONAL)                                  \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolOpenIpcHandle, OPTIONAL)                                 \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeEventPoolCloseIpcHandle, OPTIONAL)                                \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetExtensionFunctionAddress, OPTIONAL)
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetExtensionFunctionAddress, OPTIONAL)                      \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetCacheProperties, OPTIONAL)                               \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetComputeProperties, OPTIONAL)                             \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDevicePciGetPropertiesExt, OPTIONAL)
 
 namespace anydev::level_zero {
 

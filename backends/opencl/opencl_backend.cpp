@@ -215,7 +215,10 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .event_import = kit::entry<event_import>, .event_create_flags = kit::entry<event_create_flags>,
     .event_elapsed_time = kit::entry<event_elapsed_time>,
     .stream_priority_range = kit::entry<stream_priority_range>,
-    .stream_create_priority = kit::entry<stream_create_priority>);
+    .stream_create_priority = kit::entry<stream_create_priority>,
+    .host_register = kit::entry<host_register>, .host_unregister = kit::entry<host_unregister>,
+    .device_attribute = kit::entry<device_attribute>, .device_uuid = kit::entry<device_uuid>,
+    .api_version = kit::entry<api_version>);
 
 }  // namespace anydev::opencl
 

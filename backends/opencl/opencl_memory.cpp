@@ -166,6 +166,13 @@ anydev_status_t memory_free(int device_index, anydev_bk_memory_kind_t kind, void
                      cat("memory_free: ", handle, " is a ", kind_name(allocation.kind), ", not a ",
                          kind_name(kind), "; nothing freed"));
   }
+  if (allocation.registered) {
+    AllocationRegistry::instance().add(static_cast<cl_mem>(handle), allocation);
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                     cat("memory_free: ", handle,
+                         " is registered host memory (release it with host_unregister); nothing "
+                         "freed"));
+  }
   auto mem = static_cast<cl_mem>(handle);
   if (kind == ANYDEV_BK_MEMORY_HOST) {
     cl_context context = nullptr;
@@ -189,6 +196,61 @@ anydev_status_t memory_free(int device_index, anydev_bk_memory_kind_t kind, void
     return report_cl("clReleaseMemObject", err,
                      cat("memory_free of a ", kind_name(kind), " of ", allocation.bytes,
                          " bytes on ", place(*allocation.device)));
+  }
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t host_register(int device_index, void* pointer, size_t bytes, void** handle) {
+  Device* device = nullptr;
+  if (anydev_status_t s = find_device(device_index, "host_register", &device);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (pointer == nullptr || handle == nullptr || bytes == 0) {
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                     "host_register: null pointer or handle, or zero bytes");
+  }
+  if (device->max_allocation != 0 && bytes > device->max_allocation) {
+    return set_error(
+        ANYDEV_ERROR_OUT_OF_RANGE,
+        cat("host_register of ", bytes, " bytes exceeds the largest buffer ", place(*device),
+            " allows (CL_DEVICE_MAX_MEM_ALLOC_SIZE = ", device->max_allocation, " bytes)"));
+  }
+  cl_context context = nullptr;
+  if (anydev_status_t s = device_context(*device, &context); s != ANYDEV_SUCCESS) return s;
+  cl_int err = CL_SUCCESS;
+  cl_mem mem =
+      cl().clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, pointer, &err);
+  if (err != CL_SUCCESS || mem == nullptr) {
+    return set_error(
+        allocation_status(err),
+        cat(cl_failure("clCreateBuffer(CL_MEM_USE_HOST_PTR)", err), " in host_register of ", bytes,
+            " bytes at ", pointer, " on ", place(*device)));
+  }
+  Allocation allocation{ANYDEV_BK_MEMORY_HOST, device, bytes, static_cast<char*>(pointer)};
+  allocation.registered = true;
+  AllocationRegistry::instance().add(mem, allocation);
+  *handle = mem;
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t host_unregister(int device_index, void* handle) {
+  Allocation allocation;
+  if (!AllocationRegistry::instance().remove(handle, ANYDEV_BK_MEMORY_HOST, &allocation) ||
+      !allocation.registered) {
+    if (allocation.kind == ANYDEV_BK_MEMORY_HOST && !allocation.registered &&
+        allocation.device != nullptr) {
+      AllocationRegistry::instance().add(static_cast<cl_mem>(handle), allocation);
+    }
+    return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                     cat("host_unregister: ", handle,
+                         " is not registered host memory of OpenCL device ", device_index));
+  }
+  const cl_int err = cl().clReleaseMemObject(static_cast<cl_mem>(handle));
+  if (err != CL_SUCCESS) {
+    return report_cl("clReleaseMemObject", err,
+                     cat("host_unregister of ", allocation.bytes, " bytes at ",
+                         static_cast<void*>(allocation.host), " on ", place(*allocation.device)));
   }
   return ANYDEV_SUCCESS;
 }

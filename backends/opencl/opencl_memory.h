@@ -14,6 +14,10 @@
 //    the mapped pointer to clEnqueueWriteBuffer/ReadBuffer (the pinned
 //    staging pattern OpenCL vendors recommend), and host-only work runs as a
 //    host task (opencl_host_tasks.h).
+//  - Registered host memory (host_register): clCreateBuffer(CL_MEM_READ_WRITE
+//    | CL_MEM_USE_HOST_PTR) over the caller's pointer, used exactly like a
+//    pinned host buffer whose mapped pointer is the caller's; released with
+//    host_unregister (clReleaseMemObject; the memory stays the caller's).
 //
 // A registry maps each live cl_mem to its kind, device, size and mapped
 // pointer, so that an unknown handle is an error rather than a crash.
@@ -32,6 +36,9 @@ struct Allocation {
   Device* device = nullptr;
   std::size_t bytes = 0;
   char* host = nullptr;  // the mapped pointer of a pinned host buffer
+  // A CL_MEM_USE_HOST_PTR buffer over the caller's memory (host_register):
+  // `host` is the caller's pointer, never mapped or freed by the backend.
+  bool registered = false;
 };
 
 // "device buffer", "pinned host buffer" or "user host memory", for messages.

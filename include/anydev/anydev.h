@@ -597,6 +597,103 @@ ANYDEV_API anydev_status_t anydev_context_create_stream_with_priority(anydev_con
 /* The priority the stream was created with (after clamping); the normal
  * priority for a context's own stream or a wrapped native one. */
 ANYDEV_API anydev_status_t anydev_stream_priority(anydev_stream_t stream, int* out);
+/* ---- registered host memory (docs/registered-memory.md) ---------------- */
+
+/* Called once a registration is undone (see below), with the user_data
+ * given to anydev_context_register_host_memory; on any thread (a core
+ * thread, or the one releasing the last handle). The memory is the
+ * caller's again from then on. */
+typedef void (*anydev_unregistered_callback_t)(void* user_data);
+
+/* Registers (page-locks for the device) `bytes` of host memory the caller
+ * owns at `pointer` and returns a host buffer of `bytes / size(dtype)`
+ * elements of `dtype` over it (Mojo's DeviceContext.register_host_memory):
+ * copies from and to it run as from pinned memory (cuMemHostRegister,
+ * hipHostRegister, zexDriverImportExternalPointer, an OpenCL
+ * CL_MEM_USE_HOST_PTR buffer, mlock on cpu). anydev never frees the memory:
+ * when the last handle to the buffer (and every view) is released, the
+ * registration is undone after the work that used it has completed, on
+ * ctx's stream order, and then `on_unregistered(user_data)` runs (when not
+ * NULL); keep the memory valid until then.
+ * Rules, each an error that registers nothing:
+ *  - pointer NULL, bytes 0, or bytes not a multiple of the dtype's size:
+ *    INVALID_ARGUMENT; pointer not aligned to the dtype's alignment:
+ *    INVALID_ARGUMENT (any alignment is fine for uint8; no page alignment
+ *    is needed);
+ *  - pointer + bytes past the end of the address space, or bytes above
+ *    PTRDIFF_MAX: OUT_OF_RANGE;
+ *  - a range sharing a page with memory registered through anydev on the
+ *    same backend (any device) and not yet unregistered, the same range
+ *    again included: INVALID_ARGUMENT naming both ranges (the drivers
+ *    register whole pages; CUDA answers
+ *    CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED). A registration whose last
+ *    handle is gone but whose work is still running is waited for first;
+ *  - memory that is not mapped: INVALID_ARGUMENT; memory the driver cannot
+ *    pin: its error;
+ *  - a backend without registration: UNSUPPORTED naming why.
+ * anydev_buffer_is_locked says whether the pages really are locked (cpu:
+ * mlock within RLIMIT_MEMLOCK). take_ptr on such a buffer: UNSUPPORTED.
+ * Thread-safe. */
+ANYDEV_API anydev_status_t anydev_context_register_host_memory(
+    anydev_context_t ctx, void* pointer, size_t bytes, anydev_dtype_t dtype,
+    anydev_unregistered_callback_t on_unregistered, void* user_data, anydev_buffer_t* out);
+/* *registered = 1 when buf (or the allocation a view is of) is registered
+ * host memory, else 0. */
+ANYDEV_API anydev_status_t anydev_buffer_is_registered(anydev_buffer_t buf, int* registered);
+
+/* ---- device attributes (docs/backends.md, "Device attributes") ---------- */
+
+/* Portable device attributes, each a 64-bit integer in the unit its name
+ * gives. A backend without a value for one answers UNSUPPORTED with the
+ * reason; docs/backends.md has the table of which backend gives what. */
+typedef enum anydev_device_attribute_t ANYDEV_ENUM_BASE {
+  ANYDEV_ATTRIBUTE_COMPUTE_UNITS = 0,             /* SMs, CUs, EUs, OpenCL compute units, cpus */
+  ANYDEV_ATTRIBUTE_CLOCK_RATE_KHZ = 1,            /* the highest core clock */
+  ANYDEV_ATTRIBUTE_MEMORY_CLOCK_RATE_KHZ = 2,     /* the device memory's peak clock */
+  ANYDEV_ATTRIBUTE_MEMORY_BUS_WIDTH_BITS = 3,     /* the device memory's bus width */
+  ANYDEV_ATTRIBUTE_L2_CACHE_BYTES = 4,            /* L2 (OpenCL: the global memory cache) */
+  ANYDEV_ATTRIBUTE_MAX_ALLOCATION_BYTES = 5,      /* the largest single device allocation */
+  ANYDEV_ATTRIBUTE_TOTAL_MEMORY_BYTES = 6,        /* the device's memory */
+  ANYDEV_ATTRIBUTE_UNIFIED_ADDRESSING = 7,        /* 1: host and device share one address space */
+  ANYDEV_ATTRIBUTE_INTEGRATED = 8,                /* 1: the device shares the host's memory */
+  ANYDEV_ATTRIBUTE_PCI_DOMAIN = 9,                /* PCI address: domain, */
+  ANYDEV_ATTRIBUTE_PCI_BUS = 10,                  /* bus, */
+  ANYDEV_ATTRIBUTE_PCI_DEVICE = 11,               /* device, */
+  ANYDEV_ATTRIBUTE_PCI_FUNCTION = 12,             /* function */
+  ANYDEV_ATTRIBUTE_MAX_THREADS_PER_GROUP = 13,    /* threads per block / work-group */
+  ANYDEV_ATTRIBUTE_SIMD_WIDTH = 14,               /* warp, wavefront or EU SIMD width */
+  ANYDEV_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 15, /* CUDA compute capability / HIP gfx */
+  ANYDEV_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 16,
+  ANYDEV_ATTRIBUTE_COUNT = 17 /* not an attribute: how many there are */
+} anydev_device_attribute_t;
+
+/* "compute_units", "clock_rate_khz", ...: the name without the prefix, in
+ * lower case; NULL for a value outside the enum. */
+ANYDEV_API const char* anydev_device_attribute_name(anydev_device_attribute_t attribute);
+/* The attribute of that name; INVALID_ARGUMENT naming it when none. */
+ANYDEV_API anydev_status_t anydev_device_attribute_from_name(const char* name,
+                                                             anydev_device_attribute_t* out);
+/* *value = the attribute of ctx's device. INVALID_ARGUMENT for a value
+ * outside the enum; UNSUPPORTED, naming the attribute, the device and why,
+ * where the backend has no value for it. Thread-safe; asks the driver on
+ * every call. */
+ANYDEV_API anydev_status_t anydev_context_get_attribute(anydev_context_t ctx,
+                                                        anydev_device_attribute_t attribute,
+                                                        int64_t* value);
+/* The device's 16-byte UUID as its vendor gives it (cuDeviceGetUuid,
+ * hipDeviceGetUuid, the Level Zero device properties, cl_khr_device_uuid);
+ * UNSUPPORTED where there is none (cpu). */
+ANYDEV_API anydev_status_t anydev_context_device_uuid(anydev_context_t ctx, uint8_t uuid[16]);
+/* "dddd:bb:dd.f" (hexadecimal, as lspci and cuDeviceGetPCIBusId write it)
+ * from the four PCI attributes; `capacity` >= 13, else OUT_OF_RANGE.
+ * UNSUPPORTED where the device has no PCI address. */
+ANYDEV_API anydev_status_t anydev_context_pci_bus_id(anydev_context_t ctx, char* out,
+                                                     size_t capacity);
+/* The vendor driver's or API's version as text ("CUDA driver API 12.4
+ * (cuDriverGetVersion 12040)", "OpenCL 3.0 PoCL ..., driver 5.0", ...), cut
+ * to `capacity` bytes (NUL-terminated). */
+ANYDEV_API anydev_status_t anydev_context_api_version(anydev_context_t ctx, char* out,
+                                                      size_t capacity);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -133,6 +133,33 @@
  * stream_create_priority: like stream_create, at `priority`, which the core
  *   has clamped into the device's range (it is never `least` alone: that is
  *   stream_create).
+ *
+ * Registered host memory (both optional; docs/registered-memory.md). NULL
+ * entries: the core answers UNSUPPORTED naming the missing entry; a backend
+ * whose driver lacks the means answers UNSUPPORTED itself, naming what is
+ * missing.
+ * host_register: makes `bytes` (> 0) of the caller's host memory at
+ *   `pointer` (not NULL, any alignment, the range not overlapping another
+ *   live registration of this backend: the core checks all that) usable
+ *   like host_alloc memory: `*handle` is what copies and fills receive as
+ *   ANYDEV_BK_MEMORY_HOST, and the host address is `pointer` itself. The
+ *   memory stays the caller's: nothing the backend does frees it. Memory
+ *   that is not mapped: INVALID_ARGUMENT; memory the driver cannot pin:
+ *   OUT_OF_MEMORY or the driver's status, with its error. memory_is_locked
+ *   answers for the handle like for host_alloc memory.
+ * host_unregister: undoes host_register for `handle`, after every operation
+ *   that used it has completed (as memory_free). Never frees the memory.
+ *
+ * Device attributes (all optional; anydev.h, "device attributes"). NULL
+ * entries: the core answers UNSUPPORTED naming the missing entry.
+ * device_attribute: *value = the value of `attribute` (an
+ *   anydev_device_attribute_t, already checked to be in range) on `device`,
+ *   in the unit its name gives; UNSUPPORTED, with a message saying why,
+ *   where the backend or its driver has no such value.
+ * device_uuid: the device's 16-byte UUID as the vendor gives it;
+ *   UNSUPPORTED where there is none.
+ * api_version: the vendor driver's or API's version as text (NUL-terminated,
+ *   cut to `capacity` bytes), for the driver that serves `device`.
  */
 #ifndef ANYDEV_BACKEND_ENTRIES_H_
 #define ANYDEV_BACKEND_ENTRIES_H_
@@ -183,7 +210,12 @@
   X(arg, OPTIONAL, event_elapsed_time, (anydev_bk_event_t start, anydev_bk_event_t end,       \
                                         float* ms))                                           \
   X(arg, OPTIONAL, stream_priority_range, (int device, int* least, int* greatest))            \
-  X(arg, OPTIONAL, stream_create_priority, (int device, int priority, anydev_bk_stream_t* out))
+  X(arg, OPTIONAL, stream_create_priority, (int device, int priority, anydev_bk_stream_t* out)) \
+  X(arg, OPTIONAL, host_register, (int device, void* pointer, size_t bytes, void** handle))   \
+  X(arg, OPTIONAL, host_unregister, (int device, void* handle))                              \
+  X(arg, OPTIONAL, device_attribute, (int device, int attribute, int64_t* value))             \
+  X(arg, OPTIONAL, device_uuid, (int device, uint8_t* uuid))                                  \
+  X(arg, OPTIONAL, api_version, (int device, char* out, size_t capacity))
 /* clang-format on */
 
 #endif /* ANYDEV_BACKEND_ENTRIES_H_ */

@@ -75,6 +75,13 @@ class HostBuffer : public detail::BufferBase<HostBuffer<T>, T> {
     detail::check(anydev_buffer_is_locked(this->get("is_locked"), &out));
     return out != 0;
   }
+  // Whether the memory is the caller's, registered with
+  // DeviceContext::register_host_memory (a view answers for its memory).
+  bool is_registered() const {
+    int out = 0;
+    detail::check(anydev_buffer_is_registered(this->get("is_registered"), &out));
+    return out != 0;
+  }
 };
 
 // Device memory of T (a device address: not dereferenceable on the host in
@@ -203,6 +210,17 @@ DeviceBuffer<T> DeviceContext::create_shareable_buffer(std::size_t size) const {
                                                static_cast<anydev_dtype_t>(dtype_of<T>), size,
                                                &out));
   return DeviceBuffer<T>::adopt(out);
+}
+
+template <Element T>
+HostBuffer<T> DeviceContext::register_host_memory(T* pointer, std::size_t size,
+                                                  anydev_unregistered_callback_t on_unregistered,
+                                                  void* user_data) const {
+  anydev_buffer_t out = nullptr;
+  detail::check(anydev_context_register_host_memory(
+      get("register_host_memory"), pointer, size * sizeof(T),
+      static_cast<anydev_dtype_t>(dtype_of<T>), on_unregistered, user_data, &out));
+  return HostBuffer<T>::adopt(out);
 }
 
 template <Element T>

@@ -9,6 +9,7 @@
 #ifndef ANYDEV_CONTEXT_HPP_
 #define ANYDEV_CONTEXT_HPP_
 
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "anydev/anydev.h"
+#include "anydev/attributes.hpp"
 #include "anydev/detail/buffer_fwd.hpp"
 #include "anydev/detail/c_strings.hpp"
 #include "anydev/detail/handle.hpp"
@@ -202,6 +204,48 @@ class DeviceContext {
   HostBuffer<T> create_shareable_host_buffer(std::size_t size) const;
   template <Element T>
   DeviceBuffer<T> create_shareable_buffer(std::size_t size) const;
+  // Device attributes (docs/backends.md, "Device attributes"): the value in
+  // the unit the attribute's name gives; Error(unsupported), naming the
+  // attribute and why, where the backend has no value for it.
+  std::int64_t get_attribute(DeviceAttribute attribute) const {
+    std::int64_t out = 0;
+    detail::check(anydev_context_get_attribute(
+        get("get_attribute"), static_cast<anydev_device_attribute_t>(attribute), &out));
+    return out;
+  }
+  // The device's 16-byte UUID as its vendor gives it; Error(unsupported) on cpu.
+  std::array<std::uint8_t, 16> uuid() const {
+    std::array<std::uint8_t, 16> out{};
+    detail::check(anydev_context_device_uuid(get("uuid"), out.data()));
+    return out;
+  }
+  // "dddd:bb:dd.f"; Error(unsupported) where the device has no PCI address.
+  std::string pci_bus_id() const {
+    char out[32] = {};
+    detail::check(anydev_context_pci_bus_id(get("pci_bus_id"), out, sizeof out));
+    return out;
+  }
+  // The vendor driver's or API's version as text (Mojo's get_api_version).
+  std::string api_version() const {
+    char out[256] = {};
+    detail::check(anydev_context_api_version(get("api_version"), out, sizeof out));
+    return out;
+  }
+
+  // Registers `size` elements of host memory the caller owns at `pointer`
+  // (page-locks it for the device) and returns a HostBuffer over it whose
+  // copies run as from pinned memory. anydev never frees the memory: once
+  // the last HostBuffer (and view) over it is gone and the work that used it
+  // has completed, the registration is undone and `on_unregistered(user_data)`
+  // runs (on any thread); keep the memory valid until then. Error
+  // (invalid_argument) for a null pointer, size 0, a pointer not aligned for
+  // T, unmapped memory or memory sharing a page with a live registration;
+  // (out_of_range) past the address space; (unsupported) naming why where the
+  // backend cannot register. docs/registered-memory.md.
+  template <Element T>
+  HostBuffer<T> register_host_memory(T* pointer, std::size_t size,
+                                     anydev_unregistered_callback_t on_unregistered = nullptr,
+                                     void* user_data = nullptr) const;
   // Opens a buffer another process exported, on this context's device; the
   // handle's fds are only read. Error(invalid_argument) when the handle is
   // of another kind, dtype, backend or device, or damaged.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "py_errors.h"
+#include "py_register.h"
 #include "py_share.h"
 #include "py_values.h"
 
@@ -481,6 +482,7 @@ void bind_buffers(py::module_& m) {
       "synchronously; supports DLPack.");
   bind_dlpack(m, buffer);
   bind_share_buffer(buffer);
+  bind_register_buffer(buffer);
 }
 
 }  // namespace anydev::python

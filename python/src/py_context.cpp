@@ -11,6 +11,7 @@
 #include "anydev/anydev.hpp"
 #include "py_buffer.h"
 #include "py_errors.h"
+#include "py_register.h"
 #include "py_share.h"
 #include "py_values.h"
 
@@ -391,6 +392,8 @@ void bind_device_context(py::module_& m) {
   bind_context_streams(cls);
   bind_context_protocols(cls);
   bind_share_context(cls);
+  bind_register_context(cls);
+  bind_attributes_context(cls);
 }
 
 }  // namespace

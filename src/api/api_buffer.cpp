@@ -207,6 +207,11 @@ anydev_status_t anydev_buffer_take_ptr(anydev_buffer_t buf, void** out) {
                   "the buffer wraps imported (DLPack) memory that its producer owns; release the "
                   "buffer instead");
     }
+    if (allocation.registered()) {
+      return fail(ANYDEV_ERROR_UNSUPPORTED, op,
+                  "the buffer is registered host memory that the caller owns; release the "
+                  "buffer to unregister it instead");
+    }
     if (share_state_of(allocation) != nullptr) {
       return fail(ANYDEV_ERROR_UNSUPPORTED, op,
                   "the buffer's memory is shared between processes (shareable or imported); it "

@@ -22,7 +22,9 @@
 //     back to its caching pool, tagged with such an event
 //     (pool/caching_pool.h), or freed as plain when the pool does not keep it;
 //   - foreign (foreign_memory.h): memory the core does not own; the
-//     producer's release callback runs after the last use.
+//     producer's release callback runs after the last use;
+//   - registered (registered_memory.h): the caller's host memory; the
+//     backend's host_unregister runs after the last use.
 // The caller never blocks. The events come from the device's event pool
 // (event_pool.h): none is created per ordering or per release in steady
 // state.
@@ -64,6 +66,8 @@ class ReleaseStrategy {
   virtual bool foreign() const noexcept { return false; }
   // Memory shared between processes (shared_memory.h): its share state.
   virtual ShareState* share() noexcept { return nullptr; }
+  // The caller's host memory, registered (registered_memory.h).
+  virtual bool registered() const noexcept { return false; }
   // take_ptr handed the memory to the user: it leaves the pool's
   // accounting (once: allocation.taken says it has). Called with the
   // allocation's mutex held.
@@ -103,6 +107,8 @@ struct Allocation {
   ReleaseStrategy& strategy() const noexcept { return strategy_; }
   // Memory a producer outside anydev owns (foreign_memory.h).
   bool foreign() const noexcept { return strategy_.foreign(); }
+  // The caller's host memory, registered (registered_memory.h).
+  bool registered() const noexcept { return strategy_.registered(); }
 
  private:
   ReleaseStrategy& strategy_;

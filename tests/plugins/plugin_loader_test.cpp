@@ -172,7 +172,10 @@ TEST(PluginTableGrowth, FixedFieldsComeFirstAtPinnedOffsets) {
       offsetof(anydev_backend_table_t, event_create_flags));
   EXPECT_EQ(offsetof(anydev_backend_table_t, stream_create_priority) +
                 sizeof(anydev_backend_table_t::stream_create_priority),
-            sizeof(anydev_backend_table_t));
+            offsetof(anydev_backend_table_t, host_register));
+  EXPECT_EQ(
+      offsetof(anydev_backend_table_t, api_version) + sizeof(anydev_backend_table_t::api_version),
+      sizeof(anydev_backend_table_t));
 }
 
 // How many times the core called the loaded plugin's memory_is_locked.

@@ -36,7 +36,19 @@ void write_device(std::ostream& out, const DeviceReport& d) {
   write_pool_stats(out, d.device_pool);
   out << "}, \"host_memory\": {\"locked_bytes\": " << d.host_locks.locked_bytes
       << ", \"total_bytes\": " << d.host_locks.total_bytes << ", \"probe_buffer_locked\": "
-      << (d.host_locks.probe_locked ? json_bool(*d.host_locks.probe_locked) : "null") << "}}";
+      << (d.host_locks.probe_locked ? json_bool(*d.host_locks.probe_locked) : "null") << "}";
+  out << ", \"api_version\": " << json_quote(d.api_version)
+      << ", \"uuid\": " << (d.uuid.empty() ? std::string("null") : json_quote(d.uuid))
+      << ", \"pci_bus_id\": "
+      << (d.pci_bus_id.empty() ? std::string("null") : json_quote(d.pci_bus_id))
+      << ", \"attributes\": {";
+  bool first = true;
+  for (const auto& [name, value] : d.attributes) {
+    out << (first ? "" : ", ") << json_quote(name) << ": "
+        << (value ? std::to_string(*value) : std::string("null"));
+    first = false;
+  }
+  out << "}}";
 }
 
 void write_backend(std::ostream& out, const BackendReport& b) {

@@ -129,6 +129,30 @@ DeviceReport probe_device(const std::string& api, int index) {
                            stats.allocation_count, stats.cache_hits,   stats.cache_misses};
   }
   device.host_locks = probe_host_locks(ctx.get());
+  // Attributes a backend has no value for read as unset, never as an error.
+  for (int i = 0; i < ANYDEV_ATTRIBUTE_COUNT; ++i) {
+    const auto attribute = static_cast<anydev_device_attribute_t>(i);
+    std::int64_t value = 0;
+    std::optional<std::int64_t> got;
+    if (anydev_context_get_attribute(ctx.get(), attribute, &value) == ANYDEV_SUCCESS) got = value;
+    device.attributes.emplace_back(anydev_device_attribute_name(attribute), got);
+  }
+  char text[256] = {};
+  if (anydev_context_api_version(ctx.get(), text, sizeof text) == ANYDEV_SUCCESS) {
+    device.api_version = text;
+  }
+  std::uint8_t uuid[16] = {};
+  if (anydev_context_device_uuid(ctx.get(), uuid) == ANYDEV_SUCCESS) {
+    static const char kHex[] = "0123456789abcdef";
+    for (std::uint8_t b : uuid) {
+      device.uuid += kHex[b >> 4];
+      device.uuid += kHex[b & 15];
+    }
+  }
+  if (anydev_context_pci_bus_id(ctx.get(), text, sizeof text) == ANYDEV_SUCCESS) {
+    device.pci_bus_id = text;
+  }
+  anydev_clear_last_error();
   return device;
 }
 

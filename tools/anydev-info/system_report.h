@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace anydev_info {
@@ -55,6 +56,12 @@ struct DeviceReport {
   PoolStatsReport host_pool;       // this process's pools of the device (docs/memory-pools.md)
   PoolStatsReport device_pool;
   HostLocksReport host_locks;  // read after the pool statistics
+  // Device attributes (anydev_context_get_attribute) by name; unset where the
+  // backend has no value. "" when the backend gives none.
+  std::vector<std::pair<std::string, std::optional<std::int64_t>>> attributes;
+  std::string api_version;
+  std::string uuid;        // 32 hex digits, or ""
+  std::string pci_bus_id;  // "dddd:bb:dd.f", or ""
 };
 
 // One known backend, available or not (anydev_backend_info).

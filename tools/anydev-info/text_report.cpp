@@ -112,6 +112,25 @@ void write_devices(std::ostream& out, const SystemReport& report) {
       out << "  " << b.name << ':' << d.index << "  " << d.description << '\n';
     }
   }
+  // Device attributes and the vendor API's version, one device a line;
+  // "-" where the backend has no value.
+  bool any_attributes = false;
+  for (const BackendReport& b : report.backends) {
+    for (const DeviceReport& d : b.devices) {
+      if (d.error) continue;
+      if (!any_attributes) out << '\n';
+      any_attributes = true;
+      out << "  " << b.name << ':' << d.index
+          << "  API: " << (d.api_version.empty() ? "-" : d.api_version) << "; uuid "
+          << (d.uuid.empty() ? "-" : d.uuid) << "; pci "
+          << (d.pci_bus_id.empty() ? "-" : d.pci_bus_id) << '\n'
+          << "  " << b.name << ':' << d.index << " ";
+      for (const auto& [name, value] : d.attributes) {
+        out << ' ' << name << '=' << (value ? std::to_string(*value) : std::string("-"));
+      }
+      out << '\n';
+    }
+  }
   // Whether host buffers are really page-locked (pinned), probed with one
   // 1-element host buffer per device.
   bool any_locks = false;

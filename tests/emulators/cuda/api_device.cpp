@@ -64,6 +64,28 @@ CUresult cuDeviceGetAttribute(int* value, CUdevice_attribute attribute, CUdevice
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
       *value = 1;
       return CUDA_SUCCESS;
+    // As a small H100-like device would say (device attributes, docs/backends.md).
+    case CU_DEVICE_ATTRIBUTE_CLOCK_RATE:
+      *value = 1755000;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE:
+      *value = 2619000;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH:
+      *value = 5120;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE:
+      *value = 50 << 20;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_INTEGRATED:
+      *value = 0;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+      *value = 1024;
+      return CUDA_SUCCESS;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
+      *value = 32;
+      return CUDA_SUCCESS;
     case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
       *value = 0;
       return CUDA_SUCCESS;

@@ -29,6 +29,13 @@ bool attribute_value(hipDeviceAttribute_t attribute, const core::Device& device,
                  {hipDeviceAttributePciBusId, device.index + 1},
                  {hipDeviceAttributePciDeviceId, 0},
                  {hipDeviceAttributeUnifiedAddressing, 1},
+                 {hipDeviceAttributeClockRate, 1700000},
+                 {hipDeviceAttributeMemoryClockRate, 1600000},
+                 {hipDeviceAttributeMemoryBusWidth, 4096},
+                 {hipDeviceAttributeL2CacheSize, 8 << 20},
+                 {hipDeviceAttributeIntegrated, 0},
+                 {hipDeviceAttributeMaxThreadsPerBlock, 1024},
+                 {hipDeviceAttributeWarpSize, 64},
                  {hipDeviceAttributeMemoryPoolsSupported, core::get_config().memory_pools}};
   for (const auto& entry : kValues) {
     if (entry.attribute == attribute) {

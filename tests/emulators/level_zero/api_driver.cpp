@@ -127,7 +127,11 @@ ze_result_t ZE_APICALL emu_zeDeviceGetProperties(ze_device_handle_t hDevice,
   props->maxMemAllocSize = core::get_config().memory_bytes;
   props->maxHardwareContexts = 1;
   props->numSlices = 1;
-  props->timerResolution = 1;  // ns per tick (the stype without _1_2)
+  props->numSubslicesPerSlice = 1;
+  props->numEUsPerSubslice = 8;
+  props->physicalEUSimdWidth = 8;
+  props->coreClockRate = 1000;  // MHz
+  props->timerResolution = 1;   // ns per tick (the stype without _1_2)
   props->timestampValidBits = 64;
   props->kernelTimestampValidBits = 64;
   props->uuid.id[0] = static_cast<std::uint8_t>(d->index);

@@ -56,6 +56,9 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetDeviceProcAddrTable(ze_api_version_t ve
   table->pfnGetCommandQueueGroupProperties = emu_zeDeviceGetCommandQueueGroupProperties;
   table->pfnCanAccessPeer = emu_zeDeviceCanAccessPeer;
   table->pfnGetStatus = emu_zeDeviceGetStatus;
+  table->pfnGetComputeProperties = emu_zeDeviceGetComputeProperties;
+  table->pfnGetCacheProperties = emu_zeDeviceGetCacheProperties;
+  table->pfnPciGetPropertiesExt = emu_zeDevicePciGetPropertiesExt;
   return ZE_RESULT_SUCCESS;
 }
 

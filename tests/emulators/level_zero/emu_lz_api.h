@@ -18,6 +18,14 @@ ze_result_t ZE_APICALL emu_zeDriverGetProperties(ze_driver_handle_t hDriver,
                                                  ze_driver_properties_t* props);
 ze_result_t ZE_APICALL emu_zeDriverGetIpcProperties(ze_driver_handle_t hDriver,
                                                     ze_driver_ipc_properties_t* props);
+ze_result_t ZE_APICALL emu_zeDeviceGetComputeProperties(ze_device_handle_t hDevice,
+                                                        ze_device_compute_properties_t* props);
+ze_result_t ZE_APICALL emu_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t* pCount,
+                                                      ze_device_cache_properties_t* props);
+ze_result_t ZE_APICALL emu_zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice,
+                                                       ze_pci_ext_properties_t* props);
+ze_result_t ZE_APICALL emu_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver,
+                                                               const char* name, void** out);
 ze_result_t ZE_APICALL emu_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver,
                                                           uint32_t* pCount,
                                                           ze_driver_extension_properties_t* props);

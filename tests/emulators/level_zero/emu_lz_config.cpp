@@ -35,7 +35,8 @@ std::atomic<unsigned long long> g_misuse{0};
   X(zeCommandListAppendWaitOnEvents) X(zeEventPoolGetIpcHandle) X(zeEventPoolOpenIpcHandle)      \
   X(zeEventPoolCloseIpcHandle) X(zeDriverGetExtensionFunctionAddress)                            \
   X(zexDriverImportExternalPointer) X(zexDriverReleaseImportedPointer)                           \
-  X(zeEventQueryKernelTimestamp)
+  X(zeEventQueryKernelTimestamp) X(zeDeviceGetComputeProperties) X(zeDeviceGetCacheProperties)   \
+  X(zeDevicePciGetPropertiesExt)
 // clang-format on
 
 #define ANYDEV_LZ_COUNTER(name) std::atomic<std::uint64_t> g_calls_##name{0};

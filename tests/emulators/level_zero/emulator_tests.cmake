@@ -181,7 +181,8 @@ cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL anydev_level_zero_emul
 # the ring: sharing.level_zero (plain), .validation (the 1.8 validation layer
 # with the memory tracker) and .in_order (API 1.7, in-order lists). The tests
 # that skip are left out (GTEST_FILTER), since a skip fails these runs.
-# sharing.level_zero.no_host_import: a driver without the import (no IPC)
+# sharing.level_zero.no_host_import: a driver without the import (no IPC,
+# no host import)
 # refuses host memory naming it. Without IPC,
 # SharingWithoutDriverIpcIsUnsupportedNamingTheReason in level_zero-backend-*
 # checks the not_supported answers.
@@ -205,6 +206,7 @@ if(TARGET anydev-share-tests)
       list(APPEND _env ANYDEV_LEVEL_ZERO_EMULATOR_API_MINOR=7)
     else()
       set(_env ANYDEV_SHARE_BACKEND=level_zero ${ANYDEV_LEVEL_ZERO_DRIVER_ENV}
+          ANYDEV_LEVEL_ZERO_EMULATOR_HOST_IMPORT=0
           "ANYDEV_SHARE_EXPECT_HOST_UNSUPPORTED=the driver of level_zero device 0 does not offer it (zeDriverGetExtensionFunctionAddress: ZE_RESULT_ERROR_INVALID_ARGUMENT"
           GTEST_FILTER=Sharing.HostMemoryTheBackendCannotShareSaysWhy)
       set(_pass "\\[  PASSED  \\] 1 test")
