@@ -133,6 +133,17 @@
  * stream_create_priority: like stream_create, at `priority`, which the core
  *   has clamped into the device's range (it is never `least` alone: that is
  *   stream_create).
+ *
+ * Graphs (all optional; docs/graphs.md). Without them the core replays a
+ * graph by enqueueing its nodes with copy and fill.
+ * graph_create: a native graph of `count` nodes (anydev_bk_graph_node_t,
+ *   in a topological order) on `device`, ready to launch. ANYDEV_BK_DECLINED
+ *   when the backend cannot make this one natively (the core replays it).
+ * graph_launch: runs the whole graph on `stream`, ordered like any enqueue
+ *   there. May be called for one graph on several streams at once.
+ * graph_destroy: frees the graph. May be called while launches of it are
+ *   still running: the backend frees what they use after them (as
+ *   cuGraphExecDestroy does). Never blocks on the device.
  */
 #ifndef ANYDEV_BACKEND_ENTRIES_H_
 #define ANYDEV_BACKEND_ENTRIES_H_
@@ -183,7 +194,12 @@
   X(arg, OPTIONAL, event_elapsed_time, (anydev_bk_event_t start, anydev_bk_event_t end,       \
                                         float* ms))                                           \
   X(arg, OPTIONAL, stream_priority_range, (int device, int* least, int* greatest))            \
-  X(arg, OPTIONAL, stream_create_priority, (int device, int priority, anydev_bk_stream_t* out))
+  X(arg, OPTIONAL, stream_create_priority, (int device, int priority,                        \
+                                            anydev_bk_stream_t* out))                         \
+  X(arg, OPTIONAL, graph_create, (int device, const anydev_bk_graph_node_t* nodes,            \
+                                  size_t count, anydev_bk_graph_t* out))                      \
+  X(arg, OPTIONAL, graph_launch, (anydev_bk_graph_t graph, anydev_bk_stream_t stream))        \
+  X(arg, OPTIONAL, graph_destroy, (anydev_bk_graph_t graph))
 /* clang-format on */
 
 #endif /* ANYDEV_BACKEND_ENTRIES_H_ */
