@@ -170,6 +170,16 @@ TEST_P(GraphTest, BuffersLiveAsLongAsTheGraph) {
     graph.add_memset(tail, 0x5EEDu, {down});
     out = result.unsafe_ptr();
   }  // every handle gone; only the graph holds the memory
+  // New buffers of the same sizes, scribbled over: had the graph not kept
+  // its memory, the pools would hand it out again here.
+  std::vector<HostBuffer<std::uint32_t>> host_scribbles;
+  std::vector<DeviceBuffer<std::uint32_t>> device_scribbles;
+  for (int i = 0; i < 4; ++i) {
+    host_scribbles.push_back(ctx().enqueue_create_host_buffer<std::uint32_t>(777));
+    device_scribbles.push_back(ctx().enqueue_create_buffer<std::uint32_t>(777));
+    ctx().enqueue_memset(host_scribbles.back(), 0xFFFFFFFFu);
+    ctx().enqueue_memset(device_scribbles.back(), 0xFFFFFFFFu);
+  }
   for (int r = 0; r < kReplays; ++r) {
     std::fill(out, out + 777, 0u);
     graph.replay();
