@@ -5,9 +5,14 @@
 // alive after their handles are gone, rejects bad input at add time with
 // the operation and the values named, and may run on two streams from two
 // threads at once.
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <complex>
 #include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
