@@ -695,6 +695,78 @@ ANYDEV_API anydev_status_t anydev_context_pci_bus_id(anydev_context_t ctx, char*
 ANYDEV_API anydev_status_t anydev_context_api_version(anydev_context_t ctx, char* out,
                                                       size_t capacity);
 
+/* ---- graphs: copies and fills recorded once, replayed many times -------- */
+
+/* A graph (Mojo's DeviceGraph) is a DAG of copies, fills and empty (join)
+ * nodes on buffers of one context's device, built once and replayed on a
+ * stream of that device as often as wanted. A replay costs one vendor launch
+ * where the backend has native graphs (anydev_graph_is_native), else one
+ * pass over the nodes that enqueues them in the order they were added (a
+ * topological order; in-order streams make it correct): either way no
+ * argument is checked again. docs/graphs.md.
+ *
+ * Nodes are named by anydev_graph_node_t values that the add_* calls
+ * return; a node's dependencies must be nodes of the same graph added
+ * before it (so the graph is always acyclic). Nodes with no path between
+ * them may run in any order or at the same time: give a dependency between
+ * two nodes that touch the same bytes when one of them writes.
+ *
+ * Buffers: a copy copies dst's size from the start of src (a sub-buffer
+ * names a range), as anydev_enqueue_copy; a fill writes the whole buffer, as
+ * anydev_enqueue_fill. Every buffer must be on the graph's backend and
+ * device. The graph keeps the memory of every buffer it names alive until
+ * the graph is released: the caller may release its buffer handles at once.
+ * A replay reads the memory when it runs, so a source changed between
+ * replays is seen by the next one. Buffers in a graph cannot be taken
+ * (anydev_buffer_take_ptr: INVALID_STATE) while the graph lives.
+ *
+ * Building (add_*) ends at the first instantiate or replay: later add_* are
+ * INVALID_STATE. Thread safety: every call is thread-safe; add_* calls on
+ * one graph from several threads are serialized in some order; replays of
+ * one graph may run at the same time on several streams (each replay waits
+ * for the earlier users of the graph's buffers, as any enqueue does). */
+typedef struct anydev_graph_s* anydev_graph_t;
+/* A node of one graph; 0 is never a node. */
+typedef uint64_t anydev_graph_node_t;
+
+/* An empty graph on ctx's backend and device. */
+ANYDEV_API anydev_status_t anydev_graph_create(anydev_context_t ctx, anydev_graph_t* out);
+ANYDEV_API anydev_status_t anydev_graph_retain(anydev_graph_t graph);
+/* Never blocks: the graph's memory is released after its replays. */
+ANYDEV_API anydev_status_t anydev_graph_release(anydev_graph_t graph);
+/* A copy node: dst's size from src, after `deps` (dep_count nodes; deps may
+ * be NULL when dep_count is 0). *out (may be NULL) names the node. Errors,
+ * each naming the operation and the values: src smaller than dst, ranges of
+ * the same memory that overlap, a buffer of another backend or device, an
+ * unknown or foreign dependency. */
+ANYDEV_API anydev_status_t anydev_graph_add_copy(anydev_graph_t graph, anydev_buffer_t dst,
+                                                 anydev_buffer_t src,
+                                                 const anydev_graph_node_t* deps, size_t dep_count,
+                                                 anydev_graph_node_t* out);
+/* A fill node: the pattern rules of anydev_enqueue_fill (1, 2, 4, 8 or 16
+ * bytes, dividing the buffer's size, within the device's max pattern). The
+ * pattern is copied: the caller's memory is not read afterwards. */
+ANYDEV_API anydev_status_t anydev_graph_add_fill(anydev_graph_t graph, anydev_buffer_t buf,
+                                                 const void* pattern, size_t pattern_size,
+                                                 const anydev_graph_node_t* deps, size_t dep_count,
+                                                 anydev_graph_node_t* out);
+/* A node that does nothing but wait for `deps`: a join. */
+ANYDEV_API anydev_status_t anydev_graph_add_empty(anydev_graph_t graph,
+                                                  const anydev_graph_node_t* deps, size_t dep_count,
+                                                  anydev_graph_node_t* out);
+ANYDEV_API anydev_status_t anydev_graph_node_count(anydev_graph_t graph, size_t* out);
+/* Ends building and prepares replays (the backend's native graph, where it
+ * has one). Optional: the first replay does it. A second call does
+ * nothing. */
+ANYDEV_API anydev_status_t anydev_graph_instantiate(anydev_graph_t graph);
+/* Runs the graph on ctx's stream (NULL: the graph's context), ordered like
+ * any enqueue: after the work enqueued there before, and before the work
+ * enqueued after. ctx must be on the graph's backend and device. */
+ANYDEV_API anydev_status_t anydev_graph_replay(anydev_graph_t graph, anydev_context_t ctx);
+/* *out = 1 when a replay is one native launch of the backend's graph, 0
+ * when the core enqueues the nodes (instantiates the graph first). */
+ANYDEV_API anydev_status_t anydev_graph_is_native(anydev_graph_t graph, int* out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

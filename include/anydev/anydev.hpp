@@ -27,6 +27,7 @@
 //   context.hpp  DeviceContext, BackendInfo
 //   buffer.hpp   HostBuffer, DeviceBuffer, HostMapping, DeviceContext's buffer
 //                members (create, enqueue_copy, enqueue_memset), printing
+//   graph.hpp    DeviceGraph, GraphNode: copies and fills recorded once, replayed
 //   dlpack.hpp   DLPack exchange (not included here; include it when needed)
 // detail/ holds their internals. All of them need C++20; from C++17 or from C,
 // use the C ABI (anydev/anydev.h).
@@ -40,6 +41,7 @@
 #include "anydev/context.hpp"
 #include "anydev/dtype.hpp"
 #include "anydev/float16.hpp"
+#include "anydev/graph.hpp"
 #include "anydev/logging.hpp"
 #include "anydev/memory.hpp"
 #include "anydev/share.hpp"

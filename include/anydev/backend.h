@@ -223,6 +223,29 @@ typedef struct anydev_bk_share_t {
 /* Native handle kinds a backend may expose (anydev_native_kind_t in anydev.h
  * is the public spelling of the same values). */
 
+/* Graphs (optional entries graph_create, graph_launch, graph_destroy). One
+ * node of a graph as the core hands it to graph_create: a copy (`bytes`
+ * from src to dst), a fill (`pattern_size` bytes of `pattern` over `bytes`
+ * of dst, the rules of the fill entry) or an empty node; `deps` are indices
+ * of earlier nodes of the same array (so the nodes are in a topological
+ * order). The core has checked every value as for copy and fill. */
+typedef struct anydev_bk_graph_s* anydev_bk_graph_t;
+typedef enum anydev_bk_graph_node_kind_t ANYDEV_ENUM_BASE {
+  ANYDEV_BK_GRAPH_EMPTY = 0,
+  ANYDEV_BK_GRAPH_COPY = 1,
+  ANYDEV_BK_GRAPH_FILL = 2,
+} anydev_bk_graph_node_kind_t;
+typedef struct anydev_bk_graph_node_t {
+  anydev_bk_graph_node_kind_t kind;
+  anydev_bk_memory_ref_t dst;
+  anydev_bk_memory_ref_t src; /* copies only */
+  size_t bytes;
+  unsigned char pattern[16]; /* fills only */
+  size_t pattern_size;
+  const size_t* deps;
+  size_t dep_count;
+} anydev_bk_graph_node_t;
+
 #include "anydev/backend_entries.h"
 
 /* An entry's parameter list with the instance first: for the entry list's

@@ -160,6 +160,17 @@
  *   UNSUPPORTED where there is none.
  * api_version: the vendor driver's or API's version as text (NUL-terminated,
  *   cut to `capacity` bytes), for the driver that serves `device`.
+ *
+ * Graphs (all optional; docs/graphs.md). Without them the core replays a
+ * graph by enqueueing its nodes with copy and fill.
+ * graph_create: a native graph of `count` nodes (anydev_bk_graph_node_t,
+ *   in a topological order) on `device`, ready to launch. ANYDEV_BK_DECLINED
+ *   when the backend cannot make this one natively (the core replays it).
+ * graph_launch: runs the whole graph on `stream`, ordered like any enqueue
+ *   there. May be called for one graph on several streams at once.
+ * graph_destroy: frees the graph. May be called while launches of it are
+ *   still running: the backend frees what they use after them (as
+ *   cuGraphExecDestroy does). Never blocks on the device.
  */
 #ifndef ANYDEV_BACKEND_ENTRIES_H_
 #define ANYDEV_BACKEND_ENTRIES_H_
@@ -215,7 +226,11 @@
   X(arg, OPTIONAL, host_unregister, (int device, void* handle))                              \
   X(arg, OPTIONAL, device_attribute, (int device, int attribute, int64_t* value))             \
   X(arg, OPTIONAL, device_uuid, (int device, uint8_t* uuid))                                  \
-  X(arg, OPTIONAL, api_version, (int device, char* out, size_t capacity))
+  X(arg, OPTIONAL, api_version, (int device, char* out, size_t capacity))                     \
+  X(arg, OPTIONAL, graph_create, (int device, const anydev_bk_graph_node_t* nodes,            \
+                                  size_t count, anydev_bk_graph_t* out))                      \
+  X(arg, OPTIONAL, graph_launch, (anydev_bk_graph_t graph, anydev_bk_stream_t stream))        \
+  X(arg, OPTIONAL, graph_destroy, (anydev_bk_graph_t graph))
 /* clang-format on */
 
 #endif /* ANYDEV_BACKEND_ENTRIES_H_ */

@@ -30,8 +30,10 @@ from ._anydev import DeviceBuffer as DeviceBuffer
 from ._anydev import DeviceContext as DeviceContext
 from ._anydev import DeviceError as DeviceError
 from ._anydev import DeviceEvent as DeviceEvent
+from ._anydev import DeviceGraph as DeviceGraph
 from ._anydev import DeviceStream as DeviceStream
 from ._anydev import Error as Error
+from ._anydev import GraphNode as GraphNode
 from ._anydev import HostBuffer as HostBuffer
 from ._anydev import InternalError as InternalError
 from ._anydev import NotReadyError as NotReadyError
@@ -158,8 +160,9 @@ _install_sharing()
 # Spelled out (not computed) so that type checkers can read it.
 __all__ = [
     "BackendInfo", "BackendUnavailableError", "Buffer", "DeviceBuffer", "DeviceContext",
-    "DeviceError", "DeviceEvent", "DeviceStream", "Error", "HostBuffer", "HostMapping",
-    "InternalError", "InvalidArgumentError", "InvalidStateError", "MemoryInfo", "NotReadyError",
+    "DeviceError", "DeviceEvent", "DeviceGraph", "DeviceStream", "Error", "GraphNode",
+    "HostBuffer", "HostMapping", "InternalError", "InvalidArgumentError", "InvalidStateError",
+    "MemoryInfo", "NotReadyError",
     "OutOfMemoryError", "OutOfRangeError", "ShapedView", "ShareHandle", "TRACE", "UnsupportedError",
     "backends", "from_dlpack", "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLOpenCL",
     "kDLROCM", "kDLROCMHost", "log_level", "set_log_handler", "set_log_level",

@@ -9,6 +9,7 @@
 
 namespace anydev::python {
 void bind_context(pybind11::module_& m);
+void bind_graph(pybind11::module_& m);
 void bind_logging(pybind11::module_& m);
 void bind_timing(pybind11::module_& m);
 }  // namespace anydev::python
@@ -21,5 +22,6 @@ PYBIND11_MODULE(_anydev, m) {
   anydev::python::bind_context(m);
   anydev::python::bind_timing(m);
   anydev::python::bind_buffers(m);
+  anydev::python::bind_graph(m);
   anydev::python::bind_logging(m);
 }

@@ -175,7 +175,10 @@ TEST(PluginTableGrowth, FixedFieldsComeFirstAtPinnedOffsets) {
             offsetof(anydev_backend_table_t, host_register));
   EXPECT_EQ(
       offsetof(anydev_backend_table_t, api_version) + sizeof(anydev_backend_table_t::api_version),
-      sizeof(anydev_backend_table_t));
+      offsetof(anydev_backend_table_t, graph_create));
+  EXPECT_EQ(offsetof(anydev_backend_table_t, graph_destroy) +
+                sizeof(anydev_backend_table_t::graph_destroy),
+            sizeof(anydev_backend_table_t));
 }
 
 // How many times the core called the loaded plugin's memory_is_locked.
