@@ -93,6 +93,9 @@ struct CudaSymbolKey {
   ANYDEV_CUDA_SYMBOL(X, MemHostRegister, 6050, OPTIONAL)               \
   ANYDEV_CUDA_SYMBOL(X, MemHostUnregister, 4000, OPTIONAL)             \
   ANYDEV_CUDA_SYMBOL(X, IpcGetEventHandle, 4010, OPTIONAL)             \
-  ANYDEV_CUDA_SYMBOL(X, IpcOpenEventHandle, 4010, OPTIONAL)
+  ANYDEV_CUDA_SYMBOL(X, IpcOpenEventHandle, 4010, OPTIONAL)            \
+  ANYDEV_CUDA_SYMBOL(X, ModuleLoadData, 2000, OPTIONAL)                \
+  ANYDEV_CUDA_SYMBOL(X, ModuleGetFunction, 2000, OPTIONAL)             \
+  ANYDEV_CUDA_SYMBOL(X, LaunchKernel, 4000, OPTIONAL)
 
 #endif  // ANYDEV_BACKENDS_CUDA_CUDA_SYMBOLS_H_
