@@ -148,10 +148,13 @@ Status enqueue_kernel(const char* api, const StreamRef& stream, const KernelEntr
       return misuse(Status::illegal_address,
                     std::string(api) + ": " + span.describe() + " was freed before the kernel ran");
     }
-    // Byte (address mod 16) of the pattern at every address: the contract.
-    for (std::size_t i = 0; i < bytes; ++i) {
-      base[i] = static_cast<std::byte>(pattern[(dst + i) % 16]);
-    }
+    // Byte (address mod 16) of the pattern at every address: the contract,
+    // 16 bytes at a time from the pattern seen from dst.
+    unsigned char seen[16];
+    for (std::size_t j = 0; j < 16; ++j) seen[j] = pattern[(dst + j) % 16];
+    std::size_t i = 0;
+    for (; i + 16 <= bytes; i += 16) std::memcpy(base + i, seen, 16);
+    std::memcpy(base + i, seen, bytes - i);
     return Status::success;
   });
   return Status::success;
