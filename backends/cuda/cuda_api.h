@@ -22,10 +22,23 @@
 
 #include "anydev/backend.h"
 #include "cuda_driver.h"
+#include "gpu_fill_kernel.h"
 #include "gpu_objects.h"
 #include "gpu_state.h"
 
 namespace anydev::cuda {
+
+// anydev's wide fill kernel in a device's primary context (cuda_fill_kernel.cpp):
+// loaded behind `once` at the device's first wide fill, then only read, and
+// kept for the life of the process (as the context is). function == null:
+// not loaded (refused or turned off; said once in the log), fills of an 8-
+// or 16-byte period run the fill plan.
+struct CudaFillKernel {
+  std::once_flag once;
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  unsigned units = 0;  // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+};
 
 // What a CUDA device holds beyond the core's DeviceState.
 struct CudaDevice {
@@ -40,6 +53,7 @@ struct CudaDevice {
   CUcontext context = nullptr;  // the retained primary context
   anydev_status_t context_status = ANYDEV_SUCCESS;
   std::string context_error;
+  CudaFillKernel fill_kernel;
 };
 
 // Makes a device's primary context current on the calling thread around a
@@ -150,6 +164,10 @@ struct CudaApi {
     return driver.MemcpyAsync(dst, src, bytes, stream);
   }
   static anydev_status_t check_wrapped_stream(int device, CUstream native);
+  // cuda_fill_kernel.cpp: a wide fill as one cuLaunchKernel of anydev's fill
+  // kernel on the stream (gpu_transfer.h, HasFillKernel).
+  static gpu::KernelFill fill_kernel(const gpu::Stream<CudaApi>& stream,
+                                     const gpu::WideFillArgs& args, CUresult* r, const char** call);
 };
 
 // The device's primary context, retained at the first call. Reports and

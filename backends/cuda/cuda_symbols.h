@@ -96,6 +96,9 @@ struct CudaSymbolKey {
   ANYDEV_CUDA_SYMBOL(X, IpcOpenEventHandle, 4010, OPTIONAL)            \
   ANYDEV_CUDA_SYMBOL(X, EventElapsedTime, 2000, OPTIONAL)              \
   ANYDEV_CUDA_SYMBOL(X, StreamCreateWithPriority, 5050, OPTIONAL)      \
-  ANYDEV_CUDA_SYMBOL(X, CtxGetStreamPriorityRange, 5050, OPTIONAL)
+  ANYDEV_CUDA_SYMBOL(X, CtxGetStreamPriorityRange, 5050, OPTIONAL)     \
+  ANYDEV_CUDA_SYMBOL(X, ModuleLoadData, 2000, OPTIONAL)                \
+  ANYDEV_CUDA_SYMBOL(X, ModuleGetFunction, 2000, OPTIONAL)             \
+  ANYDEV_CUDA_SYMBOL(X, LaunchKernel, 4000, OPTIONAL)
 
 #endif  // ANYDEV_BACKENDS_CUDA_CUDA_SYMBOLS_H_

@@ -50,6 +50,12 @@
 //   enable_peer(driver, device, peer)              the device's access to peer
 //   check_wrapped_stream(device, stream_t)         for stream_wrap_native
 //   native_context(device, void**)                 ANYDEV_NATIVE_CONTEXT
+// Optional
+//   fill_kernel(stream, WideFillArgs, status_t*, const char** call)
+//                                                  a fill of an 8- or 16-byte
+//                                                  period as one launch of
+//                                                  anydev's fill kernel
+//                                                  (gpu_transfer.h, CUDA only)
 #ifndef ANYDEV_BACKENDS_GPU_GPU_API_H_
 #define ANYDEV_BACKENDS_GPU_GPU_API_H_
 

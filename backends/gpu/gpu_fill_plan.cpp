@@ -4,12 +4,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "gpu_fill_kernel.h"
+
 namespace anydev::gpu {
 
 FillPlan plan_fill(const void* pattern, std::size_t pattern_size, std::size_t bytes, bool strided) {
   const auto* p = static_cast<const unsigned char*>(pattern);
-  std::size_t period = pattern_size;
-  while (period > 1 && std::memcmp(p, p + period / 2, period / 2) == 0) period /= 2;
+  const std::size_t period = fill_period(pattern, pattern_size);
 
   FillPlan plan;
   switch (period) {

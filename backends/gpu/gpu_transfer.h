@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copies (one unified-address copy; a peer copy between devices) and fills
-// (gpu_fill_plan.h), ordered on a stream: the copy and fill entries of a GPU
-// backend. One driver call in steady state for a copy and for a fill of a 1-,
-// 2- or 4-byte period (the stream names its device: call_on_stream).
-// Thread-safe.
+// (gpu_fill_plan.h; anydev's fill kernel where the API offers it,
+// gpu_fill_kernel.h), ordered on a stream: the copy and fill entries of a GPU
+// backend. One driver call in steady state for a copy, for a fill of a 1-,
+// 2- or 4-byte period and, with the kernel, for a fill of an 8- or 16-byte
+// one (the stream names its device: call_on_stream). Thread-safe.
 #ifndef ANYDEV_BACKENDS_GPU_GPU_TRANSFER_H_
 #define ANYDEV_BACKENDS_GPU_GPU_TRANSFER_H_
 
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <string>
 
 #include "anydev/kit/capabilities.h"
 #include "anydev/kit/memory_ref.h"
+#include "gpu_fill_kernel.h"
 #include "gpu_fill_plan.h"
 #include "gpu_objects.h"
 #include "gpu_state.h"
@@ -124,6 +127,17 @@ typename Api::status_t run_fill_pass(const typename Api::driver_t& drv, const Fi
   return Api::kInvalidValue;
 }
 
+// A traits type may offer anydev's wide fill kernel (gpu_fill_kernel.h):
+//   static KernelFill fill_kernel(const Stream<Api>&, const WideFillArgs&,
+//                                 status_t* r, const char** call)
+// kUnavailable (nothing enqueued): the fill plan writes the fill instead;
+// kFailed: *r and *call say what the driver refused.
+template <class Api>
+concept HasFillKernel = requires(const Stream<Api>& s, const WideFillArgs& a,
+                                 typename Api::status_t* r, const char** call) {
+  { Api::fill_kernel(s, a, r, call) } -> std::same_as<KernelFill>;
+};
+
 template <class Api>
 anydev_status_t fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst,
                      const void* pattern, std::size_t pattern_size, std::size_t bytes) {
@@ -146,6 +160,27 @@ anydev_status_t fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
   const bool direct = Api::names_its_device(stream->native);
   const auto& drv = driver<Api>();
   const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(dst.handle) + dst.offset;
+  // One kernel launch instead of the plan's memsets and copies, which read
+  // every byte they write. Only the stream's own device memory: pinned host
+  // memory and a peer's memory keep the plan's driver calls.
+  if constexpr (HasFillKernel<Api>) {
+    if (bytes != 0 && dst.kind == ANYDEV_BK_MEMORY_DEVICE && dst.device == stream->device) {
+      const std::size_t period = fill_period(pattern, pattern_size);
+      if (period > 4) {
+        typename Api::status_t r{};
+        const char* call = "";
+        switch (
+            Api::fill_kernel(*stream, wide_fill_args(base, pattern, period, bytes), &r, &call)) {
+          case KernelFill::kLaunched:
+            return ANYDEV_SUCCESS;
+          case KernelFill::kFailed:
+            return fill_failure<Api>(r, call, dst, pattern_size, bytes, stream->device);
+          case KernelFill::kUnavailable:
+            break;
+        }
+      }
+    }
+  }
   const FillPlan plan = plan_fill(pattern, pattern_size, bytes, drv.MemsetD2D32Async != nullptr);
   for (int i = 0; i < plan.size; ++i) {
     const FillPass& pass = plan.passes[static_cast<std::size_t>(i)];

@@ -9,8 +9,13 @@
 //                          every 1024): the cost of one enqueue
 //   fill{4,8,16}_256MiB    a fill of 256 MiB of device memory with a 4, 8 or
 //                          16-byte pattern, then synchronize; raw: one
-//                          cuMemsetD32Async (8 and 16-byte patterns take one
-//                          strided cuMemsetD2D32Async per word in anydev)
+//                          cuMemsetD32Async (8 and 16-byte patterns are one
+//                          launch of anydev's fill kernel, or the fill plan
+//                          when the driver refuses the module)
+//   fill16_256MiB/raw_plan the fill plan anydev used before its fill kernel,
+//                          made with raw calls: one strided cuMemsetD2D32Async
+//                          per 4-byte word writes the first 4 KiB, then
+//                          cuMemcpyAsync within the buffer doubles it
 //   {h2d,d2h}_pinned_256MiB/paired
 //                          the raw call and anydev's alternately, on the same
 //                          memory (anydev's buffers, whose addresses the raw
@@ -271,6 +276,29 @@ void FillRaw(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBigBytes));
 }
 
+// The fill plan for a 16-byte pattern (backends/gpu/gpu_fill_plan.h), raw:
+// the baseline anydev's fill kernel replaces.
+void FillPlanRaw(benchmark::State& state) {
+  RawCuda& c = *g_raw.cuda;
+  constexpr std::size_t kHead = 4096;
+  const std::uint32_t words[4] = {0x04030201u, 0x08070605u, 0x0c0b0a09u, 0x100f0e0du};
+  for (auto _ : state) {
+    for (std::size_t w = 0; w < 4; ++w) {
+      ANYDEV_BENCH_CUDA(
+          "cuMemsetD2D32Async",
+          c.MemsetD2D32Async(g_raw.device_big + w * 4, 16, words[w], 1, kHead / 16, c.stream));
+    }
+    for (std::size_t written = kHead; written < kBigBytes;) {
+      const std::size_t n = std::min(written, kBigBytes - written);
+      ANYDEV_BENCH_CUDA("cuMemcpyAsync",
+                        c.MemcpyAsync(g_raw.device_big + written, g_raw.device_big, n, c.stream));
+      written += n;
+    }
+    ANYDEV_BENCH_CUDA("cuStreamSynchronize", c.StreamSynchronize(c.stream));
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBigBytes));
+}
+
 void Fill4Anydev(benchmark::State& state) { FillAnydev(state, 4); }
 void Fill8Anydev(benchmark::State& state) { FillAnydev(state, 8); }
 void Fill16Anydev(benchmark::State& state) { FillAnydev(state, 16); }
@@ -519,6 +547,8 @@ void PrintSummary(const SummaryReporter& reporter) {
   row("fill 256 MiB, 8-byte pattern (vs raw 4-byte)", "fill8_256MiB", "fill4_256MiB/raw", true, 0);
   row("fill 256 MiB, 16-byte pattern (vs raw 4-byte)", "fill16_256MiB", "fill4_256MiB/raw", true,
       0);
+  row("fill 256 MiB, 16-byte pattern (vs the memset + copy plan, raw)", "fill16_256MiB",
+      "fill16_256MiB/raw_plan", true, 0);
   for (const std::string& line : g_fill_checks) std::printf("%s\n", line.c_str());
   std::printf("== end of summary ==\n");
 }
@@ -569,6 +599,7 @@ int main(int argc, char** argv) {
   add("h2d_pinned_256MiB/paired", H2DPaired, 0.5);
   add("d2h_pinned_256MiB/paired", D2HPaired, 0.5);
   add("alloc_host_64MiB/anydev_unpooled", AllocHostUnpooled, 0.2);
+  add("fill16_256MiB/raw_plan", FillPlanRaw, 0.2);
   SummaryReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   PrintSummary(reporter);

@@ -28,7 +28,9 @@
   X(MemAlloc, 3020)                \
   X(MemcpyHtoDAsync, 3020)         \
   X(MemcpyDtoHAsync, 3020)         \
-  X(MemsetD32Async, 3020)
+  X(MemsetD32Async, 3020)          \
+  X(MemsetD2D32Async, 3020)        \
+  X(MemcpyAsync, 4000)
 
 namespace anydev_bench {
 

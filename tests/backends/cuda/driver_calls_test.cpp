@@ -38,6 +38,13 @@ std::string last_error() { return anydev_last_error_message(); }
 
 #define ASSERT_OK(expr) ASSERT_EQ((expr), ANYDEV_SUCCESS) << last_error()
 
+// ANYDEV_CUDA_EMULATOR_NO_MODULES=1: the driver refuses anydev's fill
+// kernel, so 8- and 16-byte fills run the fill plan.
+bool modules_refused() {
+  const char* text = std::getenv("ANYDEV_CUDA_EMULATOR_NO_MODULES");
+  return text != nullptr && std::strcmp(text, "1") == 0;
+}
+
 // ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT: 0, 1 or 2 (emu_config.h).
 int stream_context_rule() {
   const char* text = std::getenv("ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT");
@@ -206,13 +213,19 @@ std::vector<Row> steady_state_rows() {
       {"fill with a 1-byte pattern", [&w] { fill(w.c0, w.dev, 1); }, "cuMemsetD8Async=1"},
       {"fill with a 2-byte pattern", [&w] { fill(w.c0, w.dev, 2); }, "cuMemsetD16Async=1"},
       {"fill with a 4-byte pattern", [&w] { fill(w.c0, w.dev, 4); }, "cuMemsetD32Async=1"},
-      // 8- and 16-byte fills: one strided memset per 4-byte word writes the
-      // first 4 KiB, then copies double it (64 KiB: 4 copies), because a
-      // strided memset is hundreds of times slower than a block copy
-      // (gpu_fill_plan.h).
+      // 8- and 16-byte fills of device memory: one launch of anydev's fill
+      // kernel (cuda_fill_kernel.cpp), loaded at the warm-up's fill. When
+      // the driver refuses the module, the fill plan: one strided memset per
+      // 4-byte word writes the first 4 KiB, then copies double it (64 KiB: 4
+      // copies), because a strided memset is hundreds of times slower than a
+      // block copy (gpu_fill_plan.h).
       {"fill with an 8-byte pattern", [&w] { fill(w.c0, w.dev, 8); },
-       "cuMemcpyAsync=4 cuMemsetD2D32Async=2"},
+       modules_refused() ? "cuMemcpyAsync=4 cuMemsetD2D32Async=2" : "cuLaunchKernel=1"},
       {"fill with a 16-byte pattern", [&w] { fill(w.c0, w.dev, 16); },
+       modules_refused() ? "cuMemcpyAsync=4 cuMemsetD2D32Async=4" : "cuLaunchKernel=1"},
+      // Pinned host memory keeps the plan: the kernel writes only the
+      // stream's own device memory.
+      {"fill a pinned host buffer with a 16-byte pattern", [&w] { fill(w.c0, w.host, 16); },
        "cuMemcpyAsync=4 cuMemsetD2D32Async=4"},
       {"copy whose source was last written on another stream of the device",
        [&w] {

@@ -11,6 +11,7 @@ const CudaConfig& cuda_config() {
   static const CudaConfig config = [] {
     CudaConfig c;
     c.stream_context = static_cast<int>(core::read_setting("STREAM_CONTEXT", 0, 0, 2));
+    c.no_modules = core::read_setting("NO_MODULES", 0, 0, 1) != 0;
     c.hidden_symbols = core::read_setting_list("HIDE_SYMBOLS");
     c.null_symbols = core::read_setting_list("NULL_SYMBOLS");
     return c;

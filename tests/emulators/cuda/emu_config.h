@@ -20,6 +20,11 @@
 //                                      it returns CUDA_ERROR_INVALID_CONTEXT
 //                                      (not reported as misuse): the stricter
 //                                      rules a driver might have
+//   ANYDEV_CUDA_EMULATOR_NO_MODULES    1: cuModuleLoadData refuses every
+//                                      image with
+//                                      CUDA_ERROR_UNSUPPORTED_PTX_VERSION (a
+//                                      driver older than the PTX), so that the
+//                                      backend's fallback runs
 //
 // The core's VMM setting (core_share.h), ANYDEV_CUDA_EMULATOR_VMM=0, reports
 // CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED and
@@ -39,7 +44,8 @@ namespace anydev_emu {
 struct CudaConfig {
   std::vector<std::string> hidden_symbols;
   std::vector<std::string> null_symbols;
-  int stream_context = 0;  // ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT
+  int stream_context = 0;   // ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT
+  bool no_modules = false;  // ANYDEV_CUDA_EMULATOR_NO_MODULES
 };
 
 const CudaConfig& cuda_config();

@@ -124,6 +124,10 @@ const Proc* proc_table(std::size_t* size) {
       P(MemHostUnregister, 4000),
       P(IpcGetEventHandle, 4010),
       P(IpcOpenEventHandle, 4010),
+      P(ModuleLoadData, 2000),
+      P(ModuleGetFunction, 2000),
+      P(ModuleUnload, 2000),
+      P(LaunchKernel, 4000),
   };
   *size = sizeof(table) / sizeof(table[0]);
   return table;

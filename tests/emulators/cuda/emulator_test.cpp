@@ -168,6 +168,59 @@ TEST_F(EmulatorTest, MisuseIsAnError) {
   EXPECT_EQ(cuEventQuery(event), CUDA_ERROR_INVALID_HANDLE);
 }
 
+// Modules: only anydev's fill kernel runs, by name, after its declared
+// parameters and the launch are checked; anything else is an error.
+TEST_F(EmulatorTest, ModulesRunAnydevsFillKernelByNameOnly) {
+  const char* ptx =
+      ".version 6.3\n.target sm_75\n.address_size 64\n"
+      ".visible .entry anydev_fill_pattern16(\n .param .u64 a,\n .param .u64 b,\n"
+      " .param .u64 c,\n .param .u64 d\n)\n{ ret; }\n"
+      ".visible .entry other(.param .u32 x)\n{ ret; }\n";
+  CUmodule module = nullptr;
+  ASSERT_EQ(cuModuleLoadData(&module, ptx), CUDA_SUCCESS);
+  CUfunction fill = nullptr;
+  CUfunction other = nullptr;
+  ASSERT_EQ(cuModuleGetFunction(&fill, module, "anydev_fill_pattern16"), CUDA_SUCCESS);
+  ASSERT_EQ(cuModuleGetFunction(&other, module, "other"), CUDA_SUCCESS);
+  EXPECT_EQ(cuModuleGetFunction(&other, module, "missing"), CUDA_ERROR_NOT_FOUND);
+
+  CUdeviceptr p = 0;
+  ASSERT_EQ(cuMemAlloc(&p, 64), CUDA_SUCCESS);
+  std::uint64_t dst = p + 4;
+  std::uint64_t bytes = 40;
+  std::uint64_t lo = 0x0706050403020100ull;
+  std::uint64_t hi = 0x0f0e0d0c0b0a0908ull;
+  void* params[] = {&dst, &bytes, &lo, &hi};
+  EXPECT_EQ(cuLaunchKernel(fill, 1, 1, 1, 8, 1, 1, 0, stream_, params, nullptr),
+            CUDA_ERROR_INVALID_VALUE)
+      << "fewer than the 16 threads the head and tail need";
+  EXPECT_EQ(cuLaunchKernel(fill, 1, 1, 1, 256, 1, 1, 0, stream_, nullptr, nullptr),
+            CUDA_ERROR_INVALID_VALUE)
+      << "no kernelParams";
+  std::uint32_t x = 0;
+  void* other_params[] = {&x};
+  EXPECT_EQ(cuLaunchKernel(other, 1, 1, 1, 32, 1, 1, 0, stream_, other_params, nullptr),
+            CUDA_ERROR_INVALID_VALUE)
+      << "a kernel the emulator does not know";
+  ASSERT_EQ(cuMemsetD8Async(p, 0xee, 64, stream_), CUDA_SUCCESS);
+  ASSERT_EQ(cuLaunchKernel(fill, 1, 1, 1, 256, 1, 1, 0, stream_, params, nullptr), CUDA_SUCCESS);
+  unsigned char back[64] = {};
+  ASSERT_EQ(cuMemcpyDtoHAsync(back, p, 64, stream_), CUDA_SUCCESS);
+  ASSERT_EQ(cuStreamSynchronize(stream_), CUDA_SUCCESS);
+  for (std::size_t i = 0; i < 64; ++i) {
+    // Byte (address mod 16) of lo | hi << 64 inside [p + 4, p + 44).
+    const std::size_t k = (p + i) % 16;
+    const unsigned char want = i >= 4 && i < 44 ? static_cast<unsigned char>(k) : 0xee;
+    EXPECT_EQ(back[i], want) << "byte " << i;
+  }
+  EXPECT_EQ(cuMemFree(p), CUDA_SUCCESS);
+  EXPECT_EQ(cuModuleUnload(module), CUDA_SUCCESS);
+  EXPECT_EQ(cuLaunchKernel(fill, 1, 1, 1, 256, 1, 1, 0, stream_, params, nullptr),
+            CUDA_ERROR_INVALID_HANDLE)
+      << "a function of an unloaded module";
+  EXPECT_EQ(cuModuleLoadData(&module, "not ptx"), CUDA_ERROR_INVALID_IMAGE);
+}
+
 void wait_for_release(void* flag) {
   while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::yield();
 }

@@ -29,7 +29,9 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
       "conformance-cuda-emulator-no-pools-delay|ANYDEV_CUDA_EMULATOR_MEMORY_POOLS=0@ANYDEV_CUDA_EMULATOR_DELAY_US=200"
       "conformance-cuda-emulator-2-devices|ANYDEV_CUDA_EMULATOR_DEVICES=2"
       # A driver that wants a stream's own context current for calls on it.
-      "conformance-cuda-emulator-stream-context|ANYDEV_CUDA_EMULATOR_DEVICES=2@ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT=2")
+      "conformance-cuda-emulator-stream-context|ANYDEV_CUDA_EMULATOR_DEVICES=2@ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT=2"
+      # A driver that refuses anydev's fill kernel: wide fills run the plan.
+      "conformance-cuda-emulator-no-modules|ANYDEV_CUDA_EMULATOR_NO_MODULES=1")
     foreach(entry IN LISTS runs)
       string(REPLACE "|" ";" parts "${entry}")
       list(GET parts 0 name)
