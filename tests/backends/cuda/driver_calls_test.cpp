@@ -316,144 +316,146 @@ TEST_F(DriverCalls, OnlyTimingEventsAreCreatedWithTiming) {
   EXPECT_EQ(elapsed(&ms, static_cast<CUevent>(native_start), static_cast<CUevent>(native_plain)),
             CUDA_ERROR_INVALID_HANDLE);
   ASSERT_OK(anydev_event_release(plain));
-  // Registered host memory is copied exactly as a pinned host buffer is (the
-  // same one cuMemcpyAsync each way); registering is one cuMemHostRegister (in
-  // the device's context) and the release one cuMemHostUnregister once the
-  // work is done.
-  TEST_F(DriverCalls, RegisteredHostMemoryCopiesWithThePinnedBuffersCalls) {
-    World& w = *world;
-    void* memory = std::aligned_alloc(4096, kBytes);
-    ASSERT_NE(memory, nullptr);
-    emulator->reset();
-    anydev_buffer_t registered = nullptr;
-    ASSERT_OK(anydev_context_register_host_memory(w.c0, memory, kBytes, ANYDEV_DTYPE_UINT8, nullptr,
-                                                  nullptr, &registered));
-    // Plus the device's context made current where no context is (the rule).
-    const std::string registering = emulator->text();
-    EXPECT_NE(registering.find("cuMemHostRegister=1"), std::string::npos) << registering;
-    const std::string pinned_in =
-        steady_state_calls([&w] { ASSERT_OK(anydev_enqueue_copy(w.c0, w.dev, w.host)); });
-    const std::string registered_in =
-        steady_state_calls([&] { ASSERT_OK(anydev_enqueue_copy(w.c0, w.dev, registered)); });
-    const std::string pinned_out =
-        steady_state_calls([&w] { ASSERT_OK(anydev_enqueue_copy(w.c0, w.host, w.dev)); });
-    const std::string registered_out =
-        steady_state_calls([&] { ASSERT_OK(anydev_enqueue_copy(w.c0, registered, w.dev)); });
-    EXPECT_EQ(registered_in, pinned_in);
-    EXPECT_EQ(registered_out, pinned_out);
-    EXPECT_EQ(registered_in, "cuMemcpyAsync=1");
-    synchronize_all();
-    emulator->reset();
-    ASSERT_OK(anydev_buffer_release(registered));
-    // The work is done, so the release unregisters before it returns or on
-    // the core's thread; registering the same memory again waits for it.
-    ASSERT_OK(anydev_context_register_host_memory(w.c0, memory, kBytes, ANYDEV_DTYPE_UINT8, nullptr,
-                                                  nullptr, &registered));
-    const std::string calls = emulator->text();
-    EXPECT_NE(calls.find("cuMemHostUnregister=1"), std::string::npos) << calls;
-    EXPECT_NE(calls.find("cuMemHostRegister=1"), std::string::npos) << calls;
-    ASSERT_OK(anydev_buffer_release(registered));
-    // The memory goes back only once the registration is undone.
-    struct Done {
-      std::mutex mutex;
-      std::condition_variable cv;
-      bool done = false;
-    } done;
-    ASSERT_OK(anydev_context_register_host_memory(
-        w.c0, memory, kBytes, ANYDEV_DTYPE_UINT8,
-        [](void* user_data) {
-          auto* d = static_cast<Done*>(user_data);
-          std::lock_guard lock(d->mutex);
-          d->done = true;
-          d->cv.notify_all();
-        },
-        &done, &registered));
-    ASSERT_OK(anydev_buffer_release(registered));
-    std::unique_lock lock(done.mutex);
-    done.cv.wait(lock, [&] { return done.done; });
-    std::free(memory);
-  }
+}
 
-  // The bytes of `buf` (kBytes), read back through ordinary host memory.
-  std::vector<unsigned char> read_back(anydev_context_t ctx, anydev_buffer_t buf) {
-    std::vector<unsigned char> bytes(kBytes, 0);
-    EXPECT_EQ(anydev_enqueue_copy_to_host(ctx, bytes.data(), kBytes, buf), ANYDEV_SUCCESS)
-        << last_error();
-    EXPECT_EQ(anydev_context_synchronize(ctx), ANYDEV_SUCCESS) << last_error();
-    return bytes;
-  }
+// Registered host memory is copied exactly as a pinned host buffer is (the
+// same one cuMemcpyAsync each way); registering is one cuMemHostRegister (in
+// the device's context) and the release one cuMemHostUnregister once the
+// work is done.
+TEST_F(DriverCalls, RegisteredHostMemoryCopiesWithThePinnedBuffersCalls) {
+  World& w = *world;
+  void* memory = std::aligned_alloc(4096, kBytes);
+  ASSERT_NE(memory, nullptr);
+  emulator->reset();
+  anydev_buffer_t registered = nullptr;
+  ASSERT_OK(anydev_context_register_host_memory(w.c0, memory, kBytes, ANYDEV_DTYPE_UINT8, nullptr,
+                                                nullptr, &registered));
+  // Plus the device's context made current where no context is (the rule).
+  const std::string registering = emulator->text();
+  EXPECT_NE(registering.find("cuMemHostRegister=1"), std::string::npos) << registering;
+  const std::string pinned_in =
+      steady_state_calls([&w] { ASSERT_OK(anydev_enqueue_copy(w.c0, w.dev, w.host)); });
+  const std::string registered_in =
+      steady_state_calls([&] { ASSERT_OK(anydev_enqueue_copy(w.c0, w.dev, registered)); });
+  const std::string pinned_out =
+      steady_state_calls([&w] { ASSERT_OK(anydev_enqueue_copy(w.c0, w.host, w.dev)); });
+  const std::string registered_out =
+      steady_state_calls([&] { ASSERT_OK(anydev_enqueue_copy(w.c0, registered, w.dev)); });
+  EXPECT_EQ(registered_in, pinned_in);
+  EXPECT_EQ(registered_out, pinned_out);
+  EXPECT_EQ(registered_in, "cuMemcpyAsync=1");
+  synchronize_all();
+  emulator->reset();
+  ASSERT_OK(anydev_buffer_release(registered));
+  // The work is done, so the release unregisters before it returns or on
+  // the core's thread; registering the same memory again waits for it.
+  ASSERT_OK(anydev_context_register_host_memory(w.c0, memory, kBytes, ANYDEV_DTYPE_UINT8, nullptr,
+                                                nullptr, &registered));
+  const std::string calls = emulator->text();
+  EXPECT_NE(calls.find("cuMemHostUnregister=1"), std::string::npos) << calls;
+  EXPECT_NE(calls.find("cuMemHostRegister=1"), std::string::npos) << calls;
+  ASSERT_OK(anydev_buffer_release(registered));
+  // The memory goes back only once the registration is undone.
+  struct Done {
+    std::mutex mutex;
+    std::condition_variable cv;
+    bool done = false;
+  } done;
+  ASSERT_OK(anydev_context_register_host_memory(
+      w.c0, memory, kBytes, ANYDEV_DTYPE_UINT8,
+      [](void* user_data) {
+        auto* d = static_cast<Done*>(user_data);
+        std::lock_guard lock(d->mutex);
+        d->done = true;
+        d->cv.notify_all();
+      },
+      &done, &registered));
+  ASSERT_OK(anydev_buffer_release(registered));
+  std::unique_lock lock(done.mutex);
+  done.cv.wait(lock, [&] { return done.done; });
+  std::free(memory);
+}
 
-  // An embedding runtime (or the application) makes another context current
-  // between two anydev calls: the fill still lands, in order, on device 0's
-  // stream, and the runtime's context is current again afterwards. A driver
-  // that wants the stream's own context current (rule 2) answers the first try
-  // with CUDA_ERROR_INVALID_CONTEXT; the backend then switches for that call.
-  TEST_F(DriverCalls, AnotherContextMadeCurrentBetweenCallsIsRespected) {
-    World& w = *world;
-    auto fill_under_device_1 = [&w] {
-      ASSERT_EQ(emulator->set_current(static_cast<CUcontext>(w.context1)), CUDA_SUCCESS);
-      const unsigned char pattern = 0x5a;
-      ASSERT_OK(anydev_enqueue_fill(w.c0, w.dev, &pattern, 1));
-    };
-    const char* expected = stream_context_rule() == 2
-                               ? "cuCtxGetCurrent=1 cuCtxPushCurrent=1 cuCtxPopCurrent=1 "
-                                 "cuMemsetD8Async=2"
-                               : "cuMemsetD8Async=1";
-    EXPECT_EQ(steady_state_calls(fill_under_device_1), expected);
-    CUcontext current = nullptr;
-    ASSERT_EQ(emulator->get_current(&current), CUDA_SUCCESS);
-    EXPECT_EQ(current, static_cast<CUcontext>(w.context1)) << "the runtime's context was replaced";
-    EXPECT_EQ(read_back(w.c0, w.dev), std::vector<unsigned char>(kBytes, 0x5a));
+// The bytes of `buf` (kBytes), read back through ordinary host memory.
+std::vector<unsigned char> read_back(anydev_context_t ctx, anydev_buffer_t buf) {
+  std::vector<unsigned char> bytes(kBytes, 0);
+  EXPECT_EQ(anydev_enqueue_copy_to_host(ctx, bytes.data(), kBytes, buf), ANYDEV_SUCCESS)
+      << last_error();
+  EXPECT_EQ(anydev_context_synchronize(ctx), ANYDEV_SUCCESS) << last_error();
+  return bytes;
+}
+
+// An embedding runtime (or the application) makes another context current
+// between two anydev calls: the fill still lands, in order, on device 0's
+// stream, and the runtime's context is current again afterwards. A driver
+// that wants the stream's own context current (rule 2) answers the first try
+// with CUDA_ERROR_INVALID_CONTEXT; the backend then switches for that call.
+TEST_F(DriverCalls, AnotherContextMadeCurrentBetweenCallsIsRespected) {
+  World& w = *world;
+  auto fill_under_device_1 = [&w] {
+    ASSERT_EQ(emulator->set_current(static_cast<CUcontext>(w.context1)), CUDA_SUCCESS);
+    const unsigned char pattern = 0x5a;
+    ASSERT_OK(anydev_enqueue_fill(w.c0, w.dev, &pattern, 1));
+  };
+  const char* expected = stream_context_rule() == 2
+                             ? "cuCtxGetCurrent=1 cuCtxPushCurrent=1 cuCtxPopCurrent=1 "
+                               "cuMemsetD8Async=2"
+                             : "cuMemsetD8Async=1";
+  EXPECT_EQ(steady_state_calls(fill_under_device_1), expected);
+  CUcontext current = nullptr;
+  ASSERT_EQ(emulator->get_current(&current), CUDA_SUCCESS);
+  EXPECT_EQ(current, static_cast<CUcontext>(w.context1)) << "the runtime's context was replaced";
+  EXPECT_EQ(read_back(w.c0, w.dev), std::vector<unsigned char>(kBytes, 0x5a));
+  ASSERT_EQ(emulator->set_current(nullptr), CUDA_SUCCESS);
+}
+
+// An embedding runtime leaves no context current between two anydev calls.
+// A driver that wants one (rules 1 and 2) answers the first try with
+// CUDA_ERROR_INVALID_CONTEXT; the backend then makes device 0's primary
+// context current for that call and no context current again afterwards.
+TEST_F(DriverCalls, NoContextCurrentBetweenCallsIsRespected) {
+  World& w = *world;
+  auto fill_with_none_current = [&w] {
     ASSERT_EQ(emulator->set_current(nullptr), CUDA_SUCCESS);
-  }
+    const unsigned char pattern = 0xa5;
+    ASSERT_OK(anydev_enqueue_fill(w.c0, w.dev, &pattern, 1));
+  };
+  const bool wants_context = stream_context_rule() != 0;
+  EXPECT_EQ(steady_state_calls(fill_with_none_current),
+            wants_context
+                ? "cuCtxGetCurrent=1 cuCtxPushCurrent=1 cuCtxPopCurrent=1 cuMemsetD8Async=2"
+                : "cuMemsetD8Async=1");
+  CUcontext current = nullptr;
+  ASSERT_EQ(emulator->get_current(&current), CUDA_SUCCESS);
+  EXPECT_EQ(current, nullptr) << "anydev left a context current on the runtime's thread";
+  EXPECT_EQ(read_back(w.c0, w.dev), std::vector<unsigned char>(kBytes, 0xa5));
+}
 
-  // An embedding runtime leaves no context current between two anydev calls.
-  // A driver that wants one (rules 1 and 2) answers the first try with
-  // CUDA_ERROR_INVALID_CONTEXT; the backend then makes device 0's primary
-  // context current for that call and no context current again afterwards.
-  TEST_F(DriverCalls, NoContextCurrentBetweenCallsIsRespected) {
-    World& w = *world;
-    auto fill_with_none_current = [&w] {
-      ASSERT_EQ(emulator->set_current(nullptr), CUDA_SUCCESS);
-      const unsigned char pattern = 0xa5;
-      ASSERT_OK(anydev_enqueue_fill(w.c0, w.dev, &pattern, 1));
-    };
-    const bool wants_context = stream_context_rule() != 0;
-    EXPECT_EQ(steady_state_calls(fill_with_none_current),
-              wants_context
-                  ? "cuCtxGetCurrent=1 cuCtxPushCurrent=1 cuCtxPopCurrent=1 cuMemsetD8Async=2"
-                  : "cuMemsetD8Async=1");
-    CUcontext current = nullptr;
-    ASSERT_EQ(emulator->get_current(&current), CUDA_SUCCESS);
-    EXPECT_EQ(current, nullptr) << "anydev left a context current on the runtime's thread";
-    EXPECT_EQ(read_back(w.c0, w.dev), std::vector<unsigned char>(kBytes, 0xa5));
-  }
-
-  // A wrapped CU_STREAM_LEGACY means the default stream of whichever context is
-  // current: with another context current, the backend must switch to device
-  // 0's primary context for the call (and switch back), under every rule.
-  TEST_F(DriverCalls, LegacyDefaultStreamSwitchesToItsDeviceContext) {
-    World& w = *world;
-    anydev_context_t legacy = nullptr;
-    ASSERT_OK(anydev_context_wrap_native_stream("cuda", 0, reinterpret_cast<void*>(1), &legacy));
-    anydev_buffer_t buf = nullptr;
-    ASSERT_OK(anydev_buffer_create(legacy, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kBytes, &buf));
-    auto fill_under_device_1 = [&w, legacy, buf] {
-      ASSERT_EQ(emulator->set_current(static_cast<CUcontext>(w.context1)), CUDA_SUCCESS);
-      const unsigned char pattern = 0x3c;
-      ASSERT_OK(anydev_enqueue_fill(legacy, buf, &pattern, 1));
-    };
-    EXPECT_EQ(steady_state_calls(fill_under_device_1),
-              "cuCtxGetCurrent=1 cuCtxPushCurrent=1 cuCtxPopCurrent=1 cuMemsetD8Async=1");
-    CUcontext current = nullptr;
-    ASSERT_EQ(emulator->get_current(&current), CUDA_SUCCESS);
-    EXPECT_EQ(current, static_cast<CUcontext>(w.context1));
-    EXPECT_EQ(read_back(legacy, buf), std::vector<unsigned char>(kBytes, 0x3c));
-    ASSERT_OK(anydev_buffer_release(buf));
-    ASSERT_OK(anydev_context_synchronize(legacy));
-    ASSERT_OK(anydev_context_release(legacy));
-    ASSERT_EQ(emulator->set_current(nullptr), CUDA_SUCCESS);
-  }
+// A wrapped CU_STREAM_LEGACY means the default stream of whichever context is
+// current: with another context current, the backend must switch to device
+// 0's primary context for the call (and switch back), under every rule.
+TEST_F(DriverCalls, LegacyDefaultStreamSwitchesToItsDeviceContext) {
+  World& w = *world;
+  anydev_context_t legacy = nullptr;
+  ASSERT_OK(anydev_context_wrap_native_stream("cuda", 0, reinterpret_cast<void*>(1), &legacy));
+  anydev_buffer_t buf = nullptr;
+  ASSERT_OK(anydev_buffer_create(legacy, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kBytes, &buf));
+  auto fill_under_device_1 = [&w, legacy, buf] {
+    ASSERT_EQ(emulator->set_current(static_cast<CUcontext>(w.context1)), CUDA_SUCCESS);
+    const unsigned char pattern = 0x3c;
+    ASSERT_OK(anydev_enqueue_fill(legacy, buf, &pattern, 1));
+  };
+  EXPECT_EQ(steady_state_calls(fill_under_device_1),
+            "cuCtxGetCurrent=1 cuCtxPushCurrent=1 cuCtxPopCurrent=1 cuMemsetD8Async=1");
+  CUcontext current = nullptr;
+  ASSERT_EQ(emulator->get_current(&current), CUDA_SUCCESS);
+  EXPECT_EQ(current, static_cast<CUcontext>(w.context1));
+  EXPECT_EQ(read_back(legacy, buf), std::vector<unsigned char>(kBytes, 0x3c));
+  ASSERT_OK(anydev_buffer_release(buf));
+  ASSERT_OK(anydev_context_synchronize(legacy));
+  ASSERT_OK(anydev_context_release(legacy));
+  ASSERT_EQ(emulator->set_current(nullptr), CUDA_SUCCESS);
+}
 
 }  // namespace
 
