@@ -3,6 +3,8 @@
 // anydev_device_attribute_t as a scoped enum, and its names
 // (DeviceContext::get_attribute; docs/backends.md, "Device attributes").
 // Values and pure functions only: thread-safe.
+#include "anydev/detail/require_cxx20.hpp"  // first, before the guard
+
 #ifndef ANYDEV_ATTRIBUTES_HPP_
 #define ANYDEV_ATTRIBUTES_HPP_
 

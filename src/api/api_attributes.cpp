@@ -42,8 +42,11 @@ const char* name_of(int attribute) {
   return attribute >= 0 && attribute < ANYDEV_ATTRIBUTE_COUNT ? kNames[attribute] : "unknown";
 }
 
-anydev_status_t missing(const char* op, const ContextState& state, const char* entry) {
-  return fail(ANYDEV_ERROR_UNSUPPORTED, op, "the ", state.backend->name,
+// `what` names the value asked for (an attribute's name, "the UUID"), so the
+// error says which value is missing, not only which entry.
+anydev_status_t missing(const char* op, const ContextState& state, const char* entry,
+                        const char* what) {
+  return fail(ANYDEV_ERROR_UNSUPPORTED, op, what, ": the ", state.backend->name,
               " backend reports no device attributes (its table has no ", entry, " entry)");
 }
 
@@ -83,7 +86,9 @@ anydev_status_t anydev_context_get_attribute(anydev_context_t ctx,
   }
   const ContextState& state = *ctx->state;
   const anydev_backend_table_t* table = state.backend->table;
-  if (table->device_attribute == nullptr) return missing(op, state, "device_attribute");
+  if (table->device_attribute == nullptr) {
+    return missing(op, state, "device_attribute", name_of(raw));
+  }
   return guarded(op, [&] {
     std::int64_t out = 0;
     if (anydev_status_t s = bk(table).device_attribute(state.device, raw, &out);
@@ -103,7 +108,7 @@ anydev_status_t anydev_context_device_uuid(anydev_context_t ctx, uint8_t uuid[16
   if (anydev_status_t s = check_fork(op, ctx, "context"); s != ANYDEV_SUCCESS) return s;
   const ContextState& state = *ctx->state;
   const anydev_backend_table_t* table = state.backend->table;
-  if (table->device_uuid == nullptr) return missing(op, state, "device_uuid");
+  if (table->device_uuid == nullptr) return missing(op, state, "device_uuid", "the UUID");
   return guarded(op, [&] {
     std::uint8_t out[16] = {};
     if (anydev_status_t s = bk(table).device_uuid(state.device, out); s != ANYDEV_SUCCESS) {

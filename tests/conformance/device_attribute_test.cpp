@@ -58,6 +58,16 @@ TEST_P(DeviceAttributeTest, EveryAttributeIsAValueInRangeOrUnsupported) {
 }
 
 TEST_P(DeviceAttributeTest, TheBasicsAreThereOnEveryBackend) {
+  try {
+    (void)ctx().get_attribute(DeviceAttribute::compute_units);
+  } catch (const anydev::Error& e) {
+    // A plugin built before the entry (the test plugins, the example) has
+    // none to give; the five backends must.
+    if (std::string(e.what()).find("has no device_attribute entry") != std::string::npos &&
+        !shipped()) {
+      GTEST_SKIP() << "this plugin's table has no device_attribute entry: " << e.what();
+    }
+  }
   EXPECT_TRUE(Get(DeviceAttribute::compute_units).has_value());
   EXPECT_TRUE(Get(DeviceAttribute::max_allocation_bytes).has_value());
   const std::optional<std::int64_t> total = Get(DeviceAttribute::total_memory_bytes);

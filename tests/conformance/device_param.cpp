@@ -110,4 +110,10 @@ std::optional<anydev::DeviceContext> OtherBackendContext(const std::string& api)
 
 void DeviceTest::SetUp() { ctx_.emplace(GetParam().device, GetParam().api); }
 
+bool DeviceTest::shipped() const {
+  const std::string& name = GetParam().api;
+  return name == "cpu" || name == "opencl" || name == "cuda" || name == "hip" ||
+         name == "level_zero";
+}
+
 }  // namespace anydev_conformance

@@ -57,6 +57,10 @@ class DeviceTest : public ::testing::TestWithParam<DeviceParam> {
   void SetUp() override;
   const anydev::DeviceContext& ctx() const { return *ctx_; }
   const std::string& api() const { return GetParam().api; }
+  // cpu, opencl, cuda, hip or level_zero: the backends anydev ships, which
+  // must offer every optional entry; other plugins (the test plugins, the
+  // example backend) may predate one, and tests of it skip there.
+  bool shipped() const;
 
  private:
   std::optional<anydev::DeviceContext> ctx_;

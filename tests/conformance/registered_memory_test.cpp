@@ -98,6 +98,7 @@ class RegisteredMemoryTest : public DeviceTest {
 };
 
 TEST_P(RegisteredMemoryTest, EveryShippedBackendRegisters) {
+  if (!shipped()) GTEST_SKIP() << api() << " is not one of the backends anydev ships";
   EXPECT_FALSE(Declined()) << anydev_last_error_message();
 }
 

@@ -34,6 +34,7 @@ constexpr EnvVarSpec kEnvironment[] = {
      "cpu backend streams copies/fills whose footprint exceeds this (unset: half the LLC)"},
     {"ANYDEV_CUDA_LIBRARY", "CUDA driver library to open (unset: libcuda.so.1)"},
     {"ANYDEV_CUDA_MEMORY_POOLS", "cuda backend uses stream-ordered memory pools: 0|1 (unset: 1)"},
+    {"ANYDEV_CUDA_FILL_KERNEL", "cuda 8/16-byte fills with anydev's fill kernel: 0|1 (unset: 1)"},
     {"ANYDEV_OPENCL_LIBRARY", "OpenCL ICD loader to open (unset: libOpenCL.so.1)"},
     {"ANYDEV_OPENCL_MEMORY_LIMIT",
      "opencl backend allocates at most this many bytes per device (unset: global memory)"},
