@@ -118,8 +118,8 @@ function(anydev_cuda_emulator_add_tests emulator check_script)
   # and, the driver lacking cuMemCreate, with the symbol's.
   if(TARGET anydev-share-tests)
     anydev_add_sharing_tests(cuda ${uses} ANYDEV_CUDA_EMULATOR_DEVICES=2
-                             ANYDEV_CUDA_EMULATOR_DELAY_US=100 ANYDEV_SHARE_RING_ROUNDS=1000)
-    set_tests_properties(sharing.cuda PROPERTIES TIMEOUT 120
+                             ANYDEV_CUDA_EMULATOR_DELAY_US=100 ANYDEV_SHARE_RING_ROUNDS=10000)
+    set_tests_properties(sharing.cuda PROPERTIES TIMEOUT 400
       FAIL_REGULAR_EXPRESSION "\\[  FAILED  \\]|anydev-cuda-emulator:")
     # Again with a driver that wants each event's own context current for
     # calls on it (cuIpcGetEventHandle included) and without memory pools.
