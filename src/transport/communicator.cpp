@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -75,22 +77,26 @@ const char* kind_name(TransferKind kind) {
 
 bool outbound(TransferKind kind) { return kind == TransferKind::send || kind == TransferKind::put; }
 
-std::uint32_t timeout_from_env() {
-  const std::optional<std::string> text = env("ANYDEV_UCX_TIMEOUT_MS");
-  if (!text || text->empty()) return 30000;
+// A decimal variable in [low, high]: `fallback` when unset, false (with
+// `*why`) when set to anything else (docs/environment.md's rule).
+bool read_number(const char* name, unsigned long long low, unsigned long long high,
+                 unsigned long long fallback, unsigned long long* out, std::string* why) {
+  const std::optional<std::string> text = env(name);
+  if (!text) {
+    *out = fallback;
+    return true;
+  }
   char* end = nullptr;
-  const unsigned long v = std::strtoul(text->c_str(), &end, 10);
-  if (end == nullptr || *end != '\0' || v == 0 || v > 86400000UL) return 30000;
-  return static_cast<std::uint32_t>(v);
-}
-
-std::size_t chunk_from_env() {
-  const std::optional<std::string> text = env("ANYDEV_UCX_CHUNK_BYTES");
-  if (!text || text->empty()) return 4u << 20;
-  char* end = nullptr;
+  errno = 0;
   const unsigned long long v = std::strtoull(text->c_str(), &end, 10);
-  if (end == nullptr || *end != '\0' || v < 4096 || v > (1ull << 30)) return 4u << 20;
-  return static_cast<std::size_t>(v);
+  if (text->empty() || !std::isdigit(static_cast<unsigned char>((*text)[0])) || *end != '\0' ||
+      errno != 0 || v < low || v > high) {
+    *why = std::string(name) + "='" + *text + "' is not a decimal number in " +
+           std::to_string(low) + " .. " + std::to_string(high);
+    return false;
+  }
+  *out = v;
+  return true;
 }
 
 }  // namespace
@@ -196,8 +202,14 @@ anydev_status_t Communicator::create(std::shared_ptr<const ContextState> context
   std::shared_ptr<Communicator> c(new Communicator);
   c->context_ = std::move(context);
   c->ucx_ = ucx;
-  c->timeout_ms_ = timeout_ms != 0 ? timeout_ms : timeout_from_env();
-  c->chunk_bytes_ = chunk_from_env();
+  unsigned long long env_timeout = 0, env_chunk = 0;
+  std::string why;
+  if (!read_number("ANYDEV_UCX_TIMEOUT_MS", 1, 86400000ull, 30000, &env_timeout, &why) ||
+      !read_number("ANYDEV_UCX_CHUNK_BYTES", 4096, 1ull << 30, 4u << 20, &env_chunk, &why)) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, why);
+  }
+  c->timeout_ms_ = timeout_ms != 0 ? timeout_ms : static_cast<std::uint32_t>(env_timeout);
+  c->chunk_bytes_ = static_cast<std::size_t>(env_chunk);
   c->force_staging_ = env("ANYDEV_UCX_FORCE_STAGING").value_or("") == "1";
 
   ucp_config_t* config = nullptr;
