@@ -570,8 +570,8 @@ ANYDEV_API anydev_status_t anydev_comm_address(anydev_comm_t comm, void* out, si
 /* Connects to the peer whose address is `address`; *peer receives its
  * index (0, 1, ... in connection order). INVALID_ARGUMENT for bytes that are
  * not an address, this communicator's own, or one already connected. */
-ANYDEV_API anydev_status_t anydev_comm_connect(anydev_comm_t comm, const void* address,
-                                               size_t size, int* peer);
+ANYDEV_API anydev_status_t anydev_comm_connect(anydev_comm_t comm, const void* address, size_t size,
+                                               int* peer);
 ANYDEV_API anydev_status_t anydev_comm_peer_count(anydev_comm_t comm, int* count);
 /* The memory types UCX reaches directly, e.g. "host" or "host,cuda" (a
  * static string for the communicator's life). Device memory of another kind

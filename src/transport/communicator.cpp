@@ -808,6 +808,7 @@ void Communicator::run() {
   std::vector<std::shared_ptr<Transfer>> active;
   std::map<LaneKey, std::deque<Transfer*>> lanes;
   int idle_sleep_us = 1;
+  int empty_polls = 0;
   for (;;) {
     {
       std::unique_lock lock(queue_mutex_);
@@ -876,7 +877,14 @@ void Communicator::run() {
       }
       queue_cv_.notify_all();
     }
-    if (!active.empty() && progressed == 0) std::this_thread::yield();
+    // Busy-poll while transfers are in flight, as ucx_perftest does; yield
+    // only after a long run of empty polls (a yield on a loaded machine can
+    // cost a whole time slice per UCX round trip).
+    empty_polls = progressed == 0 ? empty_polls + 1 : 0;
+    if (!active.empty() && empty_polls >= 4096) {
+      empty_polls = 0;
+      std::this_thread::yield();
+    }
   }
 }
 
