@@ -593,8 +593,12 @@ bool Communicator::advance(Transfer& t) {
     }
   }
   const bool out = outbound(t.kind);
-  // Harvest completions.
+  // Harvest completions. Staged chunks go to UCX strictly in order: a
+  // chunk whose copy finished is not posted before an earlier one whose copy
+  // has not (the receiver matches them in order).
+  bool earlier_unposted = false;
   for (Chunk& c : t.chunks) {
+    if (c.state == Chunk::copying_out && earlier_unposted) continue;
     if (c.state == Chunk::copying_out || c.state == Chunk::copying_in) {
       Bounce& b = bounces_[static_cast<std::size_t>(c.bounce)];
       int complete = 0;
@@ -603,7 +607,10 @@ bool Communicator::advance(Transfer& t) {
         complete = 1;
         c.state = out ? Chunk::done : c.state;
       }
-      if (complete == 0) continue;
+      if (complete == 0) {
+        if (c.state == Chunk::copying_out) earlier_unposted = true;
+        continue;
+      }
       if (c.state == Chunk::copying_out) {
         if (t.phase == Transfer::running) {
           post_chunk(t, c);
