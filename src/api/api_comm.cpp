@@ -192,12 +192,13 @@ anydev_status_t anydev_comm_enqueue_get(anydev_comm_t comm, anydev_buffer_t buff
   return enqueue("anydev_comm_enqueue_get", comm, buffer, 0, 0, TransferKind::get, remote, offset);
 }
 
-#else  // built without UCX's headers
+#else  // built without the transport (option or headers missing)
 
 namespace {
 anydev_status_t no_ucx(const char* op) {
   return fail(ANYDEV_ERROR_BACKEND_UNAVAILABLE, op,
-              "anydev was built without UCX's headers (install libucx-dev and reconfigure)");
+              "anydev was built without the UCX transport (configure with "
+              "-DANYDEV_TRANSPORT_UCX=ON and libucx-dev installed)");
 }
 }  // namespace
 
