@@ -766,6 +766,78 @@ ANYDEV_API anydev_status_t anydev_graph_replay(anydev_graph_t graph, anydev_cont
 /* *out = 1 when a replay is one native launch of the backend's graph, 0
  * when the core enqueues the nodes (instantiates the graph first). */
 ANYDEV_API anydev_status_t anydev_graph_is_native(anydev_graph_t graph, int* out);
+/* ---- Transfers between processes and nodes over UCX (docs/distributed.md) ----
+ *
+ * A communicator belongs to one context (its backend and device). It is
+ * built on UCX's UCP API, opened at run time (libucp.so.0, or
+ * ANYDEV_UCX_LIBRARY); where UCX is absent anydev_comm_create fails with
+ * BACKEND_UNAVAILABLE and the reason. Its address is bytes that peers pass
+ * to anydev_comm_connect (exchanged by any channel: MPI, a pipe, a file).
+ *
+ * Transfers are stream-ordered on the buffer's context: a transfer starts
+ * after the work enqueued on that stream before it; work enqueued there
+ * after it (copies, fills, events, synchronize) waits for it, so it sees
+ * received bytes and may overwrite sent ones. Transfers enqueued back to back
+ * run concurrently with each other (many in flight, tags matched in any
+ * order). A failed transfer's error is returned by the next synchronize of
+ * that stream (DEVICE, with the reason: peer died, timed out, size
+ * mismatch). Every transfer ends within the communicator's timeout
+ * (ANYDEV_UCX_TIMEOUT_MS, default 30000 ms). Send and receive must agree on
+ * the byte size. All calls are thread-safe. */
+typedef struct anydev_comm_s* anydev_comm_t;               /* communicator */
+typedef struct anydev_comm_region_s* anydev_comm_region_t; /* this process's exposed buffer */
+typedef struct anydev_comm_remote_s* anydev_comm_remote_t; /* a peer's exposed buffer, imported */
+
+/* Creates a communicator on ctx. timeout_ms 0: ANYDEV_UCX_TIMEOUT_MS, else
+ * 30000. BACKEND_UNAVAILABLE (UCX missing or failing to start), with why. */
+ANYDEV_API anydev_status_t anydev_comm_create(anydev_context_t ctx, uint32_t timeout_ms,
+                                              anydev_comm_t* out);
+ANYDEV_API anydev_status_t anydev_comm_retain(anydev_comm_t comm);
+/* The last release waits for the transfers in flight (each bounded by the
+ * timeout), then closes the connections. */
+ANYDEV_API anydev_status_t anydev_comm_release(anydev_comm_t comm);
+/* The address: *size receives its length; it is copied to `out` when
+ * capacity allows (OUT_OF_RANGE when it does not; out may be NULL with
+ * capacity 0 to ask the size). */
+ANYDEV_API anydev_status_t anydev_comm_address(anydev_comm_t comm, void* out, size_t capacity,
+                                               size_t* size);
+/* Connects to the peer whose address is `address`; *peer receives its
+ * index (0, 1, ... in connection order). INVALID_ARGUMENT for bytes that are
+ * not an address, this communicator's own, or one already connected. */
+ANYDEV_API anydev_status_t anydev_comm_connect(anydev_comm_t comm, const void* address, size_t size,
+                                               int* peer);
+ANYDEV_API anydev_status_t anydev_comm_peer_count(anydev_comm_t comm, int* count);
+/* The memory types UCX reaches directly, e.g. "host" or "host,cuda" (a
+ * static string for the communicator's life). Device memory of another kind
+ * is staged through pinned host bounce buffers. */
+ANYDEV_API const char* anydev_comm_memory_types(anydev_comm_t comm);
+/* Sends all of `buffer` to `peer` with `tag` / receives a message with `tag`
+ * from `peer` into all of `buffer`. Stream-ordered (above). */
+ANYDEV_API anydev_status_t anydev_comm_enqueue_send(anydev_comm_t comm, anydev_buffer_t buffer,
+                                                    int peer, uint32_t tag);
+ANYDEV_API anydev_status_t anydev_comm_enqueue_recv(anydev_comm_t comm, anydev_buffer_t buffer,
+                                                    int peer, uint32_t tag);
+/* Exposes `buffer` (host memory, or device memory UCX reaches directly;
+ * UNSUPPORTED otherwise) to peers' put and get; the region keeps the buffer
+ * alive. Its key (bytes) goes to the peer, which imports it. */
+ANYDEV_API anydev_status_t anydev_comm_expose(anydev_comm_t comm, anydev_buffer_t buffer,
+                                              anydev_comm_region_t* out);
+ANYDEV_API anydev_status_t anydev_comm_region_key(anydev_comm_region_t region, void* out,
+                                                  size_t capacity, size_t* size);
+ANYDEV_API anydev_status_t anydev_comm_region_release(anydev_comm_region_t region);
+/* Imports the key of a region that `peer` exposed. INVALID_ARGUMENT for
+ * bytes that are not a key or a key of another process than `peer`. */
+ANYDEV_API anydev_status_t anydev_comm_import(anydev_comm_t comm, int peer, const void* key,
+                                              size_t size, anydev_comm_remote_t* out);
+ANYDEV_API anydev_status_t anydev_comm_remote_release(anydev_comm_remote_t remote);
+/* Writes all of `buffer` into the remote region at byte `offset` / reads
+ * that many bytes from it into `buffer`. OUT_OF_RANGE when it does not fit.
+ * A put completes when the bytes are in the peer's memory; the peer learns
+ * of it by another message (a send, MPI). Stream-ordered (above). */
+ANYDEV_API anydev_status_t anydev_comm_enqueue_put(anydev_comm_t comm, anydev_buffer_t buffer,
+                                                   anydev_comm_remote_t remote, size_t offset);
+ANYDEV_API anydev_status_t anydev_comm_enqueue_get(anydev_comm_t comm, anydev_buffer_t buffer,
+                                                   anydev_comm_remote_t remote, size_t offset);
 
 #ifdef __cplusplus
 } /* extern "C" */

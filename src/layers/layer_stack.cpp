@@ -7,6 +7,9 @@
 #include "layers/trace.h"
 #include "layers/validation.h"
 #include "support/status.h"
+#if ANYDEV_HAVE_UCX
+#include "transport/transfer_gate.h"
+#endif
 
 namespace anydev::core::layers {
 
@@ -23,6 +26,11 @@ const anydev_backend_table_t* wrap_backend(const anydev_backend_table_t* table) 
   if (settings.validate != ValidateMode::off) wrapped = wrap_validation(wrapped);
   if (!settings.fault.empty()) wrapped = wrap_fault_injection(wrapped);
   if (settings.sync) wrapped = wrap_sync_mode(wrapped);
+#if ANYDEV_HAVE_UCX
+  // Outermost: work enqueued after a UCX transfer waits for it
+  // (transport/transfer_gate.h).
+  wrapped = transport::wrap_transfer_gate(wrapped);
+#endif
   return wrapped;
 }
 

@@ -8,7 +8,9 @@
 //
 // so an injected fault never reaches the trace (which shows real work only)
 // and synchronous mode waits after the whole operation. With none of the
-// variables set the backend's own table is used: no layer, no cost.
+// variables set the backend's own table is used: no layer, no cost. A build
+// with the UCX transport (ANYDEV_TRANSPORT_UCX) adds the transfer gate
+// outermost, always (transport/transfer_gate.h).
 // The validation layer (validation.h) also checks the C ABI's handles above
 // the tables; its table part follows host writes.
 //

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: Apache-2.0
+// The UCX transport between two real processes, no MPI (docs/distributed.md):
+// addresses cross a socketpair (comm_harness.h). The backend is
+// ANYDEV_COMM_BACKEND (default cpu); UCX's transports are the environment's
+// (ctest registers UCX_TLS=tcp and UCX_TLS=sm,self runs). Device buffers go
+// through the staging path wherever UCX cannot reach them (opencl, the
+// cuda/hip/level_zero emulators; ANYDEV_UCX_FORCE_STAGING=1 on cpu).
+#include "anydev/comm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "anydev/anydev.hpp"
+#include "comm_harness.h"
+
+namespace {
+
+using anydev_test::ChildEnd;
+using anydev_test::Link;
+using anydev_test::run_pair;
+
+std::string backend_name() {
+  const char* name = std::getenv("ANYDEV_COMM_BACKEND");
+  return name != nullptr && *name != '\0' ? name : "cpu";
+}
+
+// A child's check: prints and makes the child fail.
+#define REQUIRE(cond, ...)                                                           \
+  do {                                                                               \
+    if (!(cond)) {                                                                   \
+      std::fprintf(stderr, "role %d: %s:%d: %s: ", role, __FILE__, __LINE__, #cond); \
+      std::fprintf(stderr, __VA_ARGS__);                                             \
+      std::fprintf(stderr, "\n");                                                    \
+      return 1;                                                                      \
+    }                                                                                \
+  } while (0)
+
+std::uint8_t pattern(std::size_t i, int seed) {
+  return static_cast<std::uint8_t>((i * 131u + (i >> 11) * 7u + static_cast<unsigned>(seed)) &
+                                   0xff);
+}
+
+std::vector<std::uint8_t> make_bytes(std::size_t n, int seed) {
+  std::vector<std::uint8_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = pattern(i, seed);
+  return v;
+}
+
+// The first index where `got` differs from pattern(seed), or npos.
+std::size_t first_difference(const std::vector<std::uint8_t>& got, int seed) {
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (got[i] != pattern(i, seed)) return i;
+  }
+  return std::string::npos;
+}
+
+// A context, a communicator and its one connected peer (index 0).
+struct Pair {
+  anydev::DeviceContext ctx;
+  anydev::Communicator comm;
+  int peer;
+  Pair(const Link& link, std::uint32_t timeout_ms = 0)
+      : ctx(0, backend_name()), comm(ctx, timeout_ms), peer(-1) {
+    link.send(comm.address());
+    peer = comm.connect(link.recv());
+  }
+};
+
+// Both children exit 0 (or are skipped because UCX is missing: exit 77).
+void expect_both_ok(const std::vector<ChildEnd>& ends) {
+  ASSERT_EQ(ends.size(), 2u);
+  if (ends[0].exit_code == 77 || ends[1].exit_code == 77) GTEST_SKIP() << "UCX unavailable";
+  for (int role = 0; role < 2; ++role) {
+    EXPECT_EQ(ends[role].signal, 0) << "role " << role << " killed by signal";
+    EXPECT_EQ(ends[role].exit_code, 0) << "role " << role;
+  }
+}
+
+// Exit 77 when UCX cannot start (the test is then skipped, with the reason).
+int unavailable_or(int role, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const anydev::Error& e) {
+    if (e.status() == anydev::Status::backend_unavailable) {
+      std::fprintf(stderr, "role %d: skipped: %s\n", role, e.what());
+      return 77;
+    }
+    std::fprintf(stderr, "role %d: unexpected error: %s\n", role, e.what());
+    return 1;
+  }
+}
+
+// Sends `n` bytes from role 0 (kind `from`) to role 1 (kind `to`), at byte
+// offset `offset` inside a larger buffer (a sub-buffer) on both sides.
+enum class Kind { host, device };
+
+template <class Buffer>
+Buffer make(const anydev::DeviceContext& ctx, std::size_t n);
+template <>
+anydev::HostBuffer<std::uint8_t> make(const anydev::DeviceContext& ctx, std::size_t n) {
+  return ctx.enqueue_create_host_buffer<std::uint8_t>(n);
+}
+template <>
+anydev::DeviceBuffer<std::uint8_t> make(const anydev::DeviceContext& ctx, std::size_t n) {
+  return ctx.enqueue_create_buffer<std::uint8_t>(n);
+}
+
+template <class Buffer>
+int send_side(int role, Pair& p, std::size_t n, std::size_t offset, int seed, std::uint32_t tag) {
+  Buffer whole = make<Buffer>(p.ctx, n + offset + 1);
+  Buffer view = whole.template create_sub_buffer<std::uint8_t>(offset, n);
+  const std::vector<std::uint8_t> bytes = make_bytes(n, seed);
+  if (n > 0) view.enqueue_copy_from(bytes.data());
+  p.comm.enqueue_send(view, p.peer, tag);
+  p.ctx.synchronize();
+  return 0;
+}
+
+template <class Buffer>
+int recv_side(int role, Pair& p, std::size_t n, std::size_t offset, int seed, std::uint32_t tag) {
+  Buffer whole = make<Buffer>(p.ctx, n + offset + 1);
+  whole.enqueue_fill(0xEE);
+  Buffer view = whole.template create_sub_buffer<std::uint8_t>(offset, n);
+  p.comm.enqueue_recv(view, p.peer, tag);
+  // Enqueued after the receive: sees the received bytes.
+  std::vector<std::uint8_t> got(n + offset + 1);
+  whole.enqueue_copy_to(got.data());
+  p.ctx.synchronize();
+  for (std::size_t i = 0; i < offset; ++i) REQUIRE(got[i] == 0xEE, "byte %zu before the view", i);
+  REQUIRE(got[offset + n] == 0xEE, "the byte after the view was written");
+  std::vector<std::uint8_t> inside(got.begin() + static_cast<std::ptrdiff_t>(offset),
+                                   got.begin() + static_cast<std::ptrdiff_t>(offset + n));
+  const std::size_t bad = first_difference(inside, seed);
+  REQUIRE(bad == std::string::npos, "%zu bytes at offset %zu: first wrong byte %zu", n, offset,
+          bad);
+  return 0;
+}
+
+int exchange(int role, Pair& p, Kind from, Kind to, std::size_t n, std::size_t offset, int seed,
+             std::uint32_t tag) {
+  using H = anydev::HostBuffer<std::uint8_t>;
+  using D = anydev::DeviceBuffer<std::uint8_t>;
+  if (role == 0) {
+    return from == Kind::host ? send_side<H>(role, p, n, offset, seed, tag)
+                              : send_side<D>(role, p, n, offset, seed, tag);
+  }
+  return to == Kind::host ? recv_side<H>(role, p, n, offset, seed, tag)
+                          : recv_side<D>(role, p, n, offset, seed, tag);
+}
+
+struct SizeCase {
+  std::size_t bytes;
+  std::size_t offset;
+};
+
+// Exact bytes for sizes around the chunk size (4 MiB) and odd offsets,
+// every direction between host and device buffers.
+TEST(Comm, SendRecvExactBytesAllKinds) {
+  const SizeCase cases[] = {{1, 0},
+                            {7, 3},
+                            {4095, 1},
+                            {65537, 5},
+                            {1 << 20, 0},
+                            {(4 << 20) - 1, 7},
+                            {(4 << 20) + 5, 2},
+                            {(9 << 20) + 3, 1}};
+  expect_both_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link);
+      std::uint32_t tag = 0;
+      for (Kind from : {Kind::host, Kind::device}) {
+        for (Kind to : {Kind::host, Kind::device}) {
+          for (const SizeCase& c : cases) {
+            if (int r = exchange(role, p, from, to, c.bytes, c.offset, static_cast<int>(tag), tag);
+                r != 0) {
+              return r;
+            }
+            ++tag;
+          }
+        }
+      }
+      return 0;
+    });
+  }));
+}
+
+// A few big messages: 64 MiB host to device, 256 MiB host to host.
+TEST(Comm, SendRecvLarge) {
+  expect_both_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link);
+      if (int r = exchange(role, p, Kind::host, Kind::device, 64u << 20, 0, 1, 1); r != 0) return r;
+      return exchange(role, p, Kind::host, Kind::host, 256u << 20, 0, 2, 2);
+    });
+  }));
+}
+
+TEST(Comm, ZeroBytes) {
+  expect_both_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link);
+      auto b = p.ctx.enqueue_create_host_buffer<std::uint8_t>(8);
+      auto empty = b.create_sub_buffer<std::uint8_t>(4, 0);
+      if (role == 0) {
+        p.comm.enqueue_send(empty, p.peer, 5);
+      } else {
+        p.comm.enqueue_recv(empty, p.peer, 5);
+      }
+      p.ctx.synchronize();
+      return 0;
+    });
+  }));
+}
+
+// Receives enqueued in the reverse order of the sends, all in flight at once.
+TEST(Comm, OutOfOrderTagsManyInFlight) {
+  constexpr int kMessages = 48;
+  expect_both_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link);
+      std::vector<anydev::HostBuffer<std::uint8_t>> buffers;
+      for (int i = 0; i < kMessages; ++i) {
+        const std::size_t n = 1000 + static_cast<std::size_t>(i) * 4099;
+        buffers.push_back(p.ctx.enqueue_create_host_buffer<std::uint8_t>(n));
+      }
+      if (role == 0) {
+        std::vector<std::vector<std::uint8_t>> sources;  // alive until synchronize
+        for (int i = 0; i < kMessages; ++i) {
+          const auto& bytes = sources.emplace_back(make_bytes(buffers[i].size(), i));
+          buffers[i].enqueue_copy_from(bytes.data());
+          p.comm.enqueue_send(buffers[i], p.peer, static_cast<std::uint32_t>(i));
+        }
+        p.ctx.synchronize();
+        return 0;
+      }
+      for (int i = kMessages - 1; i >= 0; --i) {
+        p.comm.enqueue_recv(buffers[i], p.peer, static_cast<std::uint32_t>(i));
+      }
+      p.ctx.synchronize();
+      for (int i = 0; i < kMessages; ++i) {
+        std::vector<std::uint8_t> got(buffers[i].size());
+        std::memcpy(got.data(), buffers[i].unsafe_ptr(), got.size());
+        REQUIRE(first_difference(got, i) == std::string::npos, "message %d", i);
+      }
+      return 0;
+    });
+  }));
+}
+
+// Several messages with one tag arrive in the order they were sent, large
+// ones (several chunks) included.
+TEST(Comm, SameTagKeepsOrder) {
+  constexpr int kMessages = 6;
+  expect_both_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link);
+      std::vector<anydev::DeviceBuffer<std::uint8_t>> buffers;
+      for (int i = 0; i < kMessages; ++i) {
+        buffers.push_back(p.ctx.enqueue_create_buffer<std::uint8_t>((5u << 20) + 11));
+      }
+      std::vector<std::vector<std::uint8_t>> sources;  // alive until synchronize
+      for (int i = 0; i < kMessages; ++i) {
+        if (role == 0) {
+          const auto& bytes = sources.emplace_back(make_bytes(buffers[i].size(), 100 + i));
+          buffers[i].enqueue_copy_from(bytes.data());
+          p.comm.enqueue_send(buffers[i], p.peer, 9);
+        } else {
+          p.comm.enqueue_recv(buffers[i], p.peer, 9);
+        }
+      }
+      p.ctx.synchronize();
+      if (role == 0) return 0;
+      for (int i = 0; i < kMessages; ++i) {
+        std::vector<std::uint8_t> got(buffers[i].size());
+        buffers[i].enqueue_copy_to(got.data());
+        p.ctx.synchronize();
+        REQUIRE(first_difference(got, 100 + i) == std::string::npos, "message %d", i);
+      }
+      return 0;
+    });
+  }));
+}
+
+// Role 1 exposes a buffer; role 0 puts into it at an odd offset, gets it
+// back, then tells role 1 (a send) to check its memory.
+TEST(Comm, PutGetExactBytes) {
+  constexpr std::size_t kRegion = (6u << 20) + 17;
+  constexpr std::size_t kBytes = (5u << 20) + 3;
+  constexpr std::size_t kOffset = 9;
+  expect_both_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link);
+      auto flag = p.ctx.enqueue_create_host_buffer<std::uint8_t>(1);
+      if (role == 1) {
+        auto region = p.ctx.enqueue_create_host_buffer<std::uint8_t>(kRegion);
+        region.enqueue_fill(0x5A);
+        p.ctx.synchronize();
+        auto exposed = p.comm.expose(region);
+        link.send(exposed.key());
+        p.comm.enqueue_recv(flag, p.peer, 1);
+        p.ctx.synchronize();
+        const std::uint8_t* r = region.unsafe_ptr();
+        for (std::size_t i = 0; i < kOffset; ++i) REQUIRE(r[i] == 0x5A, "byte %zu", i);
+        for (std::size_t i = 0; i < kBytes; ++i) {
+          REQUIRE(r[kOffset + i] == pattern(i, 7), "byte %zu of the put", i);
+        }
+        for (std::size_t i = kOffset + kBytes; i < kRegion; ++i)
+          REQUIRE(r[i] == 0x5A, "byte %zu", i);
+        return 0;
+      }
+      auto remote = p.comm.import_region(p.peer, link.recv());
+      auto src = p.ctx.enqueue_create_buffer<std::uint8_t>(kBytes);
+      const auto bytes = make_bytes(kBytes, 7);
+      src.enqueue_copy_from(bytes.data());
+      p.comm.enqueue_put(src, remote, kOffset);
+      auto back = p.ctx.enqueue_create_buffer<std::uint8_t>(kBytes);
+      p.ctx.synchronize();  // the put is in the peer's memory
+      p.comm.enqueue_get(back, remote, kOffset);
+      std::vector<std::uint8_t> got(kBytes);
+      back.enqueue_copy_to(got.data());
+      p.ctx.synchronize();
+      REQUIRE(first_difference(got, 7) == std::string::npos, "get returned other bytes");
+      // Out of the region: refused before anything is enqueued.
+      try {
+        p.comm.enqueue_put(src, remote, kRegion - kBytes + 1);
+        REQUIRE(false, "a put past the region's end was accepted");
+      } catch (const anydev::Error& e) {
+        REQUIRE(e.status() == anydev::Status::out_of_range, "%s", e.what());
+      }
+      p.comm.enqueue_send(flag, p.peer, 1);
+      p.ctx.synchronize();
+      return 0;
+    });
+  }));
+}
+
+// Expects synchronize() to throw an error whose message contains `what`.
+int expect_sync_error(int role, const anydev::DeviceContext& ctx, const char* what) {
+  try {
+    ctx.synchronize();
+  } catch (const anydev::Error& e) {
+    REQUIRE(std::string(e.what()).find(what) != std::string::npos, "message: %s", e.what());
+    return 0;
+  }
+  REQUIRE(false, "synchronize did not report '%s'", what);
+  return 1;
+}
+
+// A message larger than the receive buffer, then one smaller: each a clear
+// error, and the pair keeps working afterwards.
+TEST(Comm, SizeMismatchIsAnError) {
+  expect_both_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link, 5000);
+      auto big = p.ctx.enqueue_create_host_buffer<std::uint8_t>(100);
+      auto small = p.ctx.enqueue_create_host_buffer<std::uint8_t>(50);
+      if (role == 0) {
+        p.comm.enqueue_send(big, p.peer, 1);
+        p.comm.enqueue_send(small, p.peer, 2);
+        p.ctx.synchronize();
+      } else {
+        p.comm.enqueue_recv(small, p.peer, 1);
+        if (int r = expect_sync_error(role, p.ctx, "larger than the 50-byte buffer"); r != 0)
+          return r;
+        p.comm.enqueue_recv(big, p.peer, 2);
+        if (int r = expect_sync_error(role, p.ctx, "differs in size"); r != 0) return r;
+      }
+      // Still working.
+      const int r = exchange(role, p, Kind::host, Kind::host, 12345, 1, 3, 3);
+      link.send({1});  // neither leaves before the other is done
+      link.recv();
+      return r;
+    });
+  }));
+}
+
+// A receive whose tag never arrives ends with the timeout's error; the
+// message that did arrive (another tag) is still delivered afterwards.
+TEST(Comm, UnmatchedReceiveTimesOut) {
+  expect_both_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link, 1500);
+      auto b = p.ctx.enqueue_create_host_buffer<std::uint8_t>(4096);
+      if (role == 0) {
+        const auto bytes = make_bytes(4096, 4);
+        b.enqueue_copy_from(bytes.data());
+        p.comm.enqueue_send(b, p.peer, 1);
+        p.ctx.synchronize();
+        link.recv();  // wait for role 1
+        return 0;
+      }
+      p.comm.enqueue_recv(b, p.peer, 99);
+      if (int r = expect_sync_error(role, p.ctx, "no message with tag 99 from peer 0"); r != 0) {
+        return r;
+      }
+      p.comm.enqueue_recv(b, p.peer, 1);
+      p.ctx.synchronize();
+      std::vector<std::uint8_t> got(b.unsafe_ptr(), b.unsafe_ptr() + 4096);
+      REQUIRE(first_difference(got, 4) == std::string::npos, "wrong bytes");
+      link.send({1});
+      return 0;
+    });
+  }));
+}
+
+// Role 0 is SIGKILLed while it sends 64 MiB; role 1's receive ends with an
+// error (connection failure or timeout), never a hang, and role 1 can
+// still use its context.
+TEST(Comm, PeerKilledMidTransfer) {
+  const auto ends = run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link, 3000);
+      auto b = p.ctx.enqueue_create_buffer<std::uint8_t>(64u << 20);
+      if (role == 0) {
+        p.comm.enqueue_send(b, p.peer, 1);
+        link.recv();  // role 1 has posted its receive
+        ::kill(::getpid(), SIGKILL);
+        return 1;
+      }
+      p.comm.enqueue_recv(b, p.peer, 1);
+      link.send({1});
+      try {
+        p.ctx.synchronize();
+      } catch (const anydev::Error& e) {
+        std::fprintf(stderr, "role 1: as expected: %s\n", e.what());
+        auto h = p.ctx.enqueue_create_host_buffer<std::uint8_t>(16);
+        h.enqueue_fill(1);
+        p.ctx.synchronize();
+        return 0;
+      }
+      // The whole message may have landed before the kill: then it is exact.
+      return 0;
+    });
+  });
+  ASSERT_EQ(ends.size(), 2u);
+  if (ends[1].exit_code == 77) GTEST_SKIP() << "UCX unavailable";
+  EXPECT_EQ(ends[0].signal, SIGKILL);
+  EXPECT_EQ(ends[1].exit_code, 0);
+  EXPECT_EQ(ends[1].signal, 0);
+}
+
+// A peer that exits without ever transferring: a send of 8 MiB to it ends
+// with an error within the timeout.
+TEST(Comm, PeerGoneBeforeTransfer) {
+  const auto ends = run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link, 2000);
+      if (role == 0) {
+        link.send({1});
+        ::_exit(0);  // gone: no ucp cleanup, no goodbye
+      }
+      link.recv();
+      auto b = p.ctx.enqueue_create_host_buffer<std::uint8_t>(8u << 20);
+      ::usleep(200000);
+      p.comm.enqueue_send(b, p.peer, 1);
+      return expect_sync_error(role, p.ctx, "peer 0");
+    });
+  });
+  ASSERT_EQ(ends.size(), 2u);
+  if (ends[1].exit_code == 77) GTEST_SKIP() << "UCX unavailable";
+  EXPECT_EQ(ends[1].exit_code, 0);
+}
+
+// Bad input, each refused with its own status before anything happens.
+TEST(Comm, BadInput) {
+  expect_both_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&]() -> int {
+      Pair p(link);
+      const auto expect = [&](anydev::Status status, const char* what, auto&& call) -> int {
+        try {
+          call();
+        } catch (const anydev::Error& e) {
+          REQUIRE(e.status() == status, "%s: status %d: %s", what, static_cast<int>(e.status()),
+                  e.what());
+          return 0;
+        }
+        REQUIRE(false, "%s was accepted", what);
+        return 1;
+      };
+      const auto own = p.comm.address();
+      std::vector<std::uint8_t> garbage(64, 0x42);
+      std::vector<std::uint8_t> cut(own.begin(), own.begin() + 30);
+      auto h = p.ctx.enqueue_create_host_buffer<std::uint8_t>(16);
+      int r = 0;
+      r |= expect(anydev::Status::invalid_argument, "garbage address",
+                  [&] { p.comm.connect(garbage); });
+      r |= expect(anydev::Status::invalid_argument, "truncated address",
+                  [&] { p.comm.connect(cut); });
+      r |= expect(anydev::Status::invalid_argument, "own address", [&] { p.comm.connect(own); });
+      r |= expect(anydev::Status::out_of_range, "peer 5", [&] { p.comm.enqueue_send(h, 5, 0); });
+      r |= expect(anydev::Status::out_of_range, "peer -1", [&] { p.comm.enqueue_recv(h, -1, 0); });
+      r |= expect(anydev::Status::invalid_argument, "garbage key",
+                  [&] { p.comm.import_region(p.peer, garbage); });
+      // This process's own key is not the peer's.
+      auto exposed = p.comm.expose(h);
+      r |= expect(anydev::Status::invalid_argument, "own key",
+                  [&] { p.comm.import_region(p.peer, exposed.key()); });
+      r |= expect(anydev::Status::out_of_range, "import from peer 3",
+                  [&] { p.comm.import_region(3, exposed.key()); });
+      link.send({1});
+      link.recv();
+      return r;
+    });
+  }));
+}
+
+// Connecting to the same peer twice is refused; a foreign address (a valid
+// header, bytes that are no UCX address) fails with an error, never a crash.
+TEST(Comm, DuplicateAndForeignAddress) {
+  expect_both_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&]() -> int {
+      Pair p(link);
+      link.send(p.comm.address());
+      const auto again = link.recv();
+      try {
+        p.comm.connect(again);
+        REQUIRE(false, "a second connection to the same peer was accepted");
+      } catch (const anydev::Error& e) {
+        REQUIRE(e.status() == anydev::Status::invalid_argument, "%s", e.what());
+      }
+      std::vector<std::uint8_t> foreign = p.comm.address();
+      foreign[8] ^= 0x55;  // another key
+      for (std::size_t i = 20; i < foreign.size(); ++i)
+        foreign[i] = static_cast<std::uint8_t>(i * 7);
+      try {
+        p.comm.connect(foreign);
+        REQUIRE(false, "a forged address was accepted");
+      } catch (const anydev::Error& e) {
+        REQUIRE(e.status() == anydev::Status::invalid_argument, "%s", e.what());
+        REQUIRE(std::string(e.what()).find("checksum") != std::string::npos, "%s", e.what());
+      }
+      link.send({1});
+      link.recv();
+      return 0;
+    });
+  }));
+}
+
+// No UCX: a clear unavailable status naming the library.
+TEST(Comm, UnavailableWithoutUcx) {
+  const auto ends = run_pair([&](int role, const Link&) -> int {
+    ::setenv("ANYDEV_UCX_LIBRARY", "/nonexistent/libucp.so.0", 1);
+    anydev::DeviceContext ctx(0, backend_name());
+    try {
+      anydev::Communicator comm(ctx);
+    } catch (const anydev::Error& e) {
+      REQUIRE(e.status() == anydev::Status::backend_unavailable, "%s", e.what());
+      REQUIRE(std::string(e.what()).find("/nonexistent/libucp.so.0") != std::string::npos, "%s",
+              e.what());
+      return 0;
+    }
+    REQUIRE(false, "a communicator without UCX");
+    return 1;
+  });
+  ASSERT_EQ(ends.size(), 2u);
+  EXPECT_EQ(ends[0].exit_code, 0);
+  EXPECT_EQ(ends[1].exit_code, 0);
+}
+
+}  // namespace
