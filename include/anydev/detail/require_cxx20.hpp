@@ -20,7 +20,9 @@
 #error "anydev's C++ API (anydev/anydev.hpp) needs C++20: compile with -std=c++20 (CMake: CXX_STANDARD 20). From C++17 or older (e.g. a PyTorch extension's default), or from C, use the C ABI instead: #include <anydev/anydev.h>"
 // clang-format on
 #define ANYDEV_ANYDEV_HPP_
+#define ANYDEV_ATTRIBUTES_HPP_
 #define ANYDEV_BUFFER_HPP_
+#define ANYDEV_COMM_HPP_
 #define ANYDEV_CONTEXT_HPP_
 #define ANYDEV_DETAIL_BUFFER_BASE_HPP_
 #define ANYDEV_DETAIL_BUFFER_FWD_HPP_
