@@ -36,6 +36,7 @@
 
 #include "lz_entries.h"
 #include "lz_errors.h"
+#include "lz_share_events.h"
 #include "lz_state.h"
 
 namespace anydev::level_zero {
@@ -121,24 +122,8 @@ anydev_status_t check_memory_ipc(int device, anydev_bk_memory_kind_t kind, const
                             " lacks the IPC entry points (zeMemGetIpcHandle, zeMemOpenIpcHandle, "
                             "zeMemCloseIpcHandle, zeDriverGetIpcProperties)"));
   }
-  ze_driver_ipc_properties_t props = {};
-  props.stype = ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES;
-  const ze_result_t r = a.zeDriverGetIpcProperties(device_at(device).driver->driver, &props);
-  if (r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE || r == ZE_RESULT_ERROR_UNINITIALIZED) {
-    return report_failure(ANYDEV_ERROR_UNSUPPORTED, r, "zeDriverGetIpcProperties",
-                          cat(op, ": the driver of level_zero device ", device, " has no IPC"));
-  }
-  if (r != ZE_RESULT_SUCCESS) {
-    return report_failure(r, "zeDriverGetIpcProperties", cat(op, " on level_zero device ", device));
-  }
-  if ((props.flags & ZE_IPC_PROPERTY_FLAG_MEMORY) == 0) {
-    return report_error(
-        ANYDEV_ERROR_UNSUPPORTED,
-        cat(op, ": the driver of level_zero device ", device, " (", device_at(device).name,
-            ") reports no memory IPC (zeDriverGetIpcProperties flags ", props.flags,
-            ", no ZE_IPC_PROPERTY_FLAG_MEMORY)"));
-  }
-  return ANYDEV_SUCCESS;
+  return require_driver_ipc(device, op, ZE_IPC_PROPERTY_FLAG_MEMORY, "memory",
+                            "ZE_IPC_PROPERTY_FLAG_MEMORY");
 }
 
 // The driver's host-pointer import, or UNSUPPORTED naming what is missing.

@@ -185,24 +185,8 @@ anydev_status_t check_event_ipc(int device, const char* op) {
                             "zeEventPoolOpenIpcHandle, zeEventPoolCloseIpcHandle, "
                             "zeEventPoolDestroy, zeEventDestroy, zeDriverGetIpcProperties)"));
   }
-  ze_driver_ipc_properties_t props = {};
-  props.stype = ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES;
-  const ze_result_t r = a.zeDriverGetIpcProperties(device_at(device).driver->driver, &props);
-  if (r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE || r == ZE_RESULT_ERROR_UNINITIALIZED) {
-    return report_failure(ANYDEV_ERROR_UNSUPPORTED, r, "zeDriverGetIpcProperties",
-                          cat(op, ": the driver of level_zero device ", device, " has no IPC"));
-  }
-  if (r != ZE_RESULT_SUCCESS) {
-    return report_failure(r, "zeDriverGetIpcProperties", cat(op, " on level_zero device ", device));
-  }
-  if ((props.flags & ZE_IPC_PROPERTY_FLAG_EVENT_POOL) == 0) {
-    return report_error(
-        ANYDEV_ERROR_UNSUPPORTED,
-        cat(op, ": the driver of level_zero device ", device, " (", device_at(device).name,
-            ") reports no event pool IPC (zeDriverGetIpcProperties flags ", props.flags,
-            ", no ZE_IPC_PROPERTY_FLAG_EVENT_POOL)"));
-  }
-  return ANYDEV_SUCCESS;
+  return require_driver_ipc(device, op, ZE_IPC_PROPERTY_FLAG_EVENT_POOL, "event pool",
+                            "ZE_IPC_PROPERTY_FLAG_EVENT_POOL");
 }
 
 anydev_status_t device_uuid(int device, std::uint8_t out[ZE_MAX_DEVICE_UUID_SIZE], const char* op) {
@@ -264,6 +248,29 @@ bool same_file(int fd, std::uint64_t device, std::uint64_t inode) {
 }
 
 }  // namespace
+
+anydev_status_t require_driver_ipc(int device, const char* op, ze_ipc_property_flags_t flag,
+                                   const char* what, const char* flag_name) {
+  const LoaderApi& a = api();
+  ze_driver_ipc_properties_t props = {};
+  props.stype = ZE_STRUCTURE_TYPE_DRIVER_IPC_PROPERTIES;
+  const ze_result_t r = a.zeDriverGetIpcProperties(device_at(device).driver->driver, &props);
+  if (r == ZE_RESULT_ERROR_UNSUPPORTED_FEATURE || r == ZE_RESULT_ERROR_UNINITIALIZED) {
+    return report_failure(ANYDEV_ERROR_UNSUPPORTED, r, "zeDriverGetIpcProperties",
+                          cat(op, ": the driver of level_zero device ", device, " has no IPC"));
+  }
+  if (r != ZE_RESULT_SUCCESS) {
+    return report_failure(r, "zeDriverGetIpcProperties", cat(op, " on level_zero device ", device));
+  }
+  if ((props.flags & flag) == 0) {
+    return report_error(
+        ANYDEV_ERROR_UNSUPPORTED,
+        cat(op, ": the driver of level_zero device ", device, " (", device_at(device).name,
+            ") reports no ", what, " IPC (zeDriverGetIpcProperties flags ", props.flags, ", no ",
+            flag_name, ")"));
+  }
+  return ANYDEV_SUCCESS;
+}
 
 anydev_status_t shared_event_record(LzEvent& event, LzStream& stream) {
   SharedEvent& shared = *event.shared;

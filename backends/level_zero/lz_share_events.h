@@ -13,6 +13,11 @@
 
 namespace anydev::level_zero {
 
+// UNSUPPORTED (reported, naming `what` and `flag_name`) unless the driver of
+// `device` reports `flag` in zeDriverGetIpcProperties; the caller has
+// checked that the loader has the call.
+anydev_status_t require_driver_ipc(int device, const char* op, ze_ipc_property_flags_t flag,
+                                   const char* what, const char* flag_name);
 anydev_status_t shared_event_record(LzEvent& event, LzStream& stream);
 anydev_status_t shared_event_query(const LzEvent& event, int* complete);
 anydev_status_t shared_event_synchronize(const LzEvent& event);
