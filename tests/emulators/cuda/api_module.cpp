@@ -53,6 +53,34 @@ CUfunction to_handle(Function* f) { return reinterpret_cast<CUfunction>(f); }
 
 }  // namespace
 
+namespace anydev_emu {
+
+CUresult check_launch_shape(const char* api, std::uint64_t grid, std::uint64_t block,
+                            unsigned shared_bytes, void** extra) {
+  if (block == 0 || grid == 0 || block > 1024 || shared_bytes != 0 || extra != nullptr) {
+    core::report_misuse(std::string(api) + ": an empty grid or block, more than 1024 threads " +
+                        "a block, shared memory or `extra` (the emulator takes kernelParams)");
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult function_entry(CUfunction function, const char* api, core::KernelEntry* entry,
+                        Context** context) {
+  Registry& reg = registry();
+  const std::lock_guard<std::mutex> lock(reg.mutex);
+  auto* f = reinterpret_cast<Function*>(function);
+  if (reg.functions.find(f) == reg.functions.end()) {
+    core::report_misuse(std::string(api) + ": not a function of a loaded module");
+    return CUDA_ERROR_INVALID_HANDLE;
+  }
+  *entry = f->entry;
+  *context = f->module->context;
+  return CUDA_SUCCESS;
+}
+
+}  // namespace anydev_emu
+
 extern "C" {
 
 CUresult cuModuleLoadData(CUmodule* module, const void* image) {
@@ -132,27 +160,21 @@ CUresult cuLaunchKernel(CUfunction function, unsigned grid_x, unsigned grid_y, u
   if (const CUresult r = anydev_emu::lookup_stream(stream, api, &s); r != CUDA_SUCCESS) return r;
   const std::uint64_t block = std::uint64_t{block_x} * block_y * block_z;
   const std::uint64_t grid = std::uint64_t{grid_x} * grid_y * grid_z;
-  if (block == 0 || grid == 0 || block > 1024 || shared_bytes != 0 || extra != nullptr) {
-    core::report_misuse(std::string(api) + ": an empty grid or block, more than 1024 threads " +
-                        "a block, shared memory or `extra` (the emulator takes kernelParams)");
-    return CUDA_ERROR_INVALID_VALUE;
+  if (const CUresult r = anydev_emu::check_launch_shape(api, grid, block, shared_bytes, extra);
+      r != CUDA_SUCCESS) {
+    return r;
   }
-  Registry& reg = registry();
   core::KernelEntry entry;
-  {
-    const std::lock_guard<std::mutex> lock(reg.mutex);
-    auto* f = reinterpret_cast<Function*>(function);
-    if (reg.functions.find(f) == reg.functions.end()) {
-      core::report_misuse(std::string(api) + ": not a function of a loaded module");
-      return CUDA_ERROR_INVALID_HANDLE;
-    }
-    if (f->module->context != s->context()) {
-      core::report_misuse(std::string(api) +
-                          ": the function's module is loaded in another "
-                          "context than the stream's");
-      return CUDA_ERROR_INVALID_HANDLE;
-    }
-    entry = f->entry;
+  anydev_emu::Context* context = nullptr;
+  if (const CUresult r = anydev_emu::function_entry(function, api, &entry, &context);
+      r != CUDA_SUCCESS) {
+    return r;
+  }
+  if (context != s->context()) {
+    core::report_misuse(std::string(api) +
+                        ": the function's module is loaded in another "
+                        "context than the stream's");
+    return CUDA_ERROR_INVALID_HANDLE;
   }
   return anydev_emu::cu(core::enqueue_kernel(api, s, entry, params, grid * block));
 }

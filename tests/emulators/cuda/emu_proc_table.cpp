@@ -128,6 +128,15 @@ const Proc* proc_table(std::size_t* size) {
       P(ModuleGetFunction, 2000),
       P(ModuleUnload, 2000),
       P(LaunchKernel, 4000),
+      P(GraphCreate, 10000),
+      P(GraphAddEmptyNode, 10000),
+      P(GraphAddMemcpyNode, 10000),
+      P(GraphAddMemsetNode, 10000),
+      P(GraphAddKernelNode, 12000),
+      P(GraphInstantiateWithFlags, 11040),
+      P(GraphLaunch, 10000),
+      P(GraphExecDestroy, 10000),
+      P(GraphDestroy, 10000),
   };
   *size = sizeof(table) / sizeof(table[0]);
   return table;

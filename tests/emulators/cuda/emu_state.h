@@ -14,8 +14,10 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "core_device.h"
+#include "core_kernels.h"
 #include "core_pool.h"
 #include "core_status.h"
 #include "core_stream.h"
@@ -67,6 +69,17 @@ CUresult lookup_event(CUevent handle, const char* api, EventRef* out);
 // allocate_device with a CUdeviceptr (api_memory.cpp).
 CUresult allocate_device(int device, size_t bytes, CUdeviceptr* out, const char* api,
                          core::Pool* pool);
+
+// The entry behind a function of a loaded module, and the context the
+// module is loaded in; CUDA_ERROR_INVALID_HANDLE (reported with `api`) for
+// anything else (api_module.cpp).
+CUresult function_entry(CUfunction function, const char* api, core::KernelEntry* entry,
+                        Context** context);
+// CUDA_ERROR_INVALID_VALUE (reported) for a launch the emulator cannot
+// perform: an empty grid or block, more than 1024 threads a block, shared
+// memory or `extra`.
+CUresult check_launch_shape(const char* api, std::uint64_t grid, std::uint64_t block,
+                            unsigned shared_bytes, void** extra);
 
 }  // namespace anydev_emu
 

@@ -20,16 +20,6 @@ namespace {
 
 std::uintptr_t U(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
-// What each side of a copy of `kind` may be; false for a kind HIP lacks.
-bool copy_access(hipMemcpyKind kind, Access* dst, Access* src) {
-  const bool dst_device = kind == hipMemcpyHostToDevice || kind == hipMemcpyDeviceToDevice;
-  const bool src_device = kind == hipMemcpyDeviceToHost || kind == hipMemcpyDeviceToDevice;
-  *dst = dst_device ? Access::kDeviceOrPinned : Access::kHost;
-  *src = src_device ? Access::kDeviceOrPinned : Access::kHost;
-  if (kind == hipMemcpyDefault) *dst = *src = Access::kAny;
-  return kind >= hipMemcpyHostToHost && kind <= hipMemcpyDefault;
-}
-
 hipError_t copy(const char* api, hipStream_t stream, void* dst, Access dst_access, const void* src,
                 Access src_access, size_t bytes) {
   core::StreamRef s;
@@ -40,6 +30,15 @@ hipError_t copy(const char* api, hipStream_t stream, void* dst, Access dst_acces
 }  // namespace
 
 namespace anydev_emu::hip {
+bool copy_access(hipMemcpyKind kind, Access* dst, Access* src) {
+  const bool dst_device = kind == hipMemcpyHostToDevice || kind == hipMemcpyDeviceToDevice;
+  const bool src_device = kind == hipMemcpyDeviceToHost || kind == hipMemcpyDeviceToDevice;
+  *dst = dst_device ? Access::kDeviceOrPinned : Access::kHost;
+  *src = src_device ? Access::kDeviceOrPinned : Access::kHost;
+  if (kind == hipMemcpyDefault) *dst = *src = Access::kAny;
+  return kind >= hipMemcpyHostToHost && kind <= hipMemcpyDefault;
+}
+
 // `count` elements of `element` bytes in each of `height` rows `pitch` bytes apart.
 hipError_t fill(const char* api, hipStream_t stream, void* dst, std::uint32_t value, size_t element,
                 size_t count, size_t height, size_t pitch) {
@@ -58,7 +57,7 @@ hipError_t hipMemcpyAsync(void* dst, const void* src, size_t bytes, hipMemcpyKin
   hip::count(Call::hipMemcpyAsync);
   Access to = Access::kAny;
   Access from = Access::kAny;
-  if (!copy_access(kind, &to, &from)) {
+  if (!hip::copy_access(kind, &to, &from)) {
     core::report_misuse("hipMemcpyAsync: unknown hipMemcpyKind " +
                         std::to_string(static_cast<int>(kind)));
     return hipErrorInvalidMemcpyDirection;

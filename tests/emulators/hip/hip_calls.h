@@ -39,7 +39,9 @@
   X(hipMemExportToShareableHandle) X(hipMemImportFromShareableHandle) \
   X(hipMemAddressReserve) X(hipMemAddressFree) X(hipMemMap) X(hipMemUnmap) X(hipMemSetAccess) \
   X(hipHostRegister) X(hipHostUnregister) X(hipIpcGetEventHandle) X(hipIpcOpenEventHandle) \
-  X(hipEventElapsedTime) X(hipStreamCreateWithPriority) X(hipDeviceGetStreamPriorityRange)
+  X(hipEventElapsedTime) X(hipStreamCreateWithPriority) X(hipDeviceGetStreamPriorityRange) \
+  X(hipGraphCreate) X(hipGraphAddEmptyNode) X(hipGraphAddMemcpyNode1D) X(hipGraphAddMemsetNode) \
+  X(hipGraphInstantiateWithFlags) X(hipGraphLaunch) X(hipGraphExecDestroy) X(hipGraphDestroy)
 // clang-format on
 
 ANYDEV_EMU_DECLARE_CALL_COUNT_EXPORTS(anydev_hip_emulator)

@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "core_device.h"
+#include "core_memory.h"
 #include "core_pool.h"
 #include "core_status.h"
 #include "core_stream.h"
@@ -65,6 +66,10 @@ hipError_t allocate(int device, size_t bytes, void** out, const char* api, core:
 // `value`) in each of `height` rows `pitch` bytes apart (api_transfer.cpp).
 hipError_t fill(const char* api, hipStream_t stream, void* dst, std::uint32_t value, size_t element,
                 size_t count, size_t height, size_t pitch);
+
+// What each side of a copy of `kind` may be; false for a kind HIP lacks
+// (api_transfer.cpp).
+bool copy_access(hipMemcpyKind kind, core::Access* dst, core::Access* src);
 
 // hipRuntimeGetVersion's answer: the variant's (variant_5.cpp, variant_7.cpp).
 int runtime_version();

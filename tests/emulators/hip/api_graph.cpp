@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+// Graphs (the core's core_graph.h) through HIP's graph calls: hipGraphCreate,
+// 1-D memcpy nodes, memset nodes, empty nodes, hipGraphInstantiateWithFlags,
+// hipGraphLaunch, hipGraphExecDestroy and hipGraphDestroy, with the
+// runtime's hipErrorInvalidValue for bad parameters and handles. Each counts
+// its call. Thread-safe.
+#include <hip/hip_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "core_config.h"
+#include "core_graph.h"
+#include "hip_face.h"
+
+namespace hip = anydev_emu::hip;
+namespace core = anydev_emu::core;
+using core::GraphNode;
+using hip::Call;
+
+namespace {
+
+hipError_t add_node(const char* api, hipGraphNode_t* out, hipGraph_t graph,
+                    const hipGraphNode_t* deps, size_t count, GraphNode node) {
+  if (out == nullptr) {
+    core::report_misuse(std::string(api) + ": null pGraphNode");
+    return hipErrorInvalidValue;
+  }
+  void* made = nullptr;
+  const hipError_t e = hip::to_hip(core::graph_add_node(
+      api, graph, reinterpret_cast<const void* const*>(deps), count, std::move(node), &made));
+  if (e == hipSuccess) *out = static_cast<hipGraphNode_t>(made);
+  return e;
+}
+
+}  // namespace
+
+extern "C" {
+
+hipError_t hipGraphCreate(hipGraph_t* graph, unsigned int flags) {
+  hip::count(Call::hipGraphCreate);
+  if (const hipError_t e = hip::ready(); e != hipSuccess) return e;
+  if (graph == nullptr || flags != 0) {
+    core::report_misuse("hipGraphCreate: null pGraph or nonzero flags");
+    return hipErrorInvalidValue;
+  }
+  void* made = nullptr;
+  const hipError_t e = hip::to_hip(core::graph_create(&made));
+  if (e == hipSuccess) *graph = static_cast<hipGraph_t>(made);
+  return e;
+}
+
+hipError_t hipGraphAddEmptyNode(hipGraphNode_t* node, hipGraph_t graph, const hipGraphNode_t* deps,
+                                size_t count) {
+  hip::count(Call::hipGraphAddEmptyNode);
+  if (const hipError_t e = hip::ready(); e != hipSuccess) return e;
+  return add_node("hipGraphAddEmptyNode", node, graph, deps, count, GraphNode{});
+}
+
+hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t* node, hipGraph_t graph,
+                                   const hipGraphNode_t* deps, size_t count, void* dst,
+                                   const void* src, size_t bytes, hipMemcpyKind kind) {
+  const char* api = "hipGraphAddMemcpyNode1D";
+  hip::count(Call::hipGraphAddMemcpyNode1D);
+  if (const hipError_t e = hip::ready(); e != hipSuccess) return e;
+  GraphNode n;
+  n.kind = GraphNode::Kind::copy;
+  n.dst = reinterpret_cast<std::uintptr_t>(dst);
+  n.src = reinterpret_cast<std::uintptr_t>(src);
+  n.bytes = bytes;
+  if (!hip::copy_access(kind, &n.dst_access, &n.src_access)) {
+    core::report_misuse(std::string(api) + ": unknown hipMemcpyKind " +
+                        std::to_string(static_cast<int>(kind)));
+    return hipErrorInvalidMemcpyDirection;
+  }
+  if (const hipError_t e = hip::to_hip(core::check_copy_node(api, n)); e != hipSuccess) return e;
+  return add_node(api, node, graph, deps, count, std::move(n));
+}
+
+hipError_t hipGraphAddMemsetNode(hipGraphNode_t* node, hipGraph_t graph,
+                                 const hipGraphNode_t* deps, size_t count,
+                                 const hipMemsetParams* p) {
+  const char* api = "hipGraphAddMemsetNode";
+  hip::count(Call::hipGraphAddMemsetNode);
+  if (const hipError_t e = hip::ready(); e != hipSuccess) return e;
+  if (p == nullptr) {
+    core::report_misuse(std::string(api) + ": null pMemsetParams");
+    return hipErrorInvalidValue;
+  }
+  GraphNode n;
+  n.kind = GraphNode::Kind::memset;
+  n.dst = reinterpret_cast<std::uintptr_t>(p->dst);
+  n.value = p->value;
+  n.element = p->elementSize;
+  n.width = p->width;
+  n.height = p->height;
+  n.pitch = p->pitch;
+  if (const hipError_t e = hip::to_hip(core::check_memset_node(api, n)); e != hipSuccess) return e;
+  return add_node(api, node, graph, deps, count, std::move(n));
+}
+
+hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t* exec, hipGraph_t graph,
+                                        unsigned long long flags) {
+  const char* api = "hipGraphInstantiateWithFlags";
+  hip::count(Call::hipGraphInstantiateWithFlags);
+  if (const hipError_t e = hip::ready(); e != hipSuccess) return e;
+  if (exec == nullptr || flags != 0) {
+    core::report_misuse(std::string(api) + ": null pGraphExec or flags the emulator lacks");
+    return hipErrorInvalidValue;
+  }
+  void* made = nullptr;
+  const hipError_t e = hip::to_hip(core::graph_instantiate(api, graph, &made));
+  if (e == hipSuccess) *exec = static_cast<hipGraphExec_t>(made);
+  return e;
+}
+
+hipError_t hipGraphLaunch(hipGraphExec_t exec, hipStream_t stream) {
+  const char* api = "hipGraphLaunch";
+  hip::count(Call::hipGraphLaunch);
+  core::StreamRef s;
+  if (const hipError_t e = hip::stream_of(stream, api, &s); e != hipSuccess) return e;
+  return hip::to_hip(core::graph_launch(api, exec, s));
+}
+
+hipError_t hipGraphExecDestroy(hipGraphExec_t exec) {
+  hip::count(Call::hipGraphExecDestroy);
+  if (const hipError_t e = hip::ready(); e != hipSuccess) return e;
+  return hip::to_hip(core::graph_exec_destroy("hipGraphExecDestroy", exec));
+}
+
+hipError_t hipGraphDestroy(hipGraph_t graph) {
+  hip::count(Call::hipGraphDestroy);
+  if (const hipError_t e = hip::ready(); e != hipSuccess) return e;
+  return hip::to_hip(core::graph_destroy("hipGraphDestroy", graph));
+}
+
+}  // extern "C"
