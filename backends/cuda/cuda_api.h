@@ -168,6 +168,23 @@ struct CudaApi {
   // kernel on the stream (gpu_transfer.h, HasFillKernel).
   static gpu::KernelFill fill_kernel(const gpu::Stream<CudaApi>& stream,
                                      const gpu::WideFillArgs& args, CUresult* r, const char** call);
+
+  // Graphs (gpu_graph.h): cuda_graph.cpp; the kernel node in cuda_fill_kernel.cpp.
+  using graph_t = CUgraph;
+  using graph_exec_t = CUgraphExec;
+  using graph_node_t = CUgraphNode;
+  // A 1-D copy of unified addresses, in the device's primary context.
+  static CUresult graph_add_copy(CUgraphNode* out, CUgraph graph, const CUgraphNode* deps,
+                                 std::size_t count, CUdeviceptr dst, CUdeviceptr src,
+                                 std::size_t bytes, int device);
+  // `width` elements of `element` (1, 2 or 4) bytes of `value` at `dst`.
+  static CUresult graph_add_memset(CUgraphNode* out, CUgraph graph, const CUgraphNode* deps,
+                                   std::size_t count, CUdeviceptr dst, unsigned value,
+                                   unsigned element, std::size_t width, int device);
+  static gpu::KernelFill graph_add_fill_kernel(CUgraphNode* out, CUgraph graph,
+                                               const CUgraphNode* deps, std::size_t count,
+                                               int device, const gpu::WideFillArgs& args,
+                                               CUresult* r);
 };
 
 // The device's primary context, retained at the first call. Reports and

@@ -69,27 +69,35 @@ void load_module(int device, CudaFillKernel* k, std::string* why, bool* refused)
   k->function = function;
 }
 
-}  // namespace
-
-gpu::KernelFill CudaApi::fill_kernel(const gpu::Stream<CudaApi>& stream,
-                                     const gpu::WideFillArgs& args, CUresult* r,
-                                     const char** call) {
-  CudaFillKernel& k = gpu::device_state<CudaApi>(stream.device).extra.fill_kernel;
-  std::call_once(k.once, [&stream, &k] {
+// The device's fill kernel, loaded at the first call; null when it cannot
+// be used (said once in the log).
+const CudaFillKernel* loaded_fill_kernel(int device) {
+  CudaFillKernel& k = gpu::device_state<CudaApi>(device).extra.fill_kernel;
+  std::call_once(k.once, [device, &k] {
     try {  // nothing may leave call_once by an exception (GCC bug 66146)
       std::string why;
       bool refused = false;
-      load_module(stream.device, &k, &why, &refused);
+      load_module(device, &k, &why, &refused);
       if (k.function == nullptr) {
         gpu::log<CudaApi>(refused ? ANYDEV_LOG_WARN : ANYDEV_LOG_INFO,
-                          cat("cuda device ", stream.device, ": anydev's fill kernel is not used (",
-                              why, "); fills of 8- and 16-byte patterns use memsets and copies"));
+                          cat("cuda device ", device, ": anydev's fill kernel is not used (", why,
+                              "); fills of 8- and 16-byte patterns use memsets and copies"));
       }
     } catch (...) {
       k.function = nullptr;  // out of memory: the plan fills
     }
   });
-  if (k.function == nullptr) return gpu::KernelFill::kUnavailable;
+  return k.function != nullptr ? &k : nullptr;
+}
+
+}  // namespace
+
+gpu::KernelFill CudaApi::fill_kernel(const gpu::Stream<CudaApi>& stream,
+                                     const gpu::WideFillArgs& args, CUresult* r,
+                                     const char** call) {
+  const CudaFillKernel* kernel = loaded_fill_kernel(stream.device);
+  if (kernel == nullptr) return gpu::KernelFill::kUnavailable;
+  const CudaFillKernel& k = *kernel;
 
   gpu::WideFillArgs a = args;  // the driver takes pointers to non-const
   void* params[] = {&a.dst, &a.bytes, &a.lo, &a.hi};
@@ -99,6 +107,27 @@ gpu::KernelFill CudaApi::fill_kernel(const gpu::Stream<CudaApi>& stream,
     return driver().LaunchKernel(k.function, blocks, 1, 1, gpu::kWideFillThreads, 1, 1, 0,
                                  stream.native, params, nullptr);
   });
+  return *r == CUDA_SUCCESS ? gpu::KernelFill::kLaunched : gpu::KernelFill::kFailed;
+}
+
+gpu::KernelFill CudaApi::graph_add_fill_kernel(CUgraphNode* out, CUgraph graph,
+                                               const CUgraphNode* deps, std::size_t count,
+                                               int device, const gpu::WideFillArgs& args,
+                                               CUresult* r) {
+  const CudaFillKernel* k = loaded_fill_kernel(device);
+  if (k == nullptr || driver().GraphAddKernelNode == nullptr) return gpu::KernelFill::kUnavailable;
+  gpu::WideFillArgs a = args;  // the driver copies the values when the node is added
+  void* params[] = {&a.dst, &a.bytes, &a.lo, &a.hi};
+  CUDA_KERNEL_NODE_PARAMS p{};
+  p.func = k->function;
+  p.gridDimX = gpu::wide_fill_blocks(static_cast<std::size_t>(a.bytes), k->units);
+  p.gridDimY = 1;
+  p.gridDimZ = 1;
+  p.blockDimX = gpu::kWideFillThreads;
+  p.blockDimY = 1;
+  p.blockDimZ = 1;
+  p.kernelParams = params;
+  *r = driver().GraphAddKernelNode(out, graph, deps, count, &p);
   return *r == CUDA_SUCCESS ? gpu::KernelFill::kLaunched : gpu::KernelFill::kFailed;
 }
 

@@ -99,6 +99,15 @@ struct CudaSymbolKey {
   ANYDEV_CUDA_SYMBOL(X, CtxGetStreamPriorityRange, 5050, OPTIONAL)     \
   ANYDEV_CUDA_SYMBOL(X, ModuleLoadData, 2000, OPTIONAL)                \
   ANYDEV_CUDA_SYMBOL(X, ModuleGetFunction, 2000, OPTIONAL)             \
-  ANYDEV_CUDA_SYMBOL(X, LaunchKernel, 4000, OPTIONAL)
+  ANYDEV_CUDA_SYMBOL(X, LaunchKernel, 4000, OPTIONAL)                  \
+  ANYDEV_CUDA_SYMBOL(X, GraphCreate, 10000, OPTIONAL)                  \
+  ANYDEV_CUDA_SYMBOL(X, GraphAddEmptyNode, 10000, OPTIONAL)            \
+  ANYDEV_CUDA_SYMBOL(X, GraphAddMemcpyNode, 10000, OPTIONAL)           \
+  ANYDEV_CUDA_SYMBOL(X, GraphAddMemsetNode, 10000, OPTIONAL)           \
+  ANYDEV_CUDA_SYMBOL(X, GraphAddKernelNode, 12000, OPTIONAL)           \
+  ANYDEV_CUDA_SYMBOL(X, GraphInstantiateWithFlags, 11040, OPTIONAL)    \
+  ANYDEV_CUDA_SYMBOL(X, GraphLaunch, 10000, OPTIONAL)                  \
+  ANYDEV_CUDA_SYMBOL(X, GraphExecDestroy, 10000, OPTIONAL)             \
+  ANYDEV_CUDA_SYMBOL(X, GraphDestroy, 10000, OPTIONAL)
 
 #endif  // ANYDEV_BACKENDS_CUDA_CUDA_SYMBOLS_H_

@@ -15,6 +15,7 @@
 #include "anydev/kit/table.h"
 #include "gpu_attributes.h"
 #include "gpu_backend.h"
+#include "gpu_graph.h"
 #include "gpu_memory.h"
 #include "gpu_native.h"
 #include "gpu_peer.h"
@@ -54,6 +55,9 @@ constexpr anydev_backend_table_t backend_table() {
   ANYDEV_GPU_SET_ENTRY_(device_attribute)
   ANYDEV_GPU_SET_ENTRY_(device_uuid)
   ANYDEV_GPU_SET_ENTRY_(api_version)
+  ANYDEV_GPU_SET_ENTRY_(graph_create)
+  ANYDEV_GPU_SET_ENTRY_(graph_launch)
+  ANYDEV_GPU_SET_ENTRY_(graph_destroy)
 #undef ANYDEV_GPU_SET_ENTRY_
   t.flags = Api::kTableFlags;
   return t;

@@ -156,6 +156,29 @@ struct HipApi {
   // a newer entry point (hipStreamGetDevice): a wrapped stream is taken as
   // the caller says (docs/backends.md).
   static anydev_status_t check_wrapped_stream(int, hipStream_t) { return ANYDEV_SUCCESS; }
+
+  // Graphs (gpu_graph.h). HIP has no fill kernel: wide fills are declined.
+  using graph_t = hipGraph_t;
+  using graph_exec_t = hipGraphExec_t;
+  using graph_node_t = hipGraphNode_t;
+  static hipError_t graph_add_copy(hipGraphNode_t* out, hipGraph_t graph,
+                                   const hipGraphNode_t* deps, std::size_t count, void* dst,
+                                   void* src, std::size_t bytes, int) {
+    return gpu::driver<HipApi>().GraphAddMemcpyNode(out, graph, deps, count, dst, src, bytes,
+                                                    hipMemcpyDefault);
+  }
+  static hipError_t graph_add_memset(hipGraphNode_t* out, hipGraph_t graph,
+                                     const hipGraphNode_t* deps, std::size_t count, void* dst,
+                                     unsigned value, unsigned element, std::size_t width, int) {
+    hipMemsetParams p{};
+    p.dst = dst;
+    p.elementSize = element;
+    p.height = 1;
+    p.pitch = width * element;  // one row: the pitch is its width
+    p.value = value;
+    p.width = width;
+    return gpu::driver<HipApi>().GraphAddMemsetNode(out, graph, deps, count, &p);
+  }
 };
 
 }  // namespace anydev::hip

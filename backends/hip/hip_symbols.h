@@ -94,6 +94,19 @@ using MemImportFromShareableHandle = hipError_t (*)(hipMemGenericAllocationHandl
 using HostRegister = hipError_t (*)(void*, std::size_t, unsigned int);
 using IpcGetEventHandle = hipError_t (*)(hipIpcEventHandle_t*, hipEvent_t);
 using IpcOpenEventHandle = hipError_t (*)(hipEvent_t*, hipIpcEventHandle_t);
+// Graphs (backends/gpu/gpu_graph.h).
+using GraphCreate = hipError_t (*)(hipGraph_t*, unsigned int);
+using GraphAddEmptyNode = hipError_t (*)(hipGraphNode_t*, hipGraph_t, const hipGraphNode_t*,
+                                         std::size_t);
+using GraphAddMemcpyNode1D = hipError_t (*)(hipGraphNode_t*, hipGraph_t, const hipGraphNode_t*,
+                                            std::size_t, void*, const void*, std::size_t,
+                                            hipMemcpyKind);
+using GraphAddMemsetNode = hipError_t (*)(hipGraphNode_t*, hipGraph_t, const hipGraphNode_t*,
+                                          std::size_t, const hipMemsetParams*);
+using GraphInstantiateWithFlags = hipError_t (*)(hipGraphExec_t*, hipGraph_t, unsigned long long);
+using GraphLaunch = hipError_t (*)(hipGraphExec_t, hipStream_t);
+using GraphExecDestroy = hipError_t (*)(hipGraphExec_t);
+using GraphDestroy = hipError_t (*)(hipGraph_t);
 }  // namespace fn
 
 }  // namespace anydev::hip
@@ -187,6 +200,19 @@ using IpcOpenEventHandle = hipError_t (*)(hipEvent_t*, hipIpcEventHandle_t);
   X(StreamCreateWithPriority, OPTIONAL, ::anydev::hip::fn::StreamCreateWithPriority,               \
     ANYDEV_HIP_KEY("hipStreamCreateWithPriority"))                                                 \
   X(CtxGetStreamPriorityRange, OPTIONAL, ::anydev::hip::fn::GetStreamPriorityRange,                \
-    ANYDEV_HIP_KEY("hipDeviceGetStreamPriorityRange"))
+    ANYDEV_HIP_KEY("hipDeviceGetStreamPriorityRange"))                                             \
+  X(GraphCreate, OPTIONAL, ::anydev::hip::fn::GraphCreate, ANYDEV_HIP_KEY("hipGraphCreate"))       \
+  X(GraphAddEmptyNode, OPTIONAL, ::anydev::hip::fn::GraphAddEmptyNode,                             \
+    ANYDEV_HIP_KEY("hipGraphAddEmptyNode"))                                                        \
+  X(GraphAddMemcpyNode, OPTIONAL, ::anydev::hip::fn::GraphAddMemcpyNode1D,                         \
+    ANYDEV_HIP_KEY("hipGraphAddMemcpyNode1D"))                                                     \
+  X(GraphAddMemsetNode, OPTIONAL, ::anydev::hip::fn::GraphAddMemsetNode,                           \
+    ANYDEV_HIP_KEY("hipGraphAddMemsetNode"))                                                       \
+  X(GraphInstantiateWithFlags, OPTIONAL, ::anydev::hip::fn::GraphInstantiateWithFlags,             \
+    ANYDEV_HIP_KEY("hipGraphInstantiateWithFlags"))                                                \
+  X(GraphLaunch, OPTIONAL, ::anydev::hip::fn::GraphLaunch, ANYDEV_HIP_KEY("hipGraphLaunch"))       \
+  X(GraphExecDestroy, OPTIONAL, ::anydev::hip::fn::GraphExecDestroy,                               \
+    ANYDEV_HIP_KEY("hipGraphExecDestroy"))                                                         \
+  X(GraphDestroy, OPTIONAL, ::anydev::hip::fn::GraphDestroy, ANYDEV_HIP_KEY("hipGraphDestroy"))
 
 #endif  // ANYDEV_BACKENDS_HIP_HIP_SYMBOLS_H_

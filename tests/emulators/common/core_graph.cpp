@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core_graph.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -152,6 +153,12 @@ Status graph_add_node(const char* api, const void* graph, const void* const* dep
                         " is not a node of this graph");
     }
     node.deps.push_back(d->second.second);
+  }
+  // As the drivers document: a dependency list has no duplicate entries.
+  std::vector<std::size_t> sorted = node.deps;
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    return misuse(Status::invalid_value, std::string(api) + ": a dependency is listed twice");
   }
   const std::uintptr_t k = reg.next.fetch_add(16);
   reg.nodes[k] = {key(graph), g->second.nodes.size()};
