@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -575,3 +576,101 @@ TEST_F(EmulatorTest, StreamPrioritiesHaveTheRangeOfCurrentGpus) {
 }
 
 }  // namespace
+
+namespace {
+
+// A 1-D CUDA_MEMCPY3D between unified addresses.
+CUDA_MEMCPY3D copy_params(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+  CUDA_MEMCPY3D p{};
+  p.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
+  p.srcDevice = src;
+  p.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+  p.dstDevice = dst;
+  p.WidthInBytes = bytes;
+  p.Height = 1;
+  p.Depth = 1;
+  return p;
+}
+
+CUDA_MEMSET_NODE_PARAMS memset_params(CUdeviceptr dst, unsigned value, unsigned element,
+                                      size_t width) {
+  CUDA_MEMSET_NODE_PARAMS p{};
+  p.dst = dst;
+  p.value = value;
+  p.elementSize = element;
+  p.width = width;
+  p.height = 1;
+  p.pitch = width * element;
+  return p;
+}
+
+}  // namespace
+
+// A graph runs its nodes after their dependencies, on every launch, and its
+// executable graph may be destroyed while launches are queued; bad node
+// parameters are CUDA_ERROR_INVALID_VALUE, as the driver documents.
+TEST_F(EmulatorTest, GraphsRunTheirNodesInDependencyOrder) {
+  constexpr size_t kBytes = 1024;
+  CUdeviceptr a = 0;
+  CUdeviceptr b = 0;
+  void* host = nullptr;
+  ASSERT_EQ(cuMemAlloc(&a, kBytes), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemAlloc(&b, kBytes), CUDA_SUCCESS);
+  ASSERT_EQ(cuMemHostAlloc(&host, kBytes, CU_MEMHOSTALLOC_PORTABLE), CUDA_SUCCESS);
+  CUgraph graph = nullptr;
+  ASSERT_EQ(cuGraphCreate(&graph, 0), CUDA_SUCCESS);
+  // memset a -> copy a to b -> copy b to host; the memset and the copy of a
+  // to b write and read the same bytes: only the dependency orders them.
+  CUgraphNode set = nullptr;
+  CUgraphNode to_b = nullptr;
+  CUgraphNode to_host = nullptr;
+  const CUDA_MEMSET_NODE_PARAMS fill = memset_params(a, 0x5A6B7C8Du, 4, kBytes / 4);
+  ASSERT_EQ(cuGraphAddMemsetNode(&set, graph, nullptr, 0, &fill, context_), CUDA_SUCCESS);
+  const CUDA_MEMCPY3D ab = copy_params(b, a, kBytes);
+  ASSERT_EQ(cuGraphAddMemcpyNode(&to_b, graph, &set, 1, &ab, context_), CUDA_SUCCESS);
+  const CUDA_MEMCPY3D bh = copy_params(reinterpret_cast<CUdeviceptr>(host), b, kBytes);
+  ASSERT_EQ(cuGraphAddMemcpyNode(&to_host, graph, &to_b, 1, &bh, context_), CUDA_SUCCESS);
+  CUgraphNode join = nullptr;
+  const CUgraphNode both[] = {set, to_host};
+  ASSERT_EQ(cuGraphAddEmptyNode(&join, graph, both, 2), CUDA_SUCCESS);
+
+  // Bad input adds nothing.
+  CUgraphNode bad = nullptr;
+  const CUgraphNode twice[] = {set, set};
+  EXPECT_EQ(cuGraphAddEmptyNode(&bad, graph, twice, 2), CUDA_ERROR_INVALID_VALUE)
+      << "a repeated dependency";
+  EXPECT_EQ(cuGraphAddEmptyNode(&bad, graph, nullptr, 1), CUDA_ERROR_INVALID_VALUE);
+  const CUDA_MEMSET_NODE_PARAMS on_host =
+      memset_params(reinterpret_cast<CUdeviceptr>(host), 0, 4, kBytes / 4);
+  EXPECT_EQ(cuGraphAddMemsetNode(&bad, graph, nullptr, 0, &on_host, context_),
+            CUDA_ERROR_INVALID_VALUE)
+      << "memset nodes write device memory only";
+  const CUDA_MEMSET_NODE_PARAMS eight = memset_params(a, 0, 8, kBytes / 8);
+  EXPECT_EQ(cuGraphAddMemsetNode(&bad, graph, nullptr, 0, &eight, context_),
+            CUDA_ERROR_INVALID_VALUE);
+  CUgraph other = nullptr;
+  ASSERT_EQ(cuGraphCreate(&other, 0), CUDA_SUCCESS);
+  EXPECT_EQ(cuGraphAddEmptyNode(&bad, other, &set, 1), CUDA_ERROR_INVALID_VALUE)
+      << "a node of another graph";
+  EXPECT_EQ(cuGraphDestroy(other), CUDA_SUCCESS);
+
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(cuGraphInstantiateWithFlags(&exec, graph, 0), CUDA_SUCCESS);
+  EXPECT_EQ(cuGraphDestroy(graph), CUDA_SUCCESS) << "the executable graph stays valid";
+  for (int launch = 0; launch < 3; ++launch) {
+    std::memset(host, 0, kBytes);
+    ASSERT_EQ(cuMemsetD8Async(b, 0, kBytes, stream_), CUDA_SUCCESS);
+    ASSERT_EQ(cuGraphLaunch(exec, stream_), CUDA_SUCCESS);
+    ASSERT_EQ(cuStreamSynchronize(stream_), CUDA_SUCCESS);
+    const auto* words = static_cast<const std::uint32_t*>(host);
+    EXPECT_EQ(std::count(words, words + kBytes / 4, 0x5A6B7C8Du), static_cast<long>(kBytes / 4));
+  }
+  ASSERT_EQ(cuGraphLaunch(exec, stream_), CUDA_SUCCESS);
+  EXPECT_EQ(cuGraphExecDestroy(exec), CUDA_SUCCESS) << "while a launch is queued";
+  EXPECT_EQ(cuGraphLaunch(exec, stream_), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(cuGraphExecDestroy(exec), CUDA_ERROR_INVALID_VALUE);
+  ASSERT_EQ(cuStreamSynchronize(stream_), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree(a), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFree(b), CUDA_SUCCESS);
+  EXPECT_EQ(cuMemFreeHost(host), CUDA_SUCCESS);
+}

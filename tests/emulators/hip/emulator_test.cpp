@@ -596,3 +596,61 @@ TEST_F(HipEmulatorTest, StreamPrioritiesHaveRocmsRange) {
 }
 
 }  // namespace
+
+// A graph's memset, 1-D copies and empty node run in dependency order on
+// every launch and are counted; a memset node of host memory is
+// hipErrorInvalidValue, as are a repeated dependency and a destroyed
+// executable graph.
+TEST_F(HipEmulatorTest, GraphsRunTheirNodesInDependencyOrder) {
+  constexpr size_t kBytes = 512;
+  void* a = nullptr;
+  void* b = nullptr;
+  void* host = nullptr;
+  HIP_ASSERT_OK(hipMalloc(&a, kBytes));
+  HIP_ASSERT_OK(hipMalloc(&b, kBytes));
+  HIP_ASSERT_OK(hipHostMalloc(&host, kBytes, 0));
+  hipGraph_t graph = nullptr;
+  HIP_ASSERT_OK(hipGraphCreate(&graph, 0));
+  hipMemsetParams fill{};
+  fill.dst = a;
+  fill.elementSize = 2;
+  fill.width = kBytes / 2;
+  fill.height = 1;
+  fill.pitch = kBytes;
+  fill.value = 0xBEEF;
+  hipGraphNode_t set = nullptr;
+  hipGraphNode_t to_b = nullptr;
+  hipGraphNode_t to_host = nullptr;
+  hipGraphNode_t join = nullptr;
+  HIP_ASSERT_OK(hipGraphAddMemsetNode(&set, graph, nullptr, 0, &fill));
+  HIP_ASSERT_OK(hipGraphAddMemcpyNode1D(&to_b, graph, &set, 1, b, a, kBytes,
+                                        hipMemcpyDeviceToDevice));
+  HIP_ASSERT_OK(hipGraphAddMemcpyNode1D(&to_host, graph, &to_b, 1, host, b, kBytes,
+                                        hipMemcpyDefault));
+  HIP_ASSERT_OK(hipGraphAddEmptyNode(&join, graph, &to_host, 1));
+  hipGraphNode_t bad = nullptr;
+  const hipGraphNode_t twice[] = {set, set};
+  EXPECT_EQ(hipGraphAddEmptyNode(&bad, graph, twice, 2), hipErrorInvalidValue);
+  hipMemsetParams on_host = fill;
+  on_host.dst = host;
+  EXPECT_EQ(hipGraphAddMemsetNode(&bad, graph, nullptr, 0, &on_host), hipErrorInvalidValue);
+
+  hipGraphExec_t exec = nullptr;
+  HIP_ASSERT_OK(hipGraphInstantiateWithFlags(&exec, graph, 0));
+  HIP_EXPECT_OK(hipGraphDestroy(graph));
+  anydev_hip_emulator_reset_call_counts();
+  for (int launch = 0; launch < 2; ++launch) {
+    std::memset(host, 0, kBytes);
+    HIP_ASSERT_OK(hipGraphLaunch(exec, stream_));
+    HIP_ASSERT_OK(hipStreamSynchronize(stream_));
+    const auto* halves = static_cast<const std::uint16_t*>(host);
+    for (size_t i = 0; i < kBytes / 2; ++i) ASSERT_EQ(halves[i], 0xBEEF) << i;
+  }
+  EXPECT_EQ(anydev_hip_emulator_call_count("hipGraphLaunch"), 2u);
+  EXPECT_EQ(anydev_hip_emulator_call_count("hipMemcpyAsync"), 0u);
+  HIP_EXPECT_OK(hipGraphExecDestroy(exec));
+  EXPECT_EQ(hipGraphLaunch(exec, stream_), hipErrorInvalidValue);
+  HIP_EXPECT_OK(hipFree(a));
+  HIP_EXPECT_OK(hipFree(b));
+  HIP_EXPECT_OK(hipHostFree(host));
+}
