@@ -52,12 +52,11 @@ struct NativeGraph {
 //       const WideFillArgs&, status_t* r)
 // kUnavailable: nothing added, the graph is declined.
 template <class Api>
-concept HasGraphFillKernel =
-    requires(typename Api::graph_node_t* out, typename Api::graph_t g,
-             const typename Api::graph_node_t* deps, std::size_t n, const WideFillArgs& a,
-             typename Api::status_t* r) {
-      { Api::graph_add_fill_kernel(out, g, deps, n, 0, a, r) } -> std::same_as<KernelFill>;
-    };
+concept HasGraphFillKernel = requires(typename Api::graph_node_t* out, typename Api::graph_t g,
+                                      const typename Api::graph_node_t* deps, std::size_t n,
+                                      const WideFillArgs& a, typename Api::status_t* r) {
+  { Api::graph_add_fill_kernel(out, g, deps, n, 0, a, r) } -> std::same_as<KernelFill>;
+};
 
 // Whether the driver has every graph entry point the backend calls.
 template <class Api>
@@ -73,8 +72,7 @@ bool graph_entry_points_present(const typename Api::driver_t& drv) {
 enum class NodeAdd { kAdded, kDeclined, kFailed };
 
 template <class Api>
-NodeAdd add_graph_node(int device, typename Api::graph_t graph,
-                       const anydev_bk_graph_node_t& node,
+NodeAdd add_graph_node(int device, typename Api::graph_t graph, const anydev_bk_graph_node_t& node,
                        const std::vector<typename Api::graph_node_t>& deps,
                        typename Api::graph_node_t* out, typename Api::status_t* r,
                        const char** call) {
@@ -86,16 +84,16 @@ NodeAdd add_graph_node(int device, typename Api::graph_t graph,
     *r = drv.GraphAddEmptyNode(out, graph, d, deps.size());
   } else if (node.kind == ANYDEV_BK_GRAPH_COPY) {
     // Host memory the driver does not know cannot be a memcpy node's side.
-    if (node.dst.kind == ANYDEV_BK_MEMORY_USER_HOST || node.src.kind == ANYDEV_BK_MEMORY_USER_HOST ||
+    if (node.dst.kind == ANYDEV_BK_MEMORY_USER_HOST ||
+        node.src.kind == ANYDEV_BK_MEMORY_USER_HOST ||
         (node.dst.kind == ANYDEV_BK_MEMORY_DEVICE && node.dst.device != device) ||
         (node.src.kind == ANYDEV_BK_MEMORY_DEVICE && node.src.device != device)) {
       return NodeAdd::kDeclined;
     }
     *call = names::GraphAddMemcpyNode;
-    *r = Api::graph_add_copy(out, graph, d, deps.size(),
-                             device_address<Api>(node.dst.handle, node.dst.offset),
-                             device_address<Api>(node.src.handle, node.src.offset), node.bytes,
-                             device);
+    *r = Api::graph_add_copy(
+        out, graph, d, deps.size(), device_address<Api>(node.dst.handle, node.dst.offset),
+        device_address<Api>(node.src.handle, node.src.offset), node.bytes, device);
   } else if (node.kind == ANYDEV_BK_GRAPH_FILL) {
     // A memset node writes only device memory.
     if (node.dst.kind != ANYDEV_BK_MEMORY_DEVICE || node.dst.device != device) {
@@ -108,8 +106,7 @@ NodeAdd add_graph_node(int device, typename Api::graph_t graph,
       std::memcpy(&value, node.pattern, period);
       *call = names::GraphAddMemsetNode;
       *r = Api::graph_add_memset(out, graph, d, deps.size(), device_address<Api>(nullptr, base),
-                                 value, static_cast<unsigned>(period), node.bytes / period,
-                                 device);
+                                 value, static_cast<unsigned>(period), node.bytes / period, device);
     } else if constexpr (HasGraphFillKernel<Api>) {
       *call = "a kernel node of anydev's fill kernel";
       switch (Api::graph_add_fill_kernel(out, graph, d, deps.size(), device,
@@ -213,15 +210,13 @@ anydev_status_t graph_launch(anydev_bk_graph_t graph, anydev_bk_stream_t stream_
   if (native == nullptr || stream == nullptr) {
     return null_argument<Api>("graph_launch", "graph or stream");
   }
-  const auto r = call_on_stream<Api>(stream->device, Api::names_its_device(stream->native),
-                                     "graph_launch", [&] {
-                                       return driver<Api>().GraphLaunch(native->exec,
-                                                                        stream->native);
-                                     });
+  const auto r =
+      call_on_stream<Api>(stream->device, Api::names_its_device(stream->native), "graph_launch",
+                          [&] { return driver<Api>().GraphLaunch(native->exec, stream->native); });
   if (r != Api::kSuccess) {
-    return report_failure<Api>(r, Api::driver_t::names::GraphLaunch,
-                               cat("graph_launch on a stream of ", Api::kName, " device ",
-                                   stream->device));
+    return report_failure<Api>(
+        r, Api::driver_t::names::GraphLaunch,
+        cat("graph_launch on a stream of ", Api::kName, " device ", stream->device));
   }
   return ANYDEV_SUCCESS;
 }

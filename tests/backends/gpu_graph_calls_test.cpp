@@ -80,7 +80,9 @@ constexpr int kPairs = 50;  // 100 nodes
 constexpr int kReplays = 10;
 
 // Word i of source s.
-std::uint32_t word(int s, std::size_t i) { return 0x9E3779B9u * (static_cast<std::uint32_t>(s) + 1) ^ static_cast<std::uint32_t>(i); }
+std::uint32_t word(int s, std::size_t i) {
+  return 0x9E3779B9u * (static_cast<std::uint32_t>(s) + 1) ^ static_cast<std::uint32_t>(i);
+}
 
 // 50 fills of 1-, 2- and 4-byte patterns, each followed by a copy of another
 // buffer over half of it, some through pinned host memory: 100 nodes, one
@@ -88,7 +90,8 @@ std::uint32_t word(int s, std::size_t i) { return 0x9E3779B9u * (static_cast<std
 TEST_F(GpuGraph, ReplayOfAHundredCopiesAndFillsIsOneLaunch) {
   std::vector<anydev::DeviceBuffer<std::uint32_t>> targets;
   std::vector<anydev::DeviceBuffer<std::uint32_t>> sources;
-  anydev::HostBuffer<std::uint32_t> pinned = ctx_.enqueue_create_host_buffer<std::uint32_t>(kWords / 2);
+  anydev::HostBuffer<std::uint32_t> pinned =
+      ctx_.enqueue_create_host_buffer<std::uint32_t>(kWords / 2);
   ctx_.synchronize();
   for (std::size_t i = 0; i < kWords / 2; ++i) pinned.as_span()[i] = word(99, i);
   const anydev::DeviceGraph graph(ctx_);
@@ -137,7 +140,8 @@ TEST_F(GpuGraph, ReplayOfAHundredCopiesAndFillsIsOneLaunch) {
     const std::uint32_t filled = p % 3 == 0 ? 0xA5A5A5A5u : p % 3 == 1 ? 0xB1C2B1C2u : 0xD3E4F506u;
     std::size_t wrong = 0;
     for (std::size_t i = 0; i < kWords; ++i) {
-      const std::uint32_t want = i < kWords / 2 ? filled : word(p % 5 == 0 ? 99 : p, i - kWords / 2);
+      const std::uint32_t want =
+          i < kWords / 2 ? filled : word(p % 5 == 0 ? 99 : p, i - kWords / 2);
       if (got[i] != want) ++wrong;
     }
     EXPECT_EQ(wrong, 0u);
@@ -148,7 +152,8 @@ TEST_F(GpuGraph, ReplayOfAHundredCopiesAndFillsIsOneLaunch) {
 // graph, the core replays it with its copies and fills, and the bytes are exact.
 TEST_F(GpuGraph, DeclinedGraphIsReplayedByTheCoreExactly) {
   anydev::HostBuffer<std::uint32_t> host = ctx_.enqueue_create_host_buffer<std::uint32_t>(kWords);
-  const anydev::DeviceBuffer<std::uint32_t> device = ctx_.enqueue_create_buffer<std::uint32_t>(kWords);
+  const anydev::DeviceBuffer<std::uint32_t> device =
+      ctx_.enqueue_create_buffer<std::uint32_t>(kWords);
   const anydev::DeviceGraph graph(ctx_);
   const anydev::GraphNode fill = graph.add_memset(host, 0x600DF00Du);
   graph.add_copy(device, host, {fill});

@@ -111,8 +111,8 @@ Status check_memset_node(const char* api, const GraphNode& n) {
     return s;
   }
   if (span.block == nullptr || span.block->device < 0) {
-    return misuse(Status::invalid_value, op + ": a memset node writes device memory only, not " +
-                                             span.describe());
+    return misuse(Status::invalid_value,
+                  op + ": a memset node writes device memory only, not " + span.describe());
   }
   return Status::success;
 }
@@ -148,9 +148,8 @@ Status graph_add_node(const char* api, const void* graph, const void* const* dep
   for (std::size_t i = 0; i < count; ++i) {
     const auto d = reg.nodes.find(key(deps[i]));
     if (d == reg.nodes.end() || d->second.first != key(graph)) {
-      return misuse(Status::invalid_value,
-                    std::string(api) + ": dependency " + std::to_string(i) +
-                        " is not a node of this graph");
+      return misuse(Status::invalid_value, std::string(api) + ": dependency " + std::to_string(i) +
+                                               " is not a node of this graph");
     }
     node.deps.push_back(d->second.second);
   }

@@ -100,13 +100,13 @@ CUresult cuGraphAddMemcpyNode(CUgraphNode* node, CUgraph graph, const CUgraphNod
   GraphNode n;
   n.kind = GraphNode::Kind::copy;
   n.bytes = p->WidthInBytes;
-  if (const CUresult r = copy_side(api, p->dstMemoryType, p->dstHost, p->dstDevice,
-                                   p->dstXInBytes, &n.dst, &n.dst_access);
+  if (const CUresult r = copy_side(api, p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes,
+                                   &n.dst, &n.dst_access);
       r != CUDA_SUCCESS) {
     return r;
   }
-  if (const CUresult r = copy_side(api, p->srcMemoryType, p->srcHost, p->srcDevice,
-                                   p->srcXInBytes, &n.src, &n.src_access);
+  if (const CUresult r = copy_side(api, p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes,
+                                   &n.src, &n.src_access);
       r != CUDA_SUCCESS) {
     return r;
   }
@@ -144,8 +144,8 @@ CUresult cuGraphAddKernelNode(CUgraphNode* node, CUgraph graph, const CUgraphNod
   }
   const std::uint64_t block = std::uint64_t{p->blockDimX} * p->blockDimY * p->blockDimZ;
   const std::uint64_t grid = std::uint64_t{p->gridDimX} * p->gridDimY * p->gridDimZ;
-  if (const CUresult r = anydev_emu::check_launch_shape(api, grid, block, p->sharedMemBytes,
-                                                         p->extra);
+  if (const CUresult r =
+          anydev_emu::check_launch_shape(api, grid, block, p->sharedMemBytes, p->extra);
       r != CUDA_SUCCESS) {
     return r;
   }

@@ -78,9 +78,8 @@ hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t* node, hipGraph_t graph,
   return add_node(api, node, graph, deps, count, std::move(n));
 }
 
-hipError_t hipGraphAddMemsetNode(hipGraphNode_t* node, hipGraph_t graph,
-                                 const hipGraphNode_t* deps, size_t count,
-                                 const hipMemsetParams* p) {
+hipError_t hipGraphAddMemsetNode(hipGraphNode_t* node, hipGraph_t graph, const hipGraphNode_t* deps,
+                                 size_t count, const hipMemsetParams* p) {
   const char* api = "hipGraphAddMemsetNode";
   hip::count(Call::hipGraphAddMemsetNode);
   if (const hipError_t e = hip::ready(); e != hipSuccess) return e;

@@ -623,10 +623,10 @@ TEST_F(HipEmulatorTest, GraphsRunTheirNodesInDependencyOrder) {
   hipGraphNode_t to_host = nullptr;
   hipGraphNode_t join = nullptr;
   HIP_ASSERT_OK(hipGraphAddMemsetNode(&set, graph, nullptr, 0, &fill));
-  HIP_ASSERT_OK(hipGraphAddMemcpyNode1D(&to_b, graph, &set, 1, b, a, kBytes,
-                                        hipMemcpyDeviceToDevice));
-  HIP_ASSERT_OK(hipGraphAddMemcpyNode1D(&to_host, graph, &to_b, 1, host, b, kBytes,
-                                        hipMemcpyDefault));
+  HIP_ASSERT_OK(
+      hipGraphAddMemcpyNode1D(&to_b, graph, &set, 1, b, a, kBytes, hipMemcpyDeviceToDevice));
+  HIP_ASSERT_OK(
+      hipGraphAddMemcpyNode1D(&to_host, graph, &to_b, 1, host, b, kBytes, hipMemcpyDefault));
   HIP_ASSERT_OK(hipGraphAddEmptyNode(&join, graph, &to_host, 1));
   hipGraphNode_t bad = nullptr;
   const hipGraphNode_t twice[] = {set, set};
