@@ -94,7 +94,16 @@ Status enqueue_node(const char* api, const GraphNode& n, const StreamRef& stream
 
 }  // namespace
 
-Status check_memset_node(const char* api, const GraphNode& n) {
+Status memset_node(const char* api, std::uintptr_t dst, std::uint32_t value, std::size_t element,
+                   std::size_t width, std::size_t height, std::size_t pitch, GraphNode* out) {
+  GraphNode& n = *out;
+  n.kind = GraphNode::Kind::memset;
+  n.dst = dst;
+  n.value = value;
+  n.element = element;
+  n.width = width;
+  n.height = height;
+  n.pitch = pitch;
   const std::string op(api);
   if (n.element != 1 && n.element != 2 && n.element != 4) {
     return misuse(Status::invalid_value,

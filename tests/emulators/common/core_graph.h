@@ -52,11 +52,13 @@ struct GraphNode {
   std::vector<std::size_t> deps;
 };
 
-// Checks a memset node: an element of 1, 2 or 4 bytes, a nonempty extent, a
-// pitch of at least a row (when more than one), all of it device memory (a
-// memset node cannot write host memory, pinned or not). invalid_value
-// (reported with `api`) otherwise.
-Status check_memset_node(const char* api, const GraphNode& node);
+// A memset node: `width` elements of `element` bytes of `value` in each of
+// `height` rows `pitch` bytes apart at `dst`, checked: an element of 1, 2 or
+// 4 bytes, a nonempty extent, a pitch of at least a row (when more than
+// one), all of it device memory (a memset node cannot write host memory,
+// pinned or not). invalid_value (reported with `api`) otherwise.
+Status memset_node(const char* api, std::uintptr_t dst, std::uint32_t value, std::size_t element,
+                   std::size_t width, std::size_t height, std::size_t pitch, GraphNode* out);
 // Checks a copy node's two ranges for their access kinds.
 Status check_copy_node(const char* api, const GraphNode& node);
 

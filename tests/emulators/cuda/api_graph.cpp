@@ -123,14 +123,11 @@ CUresult cuGraphAddMemsetNode(CUgraphNode* node, CUgraph graph, const CUgraphNod
     return CUDA_ERROR_INVALID_VALUE;
   }
   GraphNode n;
-  n.kind = GraphNode::Kind::memset;
-  n.dst = static_cast<std::uintptr_t>(p->dst);
-  n.value = p->value;
-  n.element = p->elementSize;
-  n.width = p->width;
-  n.height = p->height;
-  n.pitch = p->pitch;
-  if (const CUresult r = cu(core::check_memset_node(api, n)); r != CUDA_SUCCESS) return r;
+  if (const CUresult r = cu(core::memset_node(api, static_cast<std::uintptr_t>(p->dst), p->value,
+                                              p->elementSize, p->width, p->height, p->pitch, &n));
+      r != CUDA_SUCCESS) {
+    return r;
+  }
   return add_node(api, node, graph, deps, count, std::move(n));
 }
 

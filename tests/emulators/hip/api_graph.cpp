@@ -88,14 +88,12 @@ hipError_t hipGraphAddMemsetNode(hipGraphNode_t* node, hipGraph_t graph, const h
     return hipErrorInvalidValue;
   }
   GraphNode n;
-  n.kind = GraphNode::Kind::memset;
-  n.dst = reinterpret_cast<std::uintptr_t>(p->dst);
-  n.value = p->value;
-  n.element = p->elementSize;
-  n.width = p->width;
-  n.height = p->height;
-  n.pitch = p->pitch;
-  if (const hipError_t e = hip::to_hip(core::check_memset_node(api, n)); e != hipSuccess) return e;
+  if (const hipError_t e =
+          hip::to_hip(core::memset_node(api, reinterpret_cast<std::uintptr_t>(p->dst), p->value,
+                                        p->elementSize, p->width, p->height, p->pitch, &n));
+      e != hipSuccess) {
+    return e;
+  }
   return add_node(api, node, graph, deps, count, std::move(n));
 }
 
