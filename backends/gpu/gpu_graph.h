@@ -20,8 +20,9 @@
 // both APIs where the core calls them itself); graph_add_copy and
 // graph_add_memset.
 //
-// A NativeGraph is owned by the core from graph_create to graph_destroy; it
-// never changes in between, so launches from any thread may share it.
+// A NativeGraph is owned by the core from graph_create to graph_destroy.
+// Launches from any thread may share it: its mutex serializes them, since
+// the drivers' graph objects are not thread-safe (CUDA's docs say so).
 #ifndef ANYDEV_BACKENDS_GPU_GPU_GRAPH_H_
 #define ANYDEV_BACKENDS_GPU_GPU_GRAPH_H_
 
@@ -29,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -44,6 +46,7 @@ template <class Api>
 struct NativeGraph {
   int device;
   typename Api::graph_exec_t exec;
+  std::mutex launch;  // held around each GraphLaunch
 };
 
 // A traits type may add wide fills to a graph as one kernel node:
@@ -194,7 +197,7 @@ anydev_status_t graph_create(int device, const anydev_bk_graph_node_t* nodes, st
   // The executable graph does not need the graph it was made from.
   static_cast<void>(drv.GraphDestroy(graph));
   if (built != ANYDEV_SUCCESS) return built;
-  auto* native = new (std::nothrow) NativeGraph<Api>{device, exec};
+  auto* native = new (std::nothrow) NativeGraph<Api>{device, exec, {}};
   if (native == nullptr) {
     static_cast<void>(drv.GraphExecDestroy(exec));
     return report_error<Api>(ANYDEV_ERROR_OUT_OF_MEMORY, "graph_create: out of host memory");
@@ -205,14 +208,16 @@ anydev_status_t graph_create(int device, const anydev_bk_graph_node_t* nodes, st
 
 template <class Api>
 anydev_status_t graph_launch(anydev_bk_graph_t graph, anydev_bk_stream_t stream_token) {
-  const auto* native = reinterpret_cast<const NativeGraph<Api>*>(graph);
+  auto* native = reinterpret_cast<NativeGraph<Api>*>(graph);
   const Stream<Api>* stream = as_stream<Api>(stream_token);
   if (native == nullptr || stream == nullptr) {
     return null_argument<Api>("graph_launch", "graph or stream");
   }
-  const auto r =
-      call_on_stream<Api>(stream->device, Api::names_its_device(stream->native), "graph_launch",
-                          [&] { return driver<Api>().GraphLaunch(native->exec, stream->native); });
+  const auto r = call_on_stream<Api>(
+      stream->device, Api::names_its_device(stream->native), "graph_launch", [&] {
+        const std::lock_guard<std::mutex> lock(native->launch);
+        return driver<Api>().GraphLaunch(native->exec, stream->native);
+      });
   if (r != Api::kSuccess) {
     return report_failure<Api>(
         r, Api::driver_t::names::GraphLaunch,
