@@ -231,8 +231,9 @@ anydev_status_t graph_destroy(anydev_bk_graph_t graph) {
   auto* native = reinterpret_cast<NativeGraph<Api>*>(graph);
   if (native == nullptr) return null_argument<Api>("graph_destroy", "graph");
   // Relied on: cuGraphExecDestroy frees an executable graph still in flight
-  // once its launches complete (CUDA driver API docs); hipGraphExecDestroy
-  // is taken to follow CUDA's rule, which HIP's docs do not state.
+  // once its launches complete (CUDA driver API docs). HIP's docs state no
+  // such rule; its runtime's queued work holds its own commands
+  // (docs/graphs.md says what is unverified).
   const auto r = driver<Api>().GraphExecDestroy(native->exec);
   const int device = native->device;
   delete native;
