@@ -94,6 +94,15 @@ using MemImportFromShareableHandle = hipError_t (*)(hipMemGenericAllocationHandl
 using HostRegister = hipError_t (*)(void*, std::size_t, unsigned int);
 using IpcGetEventHandle = hipError_t (*)(hipIpcEventHandle_t*, hipEvent_t);
 using IpcOpenEventHandle = hipError_t (*)(hipEvent_t*, hipIpcEventHandle_t);
+// anydev's fill kernel (hip_fill_kernel.cpp). The device properties are
+// read into a buffer larger than any release's hipDeviceProp_t, as `void*`:
+// only gcnArchName is read, where HIP 5's layout has it.
+using ModuleLoadData = hipError_t (*)(hipModule_t*, const void*);
+using ModuleGetFunction = hipError_t (*)(hipFunction_t*, hipModule_t, const char*);
+using ModuleLaunchKernel = hipError_t (*)(hipFunction_t, unsigned int, unsigned int, unsigned int,
+                                          unsigned int, unsigned int, unsigned int, unsigned int,
+                                          hipStream_t, void**, void**);
+using GetDeviceProperties = hipError_t (*)(void*, int);
 }  // namespace fn
 
 }  // namespace anydev::hip
@@ -187,6 +196,14 @@ using IpcOpenEventHandle = hipError_t (*)(hipEvent_t*, hipIpcEventHandle_t);
   X(StreamCreateWithPriority, OPTIONAL, ::anydev::hip::fn::StreamCreateWithPriority,               \
     ANYDEV_HIP_KEY("hipStreamCreateWithPriority"))                                                 \
   X(CtxGetStreamPriorityRange, OPTIONAL, ::anydev::hip::fn::GetStreamPriorityRange,                \
-    ANYDEV_HIP_KEY("hipDeviceGetStreamPriorityRange"))
+    ANYDEV_HIP_KEY("hipDeviceGetStreamPriorityRange"))                                             \
+  X(ModuleLoadData, OPTIONAL, ::anydev::hip::fn::ModuleLoadData,                                   \
+    ANYDEV_HIP_KEY("hipModuleLoadData"))                                                           \
+  X(ModuleGetFunction, OPTIONAL, ::anydev::hip::fn::ModuleGetFunction,                             \
+    ANYDEV_HIP_KEY("hipModuleGetFunction"))                                                        \
+  X(LaunchKernel, OPTIONAL, ::anydev::hip::fn::ModuleLaunchKernel,                                 \
+    ANYDEV_HIP_KEY("hipModuleLaunchKernel"))                                                       \
+  X(GetDeviceProperties, OPTIONAL, ::anydev::hip::fn::GetDeviceProperties,                         \
+    ANYDEV_HIP_KEY("hipGetDevicePropertiesR0000", "hipGetDeviceProperties"))
 
 #endif  // ANYDEV_BACKENDS_HIP_HIP_SYMBOLS_H_

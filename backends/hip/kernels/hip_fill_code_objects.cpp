@@ -2104,7 +2104,6 @@ alignas(16) constexpr unsigned char k_gfx1102[] = {
 0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x01,0x00,0x00,0x00,0x00,0x00,0x00,0x00,
 0x00,0x00,0x00,0x00,0x00,0x00,0x00,0x00,
 };
-// clang-format on
 
 constexpr FillCodeObject kObjects[] = {
     {"gfx900", k_gfx900, sizeof(k_gfx900)},
@@ -2117,6 +2116,7 @@ constexpr FillCodeObject kObjects[] = {
     {"gfx1101", k_gfx1101, sizeof(k_gfx1101)},
     {"gfx1102", k_gfx1102, sizeof(k_gfx1102)},
 };
+// clang-format on
 
 }  // namespace
 

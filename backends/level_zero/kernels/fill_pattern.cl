@@ -13,7 +13,7 @@
 // (under 16 bytes each) by the first 16 work-items.
 
 // Byte (address mod 16) of lo | hi << 64.
-uchar anydev_pattern_byte(ulong address, ulong lo, ulong hi) {
+static uchar anydev_pattern_byte(ulong address, ulong lo, ulong hi) {
   const uint k = (uint)(address & 15ul);
   return (uchar)((k < 8u ? lo : hi) >> (8u * (k & 7u)));
 }

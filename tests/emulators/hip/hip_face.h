@@ -66,6 +66,11 @@ hipError_t allocate(int device, size_t bytes, void** out, const char* api, core:
 hipError_t fill(const char* api, hipStream_t stream, void* dst, std::uint32_t value, size_t element,
                 size_t count, size_t height, size_t pitch);
 
+// The device properties of `ordinal` into `out` (a hipDeviceProp_t in HIP
+// 5's layout): hipGetDeviceProperties, hipGetDevicePropertiesR0000
+// (api_module.cpp).
+hipError_t device_properties(void* out, int ordinal);
+
 // hipRuntimeGetVersion's answer: the variant's (variant_5.cpp, variant_7.cpp).
 int runtime_version();
 
