@@ -28,8 +28,9 @@ void load_kernel(const DeviceState& d, LzFillKernel* k, std::string* why, bool* 
   if (ze.zeModuleCreate == nullptr || ze.zeKernelCreate == nullptr ||
       ze.zeKernelSetGroupSize == nullptr || ze.zeKernelSetArgumentValue == nullptr ||
       ze.zeCommandListAppendLaunchKernel == nullptr) {
-    *why = "the loader lacks zeModuleCreate, zeKernelCreate, zeKernelSetGroupSize, "
-           "zeKernelSetArgumentValue or zeCommandListAppendLaunchKernel";
+    *why =
+        "the loader lacks zeModuleCreate, zeKernelCreate, zeKernelSetGroupSize, "
+        "zeKernelSetArgumentValue or zeCommandListAppendLaunchKernel";
     return;
   }
   *refused = true;
@@ -57,8 +58,8 @@ void load_kernel(const DeviceState& d, LzFillKernel* k, std::string* why, bool* 
   }
   r = ze.zeKernelSetGroupSize(kernel, gpu::kWideFillThreads, 1, 1);
   if (r != ZE_RESULT_SUCCESS) {
-    *why = cat("zeKernelSetGroupSize(", gpu::kWideFillThreads, ", 1, 1) failed: ",
-               describe_result(r));
+    *why =
+        cat("zeKernelSetGroupSize(", gpu::kWideFillThreads, ", 1, 1) failed: ", describe_result(r));
     return;
   }
   ze_device_properties_t props = {};

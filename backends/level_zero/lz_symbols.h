@@ -67,11 +67,11 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetExtensionFunctionAddress, OPTIONAL)                      \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetCacheProperties, OPTIONAL)                               \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetComputeProperties, OPTIONAL)                             \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDevicePciGetPropertiesExt, OPTIONAL)                             \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeModuleCreate, OPTIONAL)                                          \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeKernelCreate, OPTIONAL)                                          \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeKernelSetGroupSize, OPTIONAL)                                    \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeKernelSetArgumentValue, OPTIONAL)                                \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDevicePciGetPropertiesExt, OPTIONAL)                              \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeModuleCreate, OPTIONAL)                                           \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeKernelCreate, OPTIONAL)                                           \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeKernelSetGroupSize, OPTIONAL)                                     \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeKernelSetArgumentValue, OPTIONAL)                                 \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListAppendLaunchKernel, OPTIONAL)
 
 namespace anydev::level_zero {

@@ -273,10 +273,12 @@ ze_result_t ZE_APICALL emu_zeCommandListAppendMemoryFill(ze_command_list_handle_
 
 // Performs the kernel with the group size and argument values set on it when
 // appended (the spec: later changes to the kernel do not affect this launch).
-ze_result_t ZE_APICALL emu_zeCommandListAppendLaunchKernel(
-    ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel,
-    const ze_group_count_t* pLaunchFuncArgs, ze_event_handle_t hSignalEvent,
-    uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents) {
+ze_result_t ZE_APICALL emu_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList,
+                                                           ze_kernel_handle_t hKernel,
+                                                           const ze_group_count_t* pLaunchFuncArgs,
+                                                           ze_event_handle_t hSignalEvent,
+                                                           uint32_t numWaitEvents,
+                                                           ze_event_handle_t* phWaitEvents) {
   count_call("zeCommandListAppendLaunchKernel");
   const char* api = "zeCommandListAppendLaunchKernel";
   ANYDEV_LZ_LIST("zeCommandListAppendLaunchKernel", hCommandList, list);

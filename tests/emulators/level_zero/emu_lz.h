@@ -175,7 +175,7 @@ struct Kernel {
   int device = 0;
   core::KernelEntry entry;
   std::mutex mutex;
-  std::uint32_t group_size = 0;  // x * y * z; 0: never set
+  std::uint32_t group_size = 0;                  // x * y * z; 0: never set
   std::vector<std::vector<unsigned char>> args;  // one per parameter; empty: not set
 };
 using KernelRef = std::shared_ptr<Kernel>;

@@ -129,10 +129,12 @@ ze_result_t ZE_APICALL emu_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint
                                                 uint32_t groupSizeY, uint32_t groupSizeZ);
 ze_result_t ZE_APICALL emu_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex,
                                                     size_t argSize, const void* pArgValue);
-ze_result_t ZE_APICALL emu_zeCommandListAppendLaunchKernel(
-    ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel,
-    const ze_group_count_t* pLaunchFuncArgs, ze_event_handle_t hSignalEvent,
-    uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents);
+ze_result_t ZE_APICALL emu_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList,
+                                                           ze_kernel_handle_t hKernel,
+                                                           const ze_group_count_t* pLaunchFuncArgs,
+                                                           ze_event_handle_t hSignalEvent,
+                                                           uint32_t numWaitEvents,
+                                                           ze_event_handle_t* phWaitEvents);
 
 }  // namespace anydev_lz_emu
 
