@@ -54,14 +54,7 @@ void load_module(int device, CudaFillKernel* k, std::string* why, bool* refused)
     // context's modules go with it.
     return;
   }
-  int units = 0;
-  if (drv.DeviceGetAttribute(&units, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                             gpu::device_state<CudaApi>(device).device) != CUDA_SUCCESS ||
-      units <= 0) {
-    units = 1;
-  }
   k->module = module;
-  k->units = static_cast<unsigned>(units);
   k->function = function;
 }
 

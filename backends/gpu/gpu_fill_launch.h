@@ -28,7 +28,7 @@ struct FillKernelSlot {
   std::once_flag once;
   Module module{};
   Function function{};
-  unsigned units = 0;  // multiprocessors (compute units) of the device
+  unsigned units = 0;  // multiprocessors (compute units): compute_units
 };
 
 // Why the kernel is off before asking the API: "<variable>=0", or empty.
@@ -41,11 +41,26 @@ std::string fill_kernel_switched_off() {
   return {};
 }
 
+// The device's multiprocessors (compute units), or 0 when the API does not
+// say (the grid then has the fewest blocks).
+template <class Api>
+unsigned compute_units(int device) {
+  typename Api::attribute_t native{};
+  int units = 0;
+  if (!Api::attribute_of(ANYDEV_ATTRIBUTE_COMPUTE_UNITS, &native) ||
+      driver<Api>().DeviceGetAttribute(&units, native, device_state<Api>(device).device) !=
+          Api::kSuccess ||
+      units < 0) {
+    return 0;
+  }
+  return static_cast<unsigned>(units);
+}
+
 // A wide fill as one launch on `stream` of the kernel in `slot`, loading it
-// first with load(device, &slot, &why, &refused) (on failure: *why says why
-// and slot.function stays null; *refused: the API was asked and said no, a
-// warning rather than a note). The API's launch entry is
-// driver<Api>().LaunchKernel.
+// first with load(device, &slot, &why, &refused), which sets slot.module and
+// slot.function (on failure: *why says why and slot.function stays null;
+// *refused: the API was asked and said no, a warning rather than a note).
+// The API's launch entry is driver<Api>().LaunchKernel.
 template <class Api, class Slot, class Load>
 KernelFill launch_fill_kernel(const Stream<Api>& stream, const WideFillArgs& args, Slot& slot,
                               Load&& load, typename Api::status_t* r, const char** call) {
@@ -54,6 +69,7 @@ KernelFill launch_fill_kernel(const Stream<Api>& stream, const WideFillArgs& arg
       std::string why = fill_kernel_switched_off<Api>();
       bool refused = false;
       if (why.empty()) load(stream.device, &slot, &why, &refused);
+      if (slot.function != nullptr) slot.units = compute_units<Api>(stream.device);
       if (slot.function == nullptr) {
         log<Api>(refused ? ANYDEV_LOG_WARN : ANYDEV_LOG_INFO,
                  cat(Api::kName, " device ", stream.device, ": anydev's fill kernel is not used (",

@@ -109,13 +109,7 @@ void load_module(int device, HipFillKernel* k, std::string* why, bool* refused) 
         cat("hipModuleGetFunction(\"", gpu::kWideFillKernel, "\") failed: ", HipApi::describe(r));
     return;  // the module stays loaded, as the device does
   }
-  int units = 0;
-  if (rt.DeviceGetAttribute(&units, hipDeviceAttributeMultiprocessorCount, device) != hipSuccess ||
-      units <= 0) {
-    units = 1;
-  }
   k->module = module;
-  k->units = static_cast<unsigned>(units);
   k->function = function;
 }
 
