@@ -23,22 +23,15 @@
 #include "anydev/backend.h"
 #include "cuda_driver.h"
 #include "gpu_fill_kernel.h"
+#include "gpu_fill_launch.h"
 #include "gpu_objects.h"
 #include "gpu_state.h"
 
 namespace anydev::cuda {
 
-// anydev's wide fill kernel in a device's primary context (cuda_fill_kernel.cpp):
-// loaded behind `once` at the device's first wide fill, then only read, and
-// kept for the life of the process (as the context is). function == null:
-// not loaded (refused or turned off; said once in the log), fills of an 8-
-// or 16-byte period run the fill plan.
-struct CudaFillKernel {
-  std::once_flag once;
-  CUmodule module = nullptr;
-  CUfunction function = nullptr;
-  unsigned units = 0;  // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
-};
+// anydev's wide fill kernel in a device's primary context (cuda_fill_kernel.cpp,
+// gpu_fill_launch.h), kept for the life of the process (as the context is).
+using CudaFillKernel = gpu::FillKernelSlot<CUmodule, CUfunction>;
 
 // What a CUDA device holds beyond the core's DeviceState.
 struct CudaDevice {
@@ -92,6 +85,7 @@ struct CudaApi {
       "is the NVIDIA driver installed? ANYDEV_CUDA_LIBRARY overrides the path";
   static constexpr const char* kLibraryVariable = "ANYDEV_CUDA_LIBRARY";
   static constexpr const char* kPoolsVariable = "ANYDEV_CUDA_MEMORY_POOLS";
+  static constexpr const char* kFillKernelVariable = "ANYDEV_CUDA_FILL_KERNEL";
   static constexpr const char* kDefaultLibraries[] = {"libcuda.so.1", nullptr};
   static constexpr const char* kContextWhat = "CUDA context";
   static constexpr int kDLDevice = kDLCUDA;

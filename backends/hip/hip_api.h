@@ -20,6 +20,8 @@
 #include <string>
 
 #include "anydev/backend.h"
+#include "gpu_fill_kernel.h"
+#include "gpu_fill_launch.h"
 #include "gpu_objects.h"
 #include "gpu_state.h"
 #include "hip_runtime.h"
@@ -40,12 +42,17 @@ struct DeviceRule {
 };
 using ScopedDevice = gpu::CurrentScope<DeviceRule>;
 
-// A HIP device holds nothing beyond the core's DeviceState.
+// anydev's wide fill kernel in one device (hip_fill_kernel.cpp,
+// gpu_fill_launch.h), kept for the life of the process.
+using HipFillKernel = gpu::FillKernelSlot<hipModule_t, hipFunction_t>;
+
+// What a HIP device holds beyond the core's DeviceState.
 // Sharing (hip_share.cpp, set by query_device): the identity handles carry,
 // and why device memory cannot be exported (empty: it can).
 struct HipDevice {
   std::uint8_t uuid[16] = {};
   std::string share_unsupported;
+  HipFillKernel fill_kernel;
 };
 
 // hipMemAllocationProp in HIP 5's layout (its headers') or ROCm 6's (CUDA's
@@ -97,6 +104,7 @@ struct HipApi {
   static constexpr unsigned kEventFlags = hipEventDisableTiming;
   static constexpr unsigned kEventBlockingSync = hipEventBlockingSync;
   static constexpr const char* kPoolsVariable = "ANYDEV_HIP_MEMORY_POOLS";
+  static constexpr const char* kFillKernelVariable = "ANYDEV_HIP_FILL_KERNEL";
   using peer_t = int;  // hipMemcpyPeerAsync names each side by its ordinal
   static constexpr hipMemLocationType kLocationDevice = hipMemLocationTypeDevice;
   using pool_props = hipMemPoolProps;
@@ -157,7 +165,7 @@ struct HipApi {
   // the caller says (docs/backends.md).
   static anydev_status_t check_wrapped_stream(int, hipStream_t) { return ANYDEV_SUCCESS; }
 
-  // Graphs (gpu_graph.h). HIP has no fill kernel: wide fills are declined.
+  // Graphs (gpu_graph.h). No kernel nodes on hip: graphs with wide fills are declined.
   using graph_t = hipGraph_t;
   using graph_exec_t = hipGraphExec_t;
   using graph_node_t = hipGraphNode_t;
@@ -179,6 +187,11 @@ struct HipApi {
     p.width = width;
     return gpu::driver<HipApi>().GraphAddMemsetNode(out, graph, deps, count, &p);
   }
+  // hip_fill_kernel.cpp: a wide fill as one hipModuleLaunchKernel of
+  // anydev's fill kernel on the stream (gpu_transfer.h, HasFillKernel).
+  static gpu::KernelFill fill_kernel(const gpu::Stream<HipApi>& stream,
+                                     const gpu::WideFillArgs& args, hipError_t* r,
+                                     const char** call);
 };
 
 }  // namespace anydev::hip

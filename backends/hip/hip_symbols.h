@@ -107,6 +107,15 @@ using GraphInstantiateWithFlags = hipError_t (*)(hipGraphExec_t*, hipGraph_t, un
 using GraphLaunch = hipError_t (*)(hipGraphExec_t, hipStream_t);
 using GraphExecDestroy = hipError_t (*)(hipGraphExec_t);
 using GraphDestroy = hipError_t (*)(hipGraph_t);
+// anydev's fill kernel (hip_fill_kernel.cpp). The device properties are
+// read into a buffer larger than any release's hipDeviceProp_t, as `void*`:
+// only gcnArchName is read, where HIP 5's layout has it.
+using ModuleLoadData = hipError_t (*)(hipModule_t*, const void*);
+using ModuleGetFunction = hipError_t (*)(hipFunction_t*, hipModule_t, const char*);
+using ModuleLaunchKernel = hipError_t (*)(hipFunction_t, unsigned int, unsigned int, unsigned int,
+                                          unsigned int, unsigned int, unsigned int, unsigned int,
+                                          hipStream_t, void**, void**);
+using GetDeviceProperties = hipError_t (*)(void*, int);
 }  // namespace fn
 
 }  // namespace anydev::hip
@@ -213,6 +222,14 @@ using GraphDestroy = hipError_t (*)(hipGraph_t);
   X(GraphLaunch, OPTIONAL, ::anydev::hip::fn::GraphLaunch, ANYDEV_HIP_KEY("hipGraphLaunch"))       \
   X(GraphExecDestroy, OPTIONAL, ::anydev::hip::fn::GraphExecDestroy,                               \
     ANYDEV_HIP_KEY("hipGraphExecDestroy"))                                                         \
-  X(GraphDestroy, OPTIONAL, ::anydev::hip::fn::GraphDestroy, ANYDEV_HIP_KEY("hipGraphDestroy"))
+  X(GraphDestroy, OPTIONAL, ::anydev::hip::fn::GraphDestroy, ANYDEV_HIP_KEY("hipGraphDestroy"))     \
+  X(ModuleLoadData, OPTIONAL, ::anydev::hip::fn::ModuleLoadData,                                   \
+    ANYDEV_HIP_KEY("hipModuleLoadData"))                                                           \
+  X(ModuleGetFunction, OPTIONAL, ::anydev::hip::fn::ModuleGetFunction,                             \
+    ANYDEV_HIP_KEY("hipModuleGetFunction"))                                                        \
+  X(LaunchKernel, OPTIONAL, ::anydev::hip::fn::ModuleLaunchKernel,                                 \
+    ANYDEV_HIP_KEY("hipModuleLaunchKernel"))                                                       \
+  X(GetDeviceProperties, OPTIONAL, ::anydev::hip::fn::GetDeviceProperties,                         \
+    ANYDEV_HIP_KEY("hipGetDevicePropertiesR0000", "hipGetDeviceProperties"))
 
 #endif  // ANYDEV_BACKENDS_HIP_HIP_SYMBOLS_H_

@@ -10,7 +10,9 @@
 // in lz_init_drivers.h and OPTIONAL (the 1.8 loader lacks it; zeInit is used).
 // The IPC entry points (and the event and pool destruction that only shared
 // events use) are OPTIONAL: without them sharing is UNSUPPORTED
-// (lz_share.cpp, lz_share_events.cpp) and everything else works.
+// (lz_share.cpp, lz_share_events.cpp) and everything else works. Without
+// the module and kernel entry points, wide fills use the fill plan
+// (lz_fill_kernel.h).
 #ifndef ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_
 #define ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_
 
@@ -65,7 +67,12 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetExtensionFunctionAddress, OPTIONAL)                      \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetCacheProperties, OPTIONAL)                               \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetComputeProperties, OPTIONAL)                             \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDevicePciGetPropertiesExt, OPTIONAL)
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDevicePciGetPropertiesExt, OPTIONAL)                              \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeModuleCreate, OPTIONAL)                                           \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeKernelCreate, OPTIONAL)                                           \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeKernelSetGroupSize, OPTIONAL)                                     \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeKernelSetArgumentValue, OPTIONAL)                                 \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListAppendLaunchKernel, OPTIONAL)
 
 namespace anydev::level_zero {
 

@@ -5,7 +5,9 @@
 //
 // A fill pattern is first reduced to its shortest period (a 16-byte pattern
 // of four equal words is a 4-byte pattern). A period no wider than the queue
-// group's maxMemoryFillPatternSize is one native fill. A wider one follows the
+// group's maxMemoryFillPatternSize is one native fill. A wider one in the
+// stream's device memory is one launch of anydev's fill kernel
+// (lz_fill_kernel.h) where the driver takes it; otherwise it follows the
 // GPU core's API-neutral fill plan (backends/gpu/gpu_fill_plan.h, replicated:
 // Level Zero has no strided fill): one 4-byte fill per word writes the first
 // period, then copies within the destination double what is written. A group
@@ -26,6 +28,7 @@
 #include "gpu_fill_plan.h"
 #include "lz_entries.h"
 #include "lz_errors.h"
+#include "lz_fill_kernel.h"
 #include "lz_objects.h"
 #include "lz_state.h"
 
@@ -197,6 +200,20 @@ anydev_status_t fill(anydev_bk_stream_t stream_token, anydev_bk_memory_ref_t dst
   const std::lock_guard<std::mutex> lock(stream->mutex);
   const std::size_t native = device_at(stream->device).max_native_fill;
   if (period > native) {
+    // One kernel launch instead of the plan's fills and copies, which read
+    // every byte they write; only the stream's own device memory.
+    if (bytes != 0 && dst.kind == ANYDEV_BK_MEMORY_DEVICE && dst.device == stream->device) {
+      ze_result_t r = ZE_RESULT_SUCCESS;
+      const char* call = "";
+      switch (fill_by_kernel_locked(*stream, at, pattern, period, bytes, &r, &call)) {
+        case gpu::KernelFill::kLaunched:
+          return ANYDEV_SUCCESS;
+        case gpu::KernelFill::kFailed:
+          return report_failure(r, call, what());
+        case gpu::KernelFill::kUnavailable:
+          break;
+      }
+    }
     return native >= 4 ? fill_by_plan(*stream, at, pattern, pattern_size, bytes, what())
                        : fill_by_staging(*stream, at, bytes_of, period, bytes, what());
   }

@@ -334,10 +334,12 @@ TEST_F(HipBackend, CudaOnTheSameCoreRefusesZeroSizesAndNullFreesToo) {
 
 // 8- and 16-byte fills of every length from 1 to 40 periods (and one long
 // one) at byte offsets 0, 4, 8 and 12 of a zeroed buffer: exactly the
-// pattern inside, zeros around. On 5.2 (no hipMemsetD2D32Async) one
-// hipMemsetD32Async per word writes a period and copies double it; with it,
-// one strided memset per word writes the first 4 KiB (or all of a shorter
-// fill) and copies double that. The counts prove which path ran.
+// pattern inside, zeros around. With anydev's fill kernel (the default):
+// one hipModuleLaunchKernel. With ANYDEV_HIP_FILL_KERNEL=0, the fill plan: on
+// 5.2 (no hipMemsetD2D32Async) one hipMemsetD32Async per word writes a
+// period and copies double it; with it, one strided memset per word writes
+// the first 4 KiB (or all of a shorter fill) and copies double that. The
+// counts prove which path ran.
 TEST_F(HipBackend, FillsWriteExactBitsAtEverySizeAndOffset) {
   const Context c0 = hip_context(0);
   ASSERT_NE(c0, nullptr) << last_error();
@@ -371,13 +373,19 @@ TEST_F(HipBackend, FillsWriteExactBitsAtEverySizeAndOffset) {
         const unsigned long long d32 = emulator().count("hipMemsetD32Async");
         const unsigned long long d2d32 = emulator().count("hipMemsetD2D32Async");
         const unsigned long long copies = emulator().count("hipMemcpyAsync");
+        const unsigned long long launches = emulator().count("hipModuleLaunchKernel");
         anydev_buffer_release(view);
         const std::vector<unsigned char> out = read_back(c0, b, kBytes);
         for (std::size_t i = 0; i < kBytes; ++i) {
           const bool inside = i >= offset && i < offset + bytes;
           ASSERT_EQ(out[i], inside ? pattern[(i - offset) % size] : 0) << "byte " << i;
         }
-        if (emulator().strided_fill) {
+        const char* kernel = std::getenv("ANYDEV_HIP_FILL_KERNEL");
+        if (kernel == nullptr || std::strcmp(kernel, "0") != 0) {
+          EXPECT_EQ(launches, 1u);
+          EXPECT_EQ(d2d32 + d32 + copies, 0u);
+        } else if (emulator().strided_fill) {
+          EXPECT_EQ(launches, 0u);
           const std::size_t head = std::min(bytes, anydev::gpu::kStridedFillHeadBytes);
           std::size_t doublings = 0;
           for (std::size_t have = head; have < bytes; have *= 2) ++doublings;
@@ -385,6 +393,7 @@ TEST_F(HipBackend, FillsWriteExactBitsAtEverySizeAndOffset) {
           EXPECT_EQ(d32, 0u);
           EXPECT_EQ(copies, doublings);
         } else {
+          EXPECT_EQ(launches, 0u);
           std::size_t doublings = 0;
           for (std::size_t have = size; have < bytes; have *= 2) ++doublings;
           EXPECT_EQ(d2d32, 0u);

@@ -50,6 +50,13 @@ bool in_order_lists() {
          (layer == nullptr || std::strcmp(layer, "1") != 0);
 }
 
+// Whether a period wider than the group fills is anydev's fill kernel (the
+// default) rather than the fill plan (ANYDEV_LEVEL_ZERO_FILL_KERNEL=0).
+bool fill_kernel() {
+  const char* value = std::getenv("ANYDEV_LEVEL_ZERO_FILL_KERNEL");
+  return value == nullptr || std::strcmp(value, "0") != 0;
+}
+
 class LevelZero : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -88,12 +95,17 @@ TEST_F(LevelZero, FillsWriteExactBitsAtEveryPatternWidth) {
     anydev_buffer_t b = device_bytes(ctx_, kBytes);
     const auto fills = calls("zeCommandListAppendMemoryFill");
     const auto staged = calls("zeMemAllocHost");
+    const auto launches = calls("zeCommandListAppendLaunchKernel");
     ASSERT_EQ(anydev_enqueue_fill(ctx_, b, pattern, width), ANYDEV_SUCCESS)
         << anydev_last_error_message();
     const std::vector<unsigned char> out = read(ctx_, b, kBytes);
     for (std::size_t i = 0; i < kBytes; ++i) ASSERT_EQ(out[i], pattern[i % width]) << i;
     if (width <= native_fill_limit()) {
       EXPECT_EQ(calls("zeCommandListAppendMemoryFill"), fills + 1) << "one native fill";
+    } else if (fill_kernel()) {
+      EXPECT_EQ(calls("zeCommandListAppendLaunchKernel"), launches + 1) << "one kernel launch";
+      EXPECT_EQ(calls("zeCommandListAppendMemoryFill"), fills) << "no fill";
+      EXPECT_EQ(calls("zeMemAllocHost"), staged) << "nothing staged";
     } else if (native_fill_limit() >= 4) {
       // The GPU core's replicated plan: one 4-byte fill per word, then copies.
       EXPECT_EQ(calls("zeCommandListAppendMemoryFill"), fills + width / 4);

@@ -110,8 +110,8 @@ bool known_kernel(const KernelEntry& entry, std::string* why) {
   return true;
 }
 
-Status enqueue_kernel(const char* api, const StreamRef& stream, const KernelEntry& entry,
-                      void* const* params, std::uint64_t threads) {
+Status kernel_task(const char* api, const KernelEntry& entry, void* const* params,
+                   std::uint64_t threads, std::function<Status()>* out) {
   std::string why;
   if (!known_kernel(entry, &why))
     return misuse(Status::invalid_value, std::string(api) + ": " + why);
@@ -128,7 +128,10 @@ Status enqueue_kernel(const char* api, const StreamRef& stream, const KernelEntr
   }
   const std::uintptr_t dst = static_cast<std::uintptr_t>(v[0]);
   const std::size_t bytes = static_cast<std::size_t>(v[1]);
-  if (bytes == 0) return Status::success;
+  if (bytes == 0) {
+    *out = [] { return Status::success; };
+    return Status::success;
+  }
   if (threads < 16) {
     return misuse(Status::invalid_value, std::string(api) + ": " + entry.name + " launched with " +
                                              std::to_string(threads) +
@@ -142,7 +145,7 @@ Status enqueue_kernel(const char* api, const StreamRef& stream, const KernelEntr
   unsigned char pattern[16];
   std::memcpy(pattern, &v[2], 8);
   std::memcpy(pattern + 8, &v[3], 8);
-  stream->enqueue(api, [api, span, dst, bytes, pattern = std::to_array(pattern)] {
+  *out = [api, span, dst, bytes, pattern = std::to_array(pattern)] {
     std::byte* base = span.bytes();
     if (base == nullptr) {
       return misuse(Status::illegal_address,
@@ -156,7 +159,17 @@ Status enqueue_kernel(const char* api, const StreamRef& stream, const KernelEntr
     for (; i + 16 <= bytes; i += 16) std::memcpy(base + i, seen, 16);
     std::memcpy(base + i, seen, bytes - i);
     return Status::success;
-  });
+  };
+  return Status::success;
+}
+
+Status enqueue_kernel(const char* api, const StreamRef& stream, const KernelEntry& entry,
+                      void* const* params, std::uint64_t threads) {
+  std::function<Status()> task;
+  if (const Status s = kernel_task(api, entry, params, threads, &task); s != Status::success) {
+    return s;
+  }
+  stream->enqueue(api, std::move(task));
   return Status::success;
 }
 

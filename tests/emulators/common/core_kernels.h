@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ Status parse_ptx_entries(const char* api, const std::string& ptx, std::vector<Ke
 // Whether the emulator knows how to perform `entry`: a known name with the
 // layout it expects. Otherwise *why says what differs.
 bool known_kernel(const KernelEntry& entry, std::string* why);
+
+// The work of one launch of `entry` with its parameters (as enqueue_kernel
+// below), for a face that queues it itself (a Level Zero command list's
+// batch): *out performs the kernel on the host when called.
+Status kernel_task(const char* api, const KernelEntry& entry, void* const* params,
+                   std::uint64_t threads, std::function<Status()>* out);
 
 // Enqueues `entry` on `stream` with its parameters (params[i] points to
 // param_sizes[i] bytes, as a driver's kernelParams), for a launch of

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hip_calls.h"
+#include "hip_fill_code_objects.h"
 
 namespace {
 
@@ -653,4 +654,63 @@ TEST_F(HipEmulatorTest, GraphsRunTheirNodesInDependencyOrder) {
   HIP_EXPECT_OK(hipFree(a));
   HIP_EXPECT_OK(hipFree(b));
   HIP_EXPECT_OK(hipHostFree(host));
+}
+
+// anydev's fill kernel: the code object for the device's processor (gfx90a
+// by default) loads for the current device and its kernel fills by the
+// contract; another processor's code object, too few threads, or a stream of
+// another device are refused with HIP's codes; gcnArchName says the processor.
+TEST_F(HipEmulatorTest, ModulesLoadTheDevicesCodeObjectAndRunTheFillKernel) {
+  hipDeviceProp_t props{};
+  HIP_ASSERT_OK(hipGetDeviceProperties(&props, 0));
+  EXPECT_STREQ(props.gcnArchName, "gfx90a:sramecc+:xnack-");
+  const anydev::hip::FillCodeObject* gfx90a = nullptr;
+  const anydev::hip::FillCodeObject* gfx1100 = nullptr;
+  for (const anydev::hip::FillCodeObject& object : anydev::hip::fill_code_objects()) {
+    if (std::strcmp(object.arch, "gfx90a") == 0) gfx90a = &object;
+    if (std::strcmp(object.arch, "gfx1100") == 0) gfx1100 = &object;
+  }
+  ASSERT_NE(gfx90a, nullptr);
+  ASSERT_NE(gfx1100, nullptr);
+  hipModule_t other = nullptr;
+  EXPECT_EQ(hipModuleLoadData(&other, gfx1100->bytes), hipErrorNoBinaryForGpu);
+  const unsigned char garbage[64] = {};
+  EXPECT_EQ(hipModuleLoadData(&other, garbage), hipErrorInvalidImage);
+
+  hipModule_t module = nullptr;
+  HIP_ASSERT_OK(hipModuleLoadData(&module, gfx90a->bytes));
+  hipFunction_t function = nullptr;
+  EXPECT_EQ(hipModuleGetFunction(&function, module, "another_kernel"), hipErrorNotFound);
+  HIP_ASSERT_OK(hipModuleGetFunction(&function, module, "anydev_fill_pattern16"));
+
+  unsigned char* dst = nullptr;
+  HIP_ASSERT_OK(hipMalloc(reinterpret_cast<void**>(&dst), 64));
+  HIP_ASSERT_OK(hipMemsetD8Async(dst, 0, 64, stream_));
+  std::uint64_t address = reinterpret_cast<std::uintptr_t>(dst) + 3;
+  std::uint64_t bytes = 40;
+  std::uint64_t lo = 0x0706050403020100ull;
+  std::uint64_t hi = 0x0f0e0d0c0b0a0908ull;
+  void* params[] = {&address, &bytes, &lo, &hi};
+  EXPECT_EQ(hipModuleLaunchKernel(function, 1, 1, 1, 8, 1, 1, 0, stream_, params, nullptr),
+            hipErrorInvalidValue);  // the head and tail need 16 threads
+  HIP_ASSERT_OK(hipModuleLaunchKernel(function, 1, 1, 1, 256, 1, 1, 0, stream_, params, nullptr));
+  std::vector<unsigned char> out(64);
+  HIP_ASSERT_OK(hipMemcpyAsync(out.data(), dst, 64, hipMemcpyDeviceToHost, stream_));
+  HIP_ASSERT_OK(hipStreamSynchronize(stream_));
+  for (std::size_t i = 0; i < 64; ++i) {
+    const bool inside = i >= 3 && i < 43;
+    // Byte (address mod 16) of lo | hi << 64: the byte at dst + i is (dst + i) mod 16.
+    const auto expected =
+        static_cast<unsigned char>((reinterpret_cast<std::uintptr_t>(dst) + i) % 16);
+    EXPECT_EQ(out[i], inside ? expected : 0) << "byte " << i;
+  }
+
+  HIP_ASSERT_OK(hipSetDevice(1));
+  hipStream_t other_stream = nullptr;
+  HIP_ASSERT_OK(hipStreamCreateWithFlags(&other_stream, hipStreamNonBlocking));
+  EXPECT_EQ(hipModuleLaunchKernel(function, 1, 1, 1, 256, 1, 1, 0, other_stream, params, nullptr),
+            hipErrorInvalidDevice);
+  HIP_EXPECT_OK(hipStreamDestroy(other_stream));
+  HIP_ASSERT_OK(hipSetDevice(0));
+  HIP_EXPECT_OK(hipFree(dst));
 }

@@ -20,8 +20,9 @@
 
 #include "core_calls.h"
 
-// Every entry point the emulator can export (hipMemsetD2D32Async only in the
-// ROCm 7 variant), in the order of the count text.
+// Every entry point the emulator can export (hipMemsetD2D32Async and
+// hipGetDevicePropertiesR0000 only in the ROCm 7 variant,
+// hipGetDeviceProperties only in the 5.2 one), in the order of the count text.
 // clang-format off
 #define ANYDEV_HIP_EMULATOR_CALLS(X) \
   X(hipInit) X(hipGetDeviceCount) X(hipDriverGetVersion) X(hipRuntimeGetVersion) \
@@ -41,7 +42,9 @@
   X(hipHostRegister) X(hipHostUnregister) X(hipIpcGetEventHandle) X(hipIpcOpenEventHandle) \
   X(hipEventElapsedTime) X(hipStreamCreateWithPriority) X(hipDeviceGetStreamPriorityRange) \
   X(hipGraphCreate) X(hipGraphAddEmptyNode) X(hipGraphAddMemcpyNode1D) X(hipGraphAddMemsetNode) \
-  X(hipGraphInstantiateWithFlags) X(hipGraphLaunch) X(hipGraphExecDestroy) X(hipGraphDestroy)
+  X(hipGraphInstantiateWithFlags) X(hipGraphLaunch) X(hipGraphExecDestroy) X(hipGraphDestroy) \
+  X(hipModuleLoadData) X(hipModuleGetFunction) X(hipModuleLaunchKernel) \
+  X(hipGetDeviceProperties) X(hipGetDevicePropertiesR0000)
 // clang-format on
 
 ANYDEV_EMU_DECLARE_CALL_COUNT_EXPORTS(anydev_hip_emulator)

@@ -70,6 +70,10 @@ hipError_t fill(const char* api, hipStream_t stream, void* dst, std::uint32_t va
 // What each side of a copy of `kind` may be; false for a kind HIP lacks
 // (api_transfer.cpp).
 bool copy_access(hipMemcpyKind kind, core::Access* dst, core::Access* src);
+// The device properties of `ordinal` into `out` (a hipDeviceProp_t in HIP
+// 5's layout): hipGetDeviceProperties, hipGetDevicePropertiesR0000
+// (api_module.cpp).
+hipError_t device_properties(void* out, int ordinal);
 
 // hipRuntimeGetVersion's answer: the variant's (variant_5.cpp, variant_7.cpp).
 int runtime_version();

@@ -3,6 +3,7 @@
 // fills, barriers and waits (emu_lz.h says how batches run).
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -266,6 +267,58 @@ ze_result_t ZE_APICALL emu_zeCommandListAppendMemoryFill(ze_command_list_handle_
       }
       return core::Status::success;
     });
+  }
+  return submit_if_in_order(*list, api);
+}
+
+// Performs the kernel with the group size and argument values set on it when
+// appended (the spec: later changes to the kernel do not affect this launch).
+ze_result_t ZE_APICALL emu_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList,
+                                                           ze_kernel_handle_t hKernel,
+                                                           const ze_group_count_t* pLaunchFuncArgs,
+                                                           ze_event_handle_t hSignalEvent,
+                                                           uint32_t numWaitEvents,
+                                                           ze_event_handle_t* phWaitEvents) {
+  count_call("zeCommandListAppendLaunchKernel");
+  const char* api = "zeCommandListAppendLaunchKernel";
+  ANYDEV_LZ_LIST("zeCommandListAppendLaunchKernel", hCommandList, list);
+  (void)phWaitEvents;
+  if (ze_result_t r = no_events(hSignalEvent, numWaitEvents, api); r != ZE_RESULT_SUCCESS) return r;
+  const KernelRef kernel = find_kernel(hKernel);
+  if (kernel == nullptr || pLaunchFuncArgs == nullptr) {
+    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  std::string(api) + ": unknown kernel or null group count");
+  }
+  if (kernel->context != list->context || kernel->device != list->device) {
+    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  std::string(api) + ": a kernel of another context or device than the list's");
+  }
+  const std::uint64_t groups = std::uint64_t{pLaunchFuncArgs->groupCountX} *
+                               pLaunchFuncArgs->groupCountY * pLaunchFuncArgs->groupCountZ;
+  std::function<core::Status()> task;
+  {
+    const std::lock_guard<std::mutex> lock(kernel->mutex);
+    std::vector<void*> params;
+    for (std::vector<unsigned char>& arg : kernel->args) {
+      if (arg.empty()) {
+        return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                      std::string(api) + ": an argument of " + kernel->entry.name + " is not set");
+      }
+      params.push_back(arg.data());
+    }
+    if (kernel->group_size == 0 || groups == 0) {
+      return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                    std::string(api) + ": no group size set, or an empty group count");
+    }
+    if (const core::Status r = core::kernel_task(api, kernel->entry, params.data(),
+                                                 groups * kernel->group_size, &task);
+        r != core::Status::success) {
+      return to_ze(r);
+    }
+  }
+  {
+    const std::lock_guard<std::mutex> lock(list->mutex);
+    list->batch.push_back(std::move(task));
   }
   return submit_if_in_order(*list, api);
 }

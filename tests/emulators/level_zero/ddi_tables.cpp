@@ -80,6 +80,25 @@ zeGetCommandListProcAddrTable(ze_api_version_t version, ze_command_list_dditable
   table->pfnAppendMemoryFill = emu_zeCommandListAppendMemoryFill;
   table->pfnAppendBarrier = emu_zeCommandListAppendBarrier;
   table->pfnAppendWaitOnEvents = emu_zeCommandListAppendWaitOnEvents;
+  table->pfnAppendLaunchKernel = emu_zeCommandListAppendLaunchKernel;
+  return ZE_RESULT_SUCCESS;
+}
+
+ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetModuleProcAddrTable(ze_api_version_t version,
+                                                             ze_module_dditable_t* table) {
+  if (ze_result_t r = check_table(version, table); r != ZE_RESULT_SUCCESS) return r;
+  table->pfnCreate = emu_zeModuleCreate;
+  table->pfnDestroy = emu_zeModuleDestroy;
+  return ZE_RESULT_SUCCESS;
+}
+
+ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetKernelProcAddrTable(ze_api_version_t version,
+                                                             ze_kernel_dditable_t* table) {
+  if (ze_result_t r = check_table(version, table); r != ZE_RESULT_SUCCESS) return r;
+  table->pfnCreate = emu_zeKernelCreate;
+  table->pfnDestroy = emu_zeKernelDestroy;
+  table->pfnSetGroupSize = emu_zeKernelSetGroupSize;
+  table->pfnSetArgumentValue = emu_zeKernelSetArgumentValue;
   return ZE_RESULT_SUCCESS;
 }
 
@@ -133,9 +152,7 @@ ANYDEV_LZ_EMPTY_TABLE(zeGetImageProcAddrTable, ze_image_dditable_t)
 ANYDEV_LZ_EMPTY_TABLE(zeGetImageExpProcAddrTable, ze_image_exp_dditable_t)
 ANYDEV_LZ_EMPTY_TABLE(zeGetFenceProcAddrTable, ze_fence_dditable_t)
 ANYDEV_LZ_EMPTY_TABLE(zeGetEventExpProcAddrTable, ze_event_exp_dditable_t)
-ANYDEV_LZ_EMPTY_TABLE(zeGetModuleProcAddrTable, ze_module_dditable_t)
 ANYDEV_LZ_EMPTY_TABLE(zeGetModuleBuildLogProcAddrTable, ze_module_build_log_dditable_t)
-ANYDEV_LZ_EMPTY_TABLE(zeGetKernelProcAddrTable, ze_kernel_dditable_t)
 ANYDEV_LZ_EMPTY_TABLE(zeGetKernelExpProcAddrTable, ze_kernel_exp_dditable_t)
 ANYDEV_LZ_EMPTY_TABLE(zeGetSamplerProcAddrTable, ze_sampler_dditable_t)
 ANYDEV_LZ_EMPTY_TABLE(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t)

@@ -33,6 +33,7 @@
 
 #include "core_config.h"
 #include "core_device.h"
+#include "core_kernels.h"
 #include "core_memory.h"
 #include "core_status.h"
 #include "core_stream.h"
@@ -165,6 +166,21 @@ ze_event_handle_t add_event(const EventRef& event);
 bool remove_event(ze_event_handle_t handle);
 ze_command_list_handle_t add_command_list(const CommandListRef& list);
 bool remove_command_list(ze_command_list_handle_t handle);
+
+// A kernel of a module (api_kernels.cpp): the entry it performs, for the
+// module's context and device, and the group size and argument values set on
+// it, which a launch copies when it is appended. Guarded by `mutex`.
+struct Kernel {
+  Context* context = nullptr;
+  int device = 0;
+  core::KernelEntry entry;
+  std::mutex mutex;
+  std::uint32_t group_size = 0;                  // x * y * z; 0: never set
+  std::vector<std::vector<unsigned char>> args;  // one per parameter; empty: not set
+};
+using KernelRef = std::shared_ptr<Kernel>;
+// The live kernel behind a handle, or null.
+KernelRef find_kernel(ze_kernel_handle_t handle);
 
 }  // namespace anydev_lz_emu
 

@@ -116,6 +116,26 @@ ze_result_t ZE_APICALL emu_zeDriverGetExtensionFunctionAddress(ze_driver_handle_
 // Gives a pool created with ZE_EVENT_POOL_FLAG_IPC its shared states.
 ze_result_t make_ipc_pool(EventPool& pool);
 
+// Modules and kernels (api_kernels.cpp) and their launch (api_lists.cpp).
+ze_result_t ZE_APICALL emu_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                                          const ze_module_desc_t* desc,
+                                          ze_module_handle_t* phModule,
+                                          ze_module_build_log_handle_t* phBuildLog);
+ze_result_t ZE_APICALL emu_zeModuleDestroy(ze_module_handle_t hModule);
+ze_result_t ZE_APICALL emu_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t* desc,
+                                          ze_kernel_handle_t* phKernel);
+ze_result_t ZE_APICALL emu_zeKernelDestroy(ze_kernel_handle_t hKernel);
+ze_result_t ZE_APICALL emu_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX,
+                                                uint32_t groupSizeY, uint32_t groupSizeZ);
+ze_result_t ZE_APICALL emu_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex,
+                                                    size_t argSize, const void* pArgValue);
+ze_result_t ZE_APICALL emu_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList,
+                                                           ze_kernel_handle_t hKernel,
+                                                           const ze_group_count_t* pLaunchFuncArgs,
+                                                           ze_event_handle_t hSignalEvent,
+                                                           uint32_t numWaitEvents,
+                                                           ze_event_handle_t* phWaitEvents);
+
 }  // namespace anydev_lz_emu
 
 #endif  // ANYDEV_TESTS_EMULATORS_LEVEL_ZERO_EMU_LZ_API_H_

@@ -1,26 +1,38 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fills on the cuda backend write exact bits through both of their paths:
-// anydev's fill kernel (one cuLaunchKernel for a fill of an 8- or 16-byte
-// period in device memory) and, when the driver refuses the module
-// (ANYDEV_CUDA_EMULATOR_NO_MODULES=1), the fill plan of memsets and copies.
-// Every pattern width (1, 2, 4, 8, 16) at every size class (under one
-// 16-byte vector, around one, many, past a page) and every start the fill
-// allows (each 4-byte offset within 16 bytes, and the odd ones for 1- and
-// 2-byte patterns), through a view, so that the bytes around it must keep
-// theirs. The emulator performs the kernel by name from its parameters
-// (core_kernels.h) and counts its launches.
+// Fills on a GPU backend with anydev's fill kernel (cuda, hip, level_zero)
+// write exact bits through both of their paths: the kernel (one launch for a
+// fill of an 8- or 16-byte period in device memory) and, when the emulator
+// refuses the module or the kernel is turned off, the fill plan of memsets
+// and copies. Every pattern width (1, 2, 4, 8, 16) at every size class
+// (under one 16-byte vector, around one, many, past a page) and every start
+// the fill allows (each 4-byte offset within 16 bytes, and the odd ones for
+// 1- and 2-byte patterns), through a view, so that the bytes around it must
+// keep theirs. The emulator performs the kernel by name from its parameters
+// (tests/emulators/common/core_kernels.h) and counts its loads and launches.
+//
+// One program for every backend; the run's environment names the backend
+// and its emulator (tests/backends/<backend>/CMakeLists.txt):
+//   ANYDEV_TEST_FILL_BACKEND   the backend ("hip")
+//   ANYDEV_TEST_FILL_EMULATOR  the emulator library the backend opened
+//   ANYDEV_TEST_FILL_COUNTS    its call count functions' prefix
+//                              ("anydev_hip_emulator")
+//   ANYDEV_TEST_FILL_CALLS     its load, get-function and launch entry points,
+//                              comma-separated
+//   ANYDEV_TEST_FILL_KERNEL    1: wide fills launch the kernel; 0: they run
+//                              the fill plan (module refused, switched off)
+#include "gpu_fill_kernel.h"
+
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "anydev/anydev.h"
-#include "emu_call_counts.h"
-#include "gpu_fill_kernel.h"
 
 namespace {
 
@@ -28,27 +40,35 @@ std::string last_error() { return anydev_last_error_message(); }
 
 #define ASSERT_OK(expr) ASSERT_EQ((expr), ANYDEV_SUCCESS) << last_error()
 
-// The kernel is not used: the driver refuses modules, or lacks cuLaunchKernel
-// (an optional symbol: the backend then never asks for a module).
-bool modules_refused() {
-  const char* text = std::getenv("ANYDEV_CUDA_EMULATOR_NO_MODULES");
-  const char* hidden = std::getenv("ANYDEV_CUDA_EMULATOR_HIDE_SYMBOLS");
-  return (text != nullptr && std::strcmp(text, "1") == 0) ||
-         (hidden != nullptr && std::strstr(hidden, "cuLaunchKernel") != nullptr);
+std::string setting(const char* name) {
+  const char* value = std::getenv(name);
+  return value == nullptr ? std::string() : std::string(value);
 }
 
-// The emulator's launch count, from the libcuda.so.1 the backend opened
-// (load() after the backend opened it).
+// The backend under test and its emulator's counts (load() after the
+// backend opened the emulator).
 struct Counts {
   void load() {
-    void* library = dlopen(std::getenv("ANYDEV_CUDA_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+    backend = setting("ANYDEV_TEST_FILL_BACKEND");
+    kernel = setting("ANYDEV_TEST_FILL_KERNEL") == "1";
+    std::istringstream calls(setting("ANYDEV_TEST_FILL_CALLS"));
+    std::getline(calls, load_call, ',');
+    std::getline(calls, get_call, ',');
+    std::getline(calls, launch_call, ',');
+    void* library = dlopen(setting("ANYDEV_TEST_FILL_EMULATOR").c_str(), RTLD_NOW | RTLD_NOLOAD);
     if (library == nullptr) return;
-    reset =
-        reinterpret_cast<decltype(reset)>(dlsym(library, "anydev_cuda_emulator_reset_call_counts"));
-    count = reinterpret_cast<decltype(count)>(dlsym(library, "anydev_cuda_emulator_call_count"));
+    const std::string prefix = setting("ANYDEV_TEST_FILL_COUNTS");
+    reset = reinterpret_cast<void (*)()>(dlsym(library, (prefix + "_reset_call_counts").c_str()));
+    count = reinterpret_cast<unsigned long long (*)(const char*)>(
+        dlsym(library, (prefix + "_call_count").c_str()));
   }
-  decltype(&anydev_cuda_emulator_reset_call_counts) reset = nullptr;
-  decltype(&anydev_cuda_emulator_call_count) count = nullptr;
+  std::string backend;
+  bool kernel = false;
+  std::string load_call;
+  std::string get_call;
+  std::string launch_call;
+  void (*reset)() = nullptr;
+  unsigned long long (*count)(const char*) = nullptr;
 };
 
 // One pattern of each kind the fill takes: every byte differs, so a byte at
@@ -86,10 +106,11 @@ constexpr std::size_t kRepeats[] = {1, 2, 3, 5, 17, 255, 256, 257, 4097, 65537};
 class FillKernel : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_OK(anydev_context_create("cuda", 0, &ctx_));
     counts_.load();
-    if (counts_.reset == nullptr || counts_.count == nullptr) {
-      GTEST_FAIL() << "the CUDA emulator's call counts are missing";
+    ASSERT_OK(anydev_context_create(counts_.backend.c_str(), 0, &ctx_));
+    counts_.load();  // the backend has opened the emulator now
+    if (counts_.reset == nullptr || counts_.count == nullptr || counts_.launch_call.empty()) {
+      GTEST_FAIL() << "the emulator's call counts are missing (ANYDEV_TEST_FILL_* settings)";
     }
   }
   void TearDown() override {
@@ -114,8 +135,8 @@ class FillKernel : public ::testing::Test {
 
     counts_.reset();
     ASSERT_OK(anydev_enqueue_fill(ctx_, view, pattern.bytes.data(), pattern.bytes.size()));
-    const bool kernel = pattern.wide && kind == ANYDEV_MEMORY_DEVICE && !modules_refused();
-    EXPECT_EQ(counts_.count("cuLaunchKernel"), kernel ? 1u : 0u);
+    const bool kernel = pattern.wide && kind == ANYDEV_MEMORY_DEVICE && counts_.kernel;
+    EXPECT_EQ(counts_.count(counts_.launch_call.c_str()), kernel ? 1u : 0u);
 
     std::vector<unsigned char> after(total);
     ASSERT_OK(anydev_enqueue_copy_to_host(ctx_, after.data(), total, parent));
@@ -166,9 +187,9 @@ TEST_F(FillKernel, TheModuleLoadsOncePerDevice) {
   counts_.reset();
   for (int i = 0; i < 3; ++i) ASSERT_OK(anydev_enqueue_fill(ctx_, buffer, pattern, 16));
   ASSERT_OK(anydev_context_synchronize(ctx_));
-  EXPECT_EQ(counts_.count("cuModuleLoadData"), 0u);
-  EXPECT_EQ(counts_.count("cuModuleGetFunction"), 0u);
-  EXPECT_EQ(counts_.count("cuLaunchKernel"), modules_refused() ? 0u : 3u);
+  EXPECT_EQ(counts_.count(counts_.load_call.c_str()), 0u);
+  EXPECT_EQ(counts_.count(counts_.get_call.c_str()), 0u);
+  EXPECT_EQ(counts_.count(counts_.launch_call.c_str()), counts_.kernel ? 3u : 0u);
   anydev_buffer_release(buffer);
 }
 

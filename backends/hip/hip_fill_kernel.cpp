@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+// anydev's wide fill kernel on HIP: the code objects of
+// kernels/fill_pattern.hip (one per architecture clang-15 builds,
+// kernels/hip_fill_code_objects.cpp), the one for the device's gcnArchName
+// loaded once per device with hipModuleLoadData and launched with one
+// hipModuleLaunchKernel per fill (gpu_fill_launch.h).
+//
+// When the runtime lacks the entry points, the device's architecture has no
+// code object here, the runtime refuses the module, or
+// ANYDEV_HIP_FILL_KERNEL=0 turns it off, the log says why once per device
+// and fills of an 8- or 16-byte period run the fill plan (gpu_fill_plan.h).
+#include <cstddef>
+#include <cstring>
+#include <string>
+
+#include "hip_api.h"
+#include "hip_fill_code_objects.h"
+
+namespace anydev::hip {
+namespace {
+
+using kit::cat;
+
+// Larger than hipDeviceProp_t of any release (HIP 5: under 1 KiB; ROCm 6's
+// R0600: under 2 KiB), so that the runtime's write stays inside whichever
+// layout it has.
+struct alignas(8) PropertiesBuffer {
+  unsigned char bytes[4096];
+};
+static_assert(sizeof(hipDeviceProp_t) <= sizeof(PropertiesBuffer));
+
+// The processor of the device's gcnArchName ("gfx90a" of
+// "gfx90a:sramecc+:xnack-"): the code objects are built for any xnack and
+// sramecc mode. Empty, with *why set, when the runtime does not say.
+std::string device_arch(int device, std::string* why) {
+  const HipRuntime& rt = gpu::driver<HipApi>();
+  if (rt.GetDeviceProperties == nullptr) {
+    *why = "the runtime lacks hipGetDeviceProperties";
+    return {};
+  }
+  PropertiesBuffer props{};
+  if (const hipError_t r = rt.GetDeviceProperties(&props, device); r != hipSuccess) {
+    *why = cat("hipGetDeviceProperties failed: ", HipApi::describe(r));
+    return {};
+  }
+  // The field's place in HIP 5's layout, kept by later releases' R0000 entry.
+  const char* name =
+      reinterpret_cast<const char*>(props.bytes + offsetof(hipDeviceProp_t, gcnArchName));
+  const std::size_t length = strnlen(name, sizeof(hipDeviceProp_t::gcnArchName));
+  const std::string arch(name, length);
+  if (length == sizeof(hipDeviceProp_t::gcnArchName) || arch.rfind("gfx", 0) != 0) {
+    *why = "the runtime does not name the device's architecture (gcnArchName)";
+    return {};
+  }
+  return arch.substr(0, arch.find(':'));
+}
+
+// The code object for `arch`, or null.
+const FillCodeObject* code_object_for(const std::string& arch) {
+  for (const FillCodeObject& object : fill_code_objects()) {
+    if (arch == object.arch) return &object;
+  }
+  return nullptr;
+}
+
+// The architectures with a code object, for the log: "gfx900, gfx906, ...".
+std::string known_archs() {
+  std::string text;
+  for (const FillCodeObject& object : fill_code_objects()) {
+    text += cat(text.empty() ? "" : ", ", object.arch);
+  }
+  return text;
+}
+
+// Loads the module for `device`; on failure says why in *why and leaves
+// k->function null. *refused: the runtime was asked and said no (worth a
+// warning).
+void load_module(int device, HipFillKernel* k, std::string* why, bool* refused) {
+  const HipRuntime& rt = gpu::driver<HipApi>();
+  if (rt.ModuleLoadData == nullptr || rt.ModuleGetFunction == nullptr ||
+      rt.LaunchKernel == nullptr) {
+    *why = "the runtime lacks hipModuleLoadData, hipModuleGetFunction or hipModuleLaunchKernel";
+    return;
+  }
+  const std::string arch = device_arch(device, why);
+  if (arch.empty()) return;
+  const FillCodeObject* object = code_object_for(arch);
+  if (object == nullptr) {
+    *why = cat("no code object for ", arch, "; the plugin has ", known_archs());
+    return;
+  }
+  *refused = true;
+  // A module loads for the current device.
+  ScopedDevice scope;
+  if (scope.enter(device, "fill") != ANYDEV_SUCCESS) {
+    *why = "the device could not be made current";
+    return;
+  }
+  hipModule_t module = nullptr;
+  hipError_t r = rt.ModuleLoadData(&module, object->bytes);
+  if (r != hipSuccess) {
+    *why = cat("hipModuleLoadData of the ", arch, " code object failed: ", HipApi::describe(r));
+    return;
+  }
+  hipFunction_t function = nullptr;
+  r = rt.ModuleGetFunction(&function, module, gpu::kWideFillKernel);
+  if (r != hipSuccess) {
+    *why =
+        cat("hipModuleGetFunction(\"", gpu::kWideFillKernel, "\") failed: ", HipApi::describe(r));
+    return;  // the module stays loaded, as the device does
+  }
+  k->module = module;
+  k->function = function;
+}
+
+}  // namespace
+
+gpu::KernelFill HipApi::fill_kernel(const gpu::Stream<HipApi>& stream,
+                                    const gpu::WideFillArgs& args, hipError_t* r,
+                                    const char** call) {
+  return gpu::launch_fill_kernel<HipApi>(stream, args,
+                                         gpu::device_state<HipApi>(stream.device).extra.fill_kernel,
+                                         load_module, r, call);
+}
+
+}  // namespace anydev::hip

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// anydev's wide fill kernel on Level Zero (lz_fill_kernel.cpp): the SPIR-V of
+// kernels/fill_pattern.cl (gpu_fill_kernel.h's contract), made a module with
+// zeModuleCreate and a kernel with zeKernelCreate once per device at its
+// first fill of a period wider than the device's native fills, then launched
+// with one zeCommandListAppendLaunchKernel per such fill. When the loader
+// lacks the entry points, the driver refuses the module, or
+// ANYDEV_LEVEL_ZERO_FILL_KERNEL=0 turns it off, the log says why once per
+// device and lz_transfer.cpp's fill plan writes the fill.
+//
+// LzFillKernel is written behind its once_flag, then only read, and kept
+// for the life of the process (as the driver's context is). A kernel's
+// group size and arguments are state of the kernel: `mutex` is held from
+// setting them to appending the launch, which copies them.
+#ifndef ANYDEV_BACKENDS_LEVEL_ZERO_LZ_FILL_KERNEL_H_
+#define ANYDEV_BACKENDS_LEVEL_ZERO_LZ_FILL_KERNEL_H_
+
+#include <level_zero/ze_api.h>
+
+#include <cstddef>
+#include <mutex>
+
+#include "gpu_fill_kernel.h"
+
+namespace anydev::level_zero {
+
+struct LzFillKernel {
+  std::once_flag once;
+  ze_module_handle_t module = nullptr;
+  ze_kernel_handle_t kernel = nullptr;  // null: not loaded
+  unsigned units = 0;                   // numSlices x numSubslicesPerSlice
+  std::mutex mutex;
+};
+
+struct LzStream;
+
+// With the stream's mutex held: appends the fill of `bytes` bytes at `at`
+// with `period` (8 or 16) bytes of `pattern` repeated, as one launch.
+// kUnavailable: nothing appended (the plan fills); kFailed: *r and *call
+// say what the driver refused.
+gpu::KernelFill fill_by_kernel_locked(LzStream& stream, void* at, const void* pattern,
+                                      std::size_t period, std::size_t bytes, ze_result_t* r,
+                                      const char** call);
+
+}  // namespace anydev::level_zero
+
+#endif  // ANYDEV_BACKENDS_LEVEL_ZERO_LZ_FILL_KERNEL_H_
