@@ -10,7 +10,9 @@
 // in lz_init_drivers.h and OPTIONAL (the 1.8 loader lacks it; zeInit is used).
 // The IPC entry points (and the event and pool destruction that only shared
 // events use) are OPTIONAL: without them sharing is UNSUPPORTED
-// (lz_share.cpp, lz_share_events.cpp) and everything else works.
+// (lz_share.cpp, lz_share_events.cpp) and everything else works. So are the
+// command queue and regular list entry points: without them (or without
+// zeEventDestroy and zeEventPoolDestroy) graphs are declined (lz_graph.cpp).
 #ifndef ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_
 #define ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_
 
@@ -65,7 +67,14 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetExtensionFunctionAddress, OPTIONAL)                      \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetCacheProperties, OPTIONAL)                               \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetComputeProperties, OPTIONAL)                             \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDevicePciGetPropertiesExt, OPTIONAL)
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDevicePciGetPropertiesExt, OPTIONAL)                            \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandQueueCreate, OPTIONAL)                                     \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandQueueDestroy, OPTIONAL)                                    \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandQueueExecuteCommandLists, OPTIONAL)                        \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandQueueSynchronize, OPTIONAL)                                \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListCreate, OPTIONAL)                                      \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListClose, OPTIONAL)                                       \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListAppendEventReset, OPTIONAL)
 
 namespace anydev::level_zero {
 
