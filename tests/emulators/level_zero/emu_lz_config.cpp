@@ -36,7 +36,9 @@ std::atomic<unsigned long long> g_misuse{0};
   X(zeEventPoolCloseIpcHandle) X(zeDriverGetExtensionFunctionAddress)                            \
   X(zexDriverImportExternalPointer) X(zexDriverReleaseImportedPointer)                           \
   X(zeEventQueryKernelTimestamp) X(zeDeviceGetComputeProperties) X(zeDeviceGetCacheProperties)   \
-  X(zeDevicePciGetPropertiesExt)
+  X(zeDevicePciGetPropertiesExt) X(zeCommandListCreate) X(zeCommandListClose)                    \
+  X(zeCommandListAppendEventReset) X(zeCommandQueueCreate) X(zeCommandQueueDestroy)              \
+  X(zeCommandQueueExecuteCommandLists) X(zeCommandQueueSynchronize)
 // clang-format on
 
 #define ANYDEV_LZ_COUNTER(name) std::atomic<std::uint64_t> g_calls_##name{0};
