@@ -144,9 +144,9 @@ anydev_status_t plan(NativeGraph& g, const anydev_bk_graph_node_t* nodes, std::s
       }
       ++fills;
     } else if (n.kind != ANYDEV_BK_GRAPH_COPY) {
-      return report_error(ANYDEV_ERROR_INVALID_ARGUMENT,
-                          cat("graph_create: node ", i, " has the unknown kind ",
-                              static_cast<int>(n.kind)));
+      return report_error(
+          ANYDEV_ERROR_INVALID_ARGUMENT,
+          cat("graph_create: node ", i, " has the unknown kind ", static_cast<int>(n.kind)));
     }
     level[i] = done_after[i] = after + 1;
     top = std::max(top, level[i]);
@@ -250,8 +250,8 @@ anydev_status_t idle_instance(NativeGraph& g, const char* operation, Instance** 
   Instance* oldest = nullptr;
   for (const std::unique_ptr<Instance>& in : g.instances) {
     if (in->broken) continue;
-    if (in->finished == nullptr || api().zeEventQueryStatus(in->finished->event) ==
-                                       ZE_RESULT_SUCCESS) {
+    if (in->finished == nullptr ||
+        api().zeEventQueryStatus(in->finished->event) == ZE_RESULT_SUCCESS) {
       *out = in.get();
       return ANYDEV_SUCCESS;
     }
@@ -270,8 +270,9 @@ anydev_status_t idle_instance(NativeGraph& g, const char* operation, Instance** 
   const ze_result_t r = api().zeEventHostSynchronize(oldest->finished->event, UINT64_MAX);
   if (r != ZE_RESULT_SUCCESS) {
     return report_failure(r, "zeEventHostSynchronize",
-                          cat(operation, ": waiting for an earlier launch of the graph on "
-                                         "level_zero device ",
+                          cat(operation,
+                              ": waiting for an earlier launch of the graph on "
+                              "level_zero device ",
                               g.device));
   }
   *out = oldest;
@@ -345,9 +346,9 @@ anydev_status_t graph_create(int device, const anydev_bk_graph_node_t* nodes, st
   desc.priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL;
   const ze_result_t r = api().zeCommandQueueCreate(d.driver->context, d.device, &desc, &g.queue);
   if (r != ZE_RESULT_SUCCESS) {
-    return report_failure(r, "zeCommandQueueCreate",
-                          cat("graph_create on level_zero device ", device, " (queue group ",
-                              d.queue_ordinal, ")"));
+    return report_failure(
+        r, "zeCommandQueueCreate",
+        cat("graph_create on level_zero device ", device, " (queue group ", d.queue_ordinal, ")"));
   }
   // The first instance now, so that a replay records nothing unless replays overlap.
   Instance* first = nullptr;

@@ -67,7 +67,7 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDriverGetExtensionFunctionAddress, OPTIONAL)                      \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetCacheProperties, OPTIONAL)                               \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDeviceGetComputeProperties, OPTIONAL)                             \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDevicePciGetPropertiesExt, OPTIONAL)                            \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeDevicePciGetPropertiesExt, OPTIONAL)                              \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandQueueCreate, OPTIONAL)                                     \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandQueueDestroy, OPTIONAL)                                    \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandQueueExecuteCommandLists, OPTIONAL)                        \

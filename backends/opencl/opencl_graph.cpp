@@ -161,8 +161,8 @@ anydev_status_t record(ClGraph& g, const anydev_bk_graph_node_t* nodes, std::siz
   if (anydev_status_t s = create_queue(*g.device, &g.recording_queue); s != ANYDEV_SUCCESS) {
     return s;
   }
-  const cl_command_buffer_properties_khr properties[] = {
-      CL_COMMAND_BUFFER_FLAGS_KHR, CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR, 0};
+  const cl_command_buffer_properties_khr properties[] = {CL_COMMAND_BUFFER_FLAGS_KHR,
+                                                         CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR, 0};
   cl_int err = CL_SUCCESS;
   g.buffer = g.calls.create(1, &g.recording_queue, properties, &err);
   if (err != CL_SUCCESS || g.buffer == nullptr) {
@@ -245,9 +245,9 @@ anydev_status_t graph_launch(anydev_bk_graph_t graph, anydev_bk_stream_t stream_
   const cl_int err = g->calls.enqueue(1, &queue, g->buffer, 0, nullptr, &event);
   if (err == CL_INCOMPATIBLE_COMMAND_QUEUE_KHR) return enqueue_nodes(*g, stream_handle);
   if (err != CL_SUCCESS) {
-    return report_cl("clEnqueueCommandBufferKHR", err,
-                     describe(*stream, "graph launch", g->bytes) +
-                         cat(" (", g->nodes.size(), " nodes)"));
+    return report_cl(
+        "clEnqueueCommandBufferKHR", err,
+        describe(*stream, "graph launch", g->bytes) + cat(" (", g->nodes.size(), " nodes)"));
   }
   track_command(*stream, event, "clEnqueueCommandBufferKHR", "graph launch", g->bytes);
   return ANYDEV_SUCCESS;

@@ -63,7 +63,7 @@
   ANYDEV_OPENCL_SYMBOL(X, clRetainEvent, REQUIRED)                      \
   ANYDEV_OPENCL_SYMBOL(X, clReleaseEvent, REQUIRED)                     \
   ANYDEV_OPENCL_SYMBOL(X, clCreateCommandQueueWithProperties, OPTIONAL) \
-  ANYDEV_OPENCL_SYMBOL(X, clGetEventProfilingInfo, OPTIONAL)           \
+  ANYDEV_OPENCL_SYMBOL(X, clGetEventProfilingInfo, OPTIONAL)            \
   ANYDEV_OPENCL_SYMBOL(X, clGetExtensionFunctionAddressForPlatform, OPTIONAL)
 
 namespace anydev::opencl {

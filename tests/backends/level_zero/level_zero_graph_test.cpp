@@ -6,35 +6,20 @@
 // that overlap record a few more lists, never more; a graph released while
 // its replays run is freed after them; a fill wider than the queue group
 // fills natively is left to the core's replay. Exact bytes throughout.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "anydev/anydev.h"
+#include "emulator_calls.h"
 
 namespace {
 
-// The emulator's call counter, in the driver the loader opened.
-unsigned long long calls(const char* name) {
-  static auto* count = [] {
-    const char* path = std::getenv("ZE_ENABLE_ALT_DRIVERS");
-    void* self = path != nullptr ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
-    return self == nullptr ? nullptr
-                           : reinterpret_cast<unsigned long long (*)(const char*)>(
-                                 dlsym(self, "anydev_level_zero_emulator_call_count"));
-  }();
-  return count != nullptr ? count(name) : 0;
-}
-
-std::size_t native_fill_limit() {
-  const char* v = std::getenv("ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN");
-  return v != nullptr ? std::strtoul(v, nullptr, 10) : 16;
-}
+using anydev_test::calls;
+using anydev_test::native_fill_limit;
 
 constexpr std::size_t kPairs = 50;  // a fill and a copy each: 100 nodes
 constexpr std::size_t kBytes = 256;

@@ -23,10 +23,11 @@ namespace {
   }
 
 // As ANYDEV_LZ_LIST, for an append: a closed list takes no command.
-#define ANYDEV_LZ_APPEND_LIST(api, h, list)                                                    \
-  ANYDEV_LZ_LIST(api, h, list)                                                                 \
-  if (list->closed) {                                                                          \
-    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, api ": the list is closed (zeCommandListClose)"); \
+#define ANYDEV_LZ_APPEND_LIST(api, h, list)                         \
+  ANYDEV_LZ_LIST(api, h, list)                                      \
+  if (list->closed) {                                               \
+    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,                 \
+                  api ": the list is closed (zeCommandListClose)"); \
   }
 
 // Events that a command signals or waits for: live, of the list's context.
@@ -159,6 +160,22 @@ ze_result_t submit_step(core::Stream& stream, Step step, std::function<void()> o
   return ZE_RESULT_SUCCESS;
 }
 
+ze_result_t creation_args(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                          const void* desc, const void* out, const char* api, Context** context,
+                          core::Device** device) {
+  if (!initialized()) return ZE_RESULT_ERROR_UNINITIALIZED;
+  *context = find_context(hContext);
+  *device = find_device(hDevice);
+  if (*context == nullptr || *device == nullptr) {
+    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  std::string(api) + ": unknown context or device");
+  }
+  if (desc == nullptr || out == nullptr) {
+    return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER, std::string(api) + ": null desc or out");
+  }
+  return ZE_RESULT_SUCCESS;
+}
+
 ze_result_t check_queue_desc(const ze_command_queue_desc_t* desc, const char* api) {
   // ZE_COMMAND_QUEUE_FLAG_IN_ORDER is an enumerator from API 1.7 on; a
   // driver of an older version does not know it.
@@ -186,16 +203,12 @@ ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hCon
                                                         const ze_command_queue_desc_t* desc,
                                                         ze_command_list_handle_t* phCommandList) {
   count_call("zeCommandListCreateImmediate");
-  if (!initialized()) return ZE_RESULT_ERROR_UNINITIALIZED;
-  Context* context = find_context(hContext);
-  core::Device* device = find_device(hDevice);
-  if (context == nullptr || device == nullptr) {
-    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                  "zeCommandListCreateImmediate: unknown context or device");
-  }
-  if (desc == nullptr || phCommandList == nullptr) {
-    return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER,
-                  "zeCommandListCreateImmediate: null desc or out");
+  Context* context = nullptr;
+  core::Device* device = nullptr;
+  if (const ze_result_t r = creation_args(hContext, hDevice, desc, phCommandList,
+                                          "zeCommandListCreateImmediate", &context, &device);
+      r != ZE_RESULT_SUCCESS) {
+    return r;
   }
   if (const ze_result_t r = check_queue_desc(desc, "zeCommandListCreateImmediate");
       r != ZE_RESULT_SUCCESS) {
@@ -240,22 +253,20 @@ ze_result_t ZE_APICALL emu_zeCommandListCreate(ze_context_handle_t hContext,
                                                const ze_command_list_desc_t* desc,
                                                ze_command_list_handle_t* phCommandList) {
   count_call("zeCommandListCreate");
-  if (!initialized()) return ZE_RESULT_ERROR_UNINITIALIZED;
-  Context* context = find_context(hContext);
-  core::Device* device = find_device(hDevice);
-  if (context == nullptr || device == nullptr) {
-    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandListCreate: unknown context or device");
-  }
-  if (desc == nullptr || phCommandList == nullptr) {
-    return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeCommandListCreate: null desc or out");
+  Context* context = nullptr;
+  core::Device* device = nullptr;
+  if (const ze_result_t r = creation_args(hContext, hDevice, desc, phCommandList,
+                                          "zeCommandListCreate", &context, &device);
+      r != ZE_RESULT_SUCCESS) {
+    return r;
   }
   const ze_command_list_flags_t known = ZE_COMMAND_LIST_FLAG_RELAXED_ORDERING |
                                         ZE_COMMAND_LIST_FLAG_MAXIMIZE_THROUGHPUT |
                                         ZE_COMMAND_LIST_FLAG_EXPLICIT_ONLY;
   if ((desc->flags & ~known) != 0) {
-    return misuse(ZE_RESULT_ERROR_INVALID_ENUMERATION,
-                  "zeCommandListCreate: flags " + std::to_string(desc->flags) +
-                      " unknown to the emulated driver");
+    return misuse(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeCommandListCreate: flags " +
+                                                           std::to_string(desc->flags) +
+                                                           " unknown to the emulated driver");
   }
   if (desc->stype != ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC || desc->commandQueueGroupOrdinal != 0) {
     return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,

@@ -27,7 +27,8 @@ namespace {
 ze_result_t check_executable(const CommandQueue& queue, const CommandList* list) {
   const char* api = "zeCommandQueueExecuteCommandLists";
   if (list == nullptr) {
-    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, std::string(api) + ": unknown or destroyed list");
+    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
+                  std::string(api) + ": unknown or destroyed list");
   }
   if (!list->regular) {
     return misuse(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE,
@@ -56,16 +57,15 @@ ze_result_t ZE_APICALL emu_zeCommandQueueCreate(ze_context_handle_t hContext,
                                                 const ze_command_queue_desc_t* desc,
                                                 ze_command_queue_handle_t* phCommandQueue) {
   count_call("zeCommandQueueCreate");
-  if (!initialized()) return ZE_RESULT_ERROR_UNINITIALIZED;
-  Context* context = find_context(hContext);
-  core::Device* device = find_device(hDevice);
-  if (context == nullptr || device == nullptr) {
-    return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandQueueCreate: unknown context or device");
+  Context* context = nullptr;
+  core::Device* device = nullptr;
+  if (const ze_result_t r = creation_args(hContext, hDevice, desc, phCommandQueue,
+                                          "zeCommandQueueCreate", &context, &device);
+      r != ZE_RESULT_SUCCESS) {
+    return r;
   }
-  if (desc == nullptr || phCommandQueue == nullptr) {
-    return misuse(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeCommandQueueCreate: null desc or out");
-  }
-  if (const ze_result_t r = check_queue_desc(desc, "zeCommandQueueCreate"); r != ZE_RESULT_SUCCESS) {
+  if (const ze_result_t r = check_queue_desc(desc, "zeCommandQueueCreate");
+      r != ZE_RESULT_SUCCESS) {
     return r;
   }
   auto queue = std::make_shared<CommandQueue>();

@@ -176,6 +176,11 @@ using CommandQueueRef = std::shared_ptr<CommandQueue>;
 // signal of an event that is signaled or to be signaled with no reset
 // queued before). `on_end` runs when the step's task ends, before its signal.
 ze_result_t submit_step(core::Stream& stream, Step step, std::function<void()> on_end);
+// The arguments every list and queue creation checks first: the driver
+// initialized, a live context and device, non-null `desc` and `out`.
+ze_result_t creation_args(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                          const void* desc, const void* out, const char* api, Context** context,
+                          core::Device** device);
 // Checks a zeCommandListCreateImmediate or zeCommandQueueCreate description
 // (one group, one queue, known flags, mode and priority), naming `api`.
 ze_result_t check_queue_desc(const ze_command_queue_desc_t* desc, const char* api);
