@@ -176,6 +176,9 @@ ze_result_t creation_args(ze_context_handle_t hContext, ze_device_handle_t hDevi
   return ZE_RESULT_SUCCESS;
 }
 
+namespace {
+
+// One group, one queue, known flags, mode and priority.
 ze_result_t check_queue_desc(const ze_command_queue_desc_t* desc, const char* api) {
   // ZE_COMMAND_QUEUE_FLAG_IN_ORDER is an enumerator from API 1.7 on; a
   // driver of an older version does not know it.
@@ -198,6 +201,15 @@ ze_result_t check_queue_desc(const ze_command_queue_desc_t* desc, const char* ap
   return ZE_RESULT_SUCCESS;
 }
 
+}  // namespace
+
+ze_result_t queue_creation_args(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                                const ze_command_queue_desc_t* desc, const void* out,
+                                const char* api, Context** context, core::Device** device) {
+  const ze_result_t r = creation_args(hContext, hDevice, desc, out, api, context, device);
+  return r != ZE_RESULT_SUCCESS ? r : check_queue_desc(desc, api);
+}
+
 ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hContext,
                                                         ze_device_handle_t hDevice,
                                                         const ze_command_queue_desc_t* desc,
@@ -205,12 +217,8 @@ ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hCon
   count_call("zeCommandListCreateImmediate");
   Context* context = nullptr;
   core::Device* device = nullptr;
-  if (const ze_result_t r = creation_args(hContext, hDevice, desc, phCommandList,
-                                          "zeCommandListCreateImmediate", &context, &device);
-      r != ZE_RESULT_SUCCESS) {
-    return r;
-  }
-  if (const ze_result_t r = check_queue_desc(desc, "zeCommandListCreateImmediate");
+  if (const ze_result_t r = queue_creation_args(hContext, hDevice, desc, phCommandList,
+                                                "zeCommandListCreateImmediate", &context, &device);
       r != ZE_RESULT_SUCCESS) {
     return r;
   }

@@ -59,12 +59,8 @@ ze_result_t ZE_APICALL emu_zeCommandQueueCreate(ze_context_handle_t hContext,
   count_call("zeCommandQueueCreate");
   Context* context = nullptr;
   core::Device* device = nullptr;
-  if (const ze_result_t r = creation_args(hContext, hDevice, desc, phCommandQueue,
-                                          "zeCommandQueueCreate", &context, &device);
-      r != ZE_RESULT_SUCCESS) {
-    return r;
-  }
-  if (const ze_result_t r = check_queue_desc(desc, "zeCommandQueueCreate");
+  if (const ze_result_t r = queue_creation_args(hContext, hDevice, desc, phCommandQueue,
+                                                "zeCommandQueueCreate", &context, &device);
       r != ZE_RESULT_SUCCESS) {
     return r;
   }

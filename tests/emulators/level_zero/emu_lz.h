@@ -181,9 +181,11 @@ ze_result_t submit_step(core::Stream& stream, Step step, std::function<void()> o
 ze_result_t creation_args(ze_context_handle_t hContext, ze_device_handle_t hDevice,
                           const void* desc, const void* out, const char* api, Context** context,
                           core::Device** device);
-// Checks a zeCommandListCreateImmediate or zeCommandQueueCreate description
-// (one group, one queue, known flags, mode and priority), naming `api`.
-ze_result_t check_queue_desc(const ze_command_queue_desc_t* desc, const char* api);
+// creation_args, then a zeCommandListCreateImmediate or zeCommandQueueCreate
+// description (one group, one queue, known flags, mode and priority).
+ze_result_t queue_creation_args(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                                const ze_command_queue_desc_t* desc, const void* out,
+                                const char* api, Context** context, core::Device** device);
 
 // Registries of live handles (emu_lz_registry.cpp); `find_*` answer null for
 // a handle that is not live. Devices are the core's.
