@@ -77,6 +77,15 @@ class Emulator : public ::testing::Test {
     EXPECT_EQ(zeMemAllocDevice(context_, &desc, bytes, 64, device_, &p), ZE_RESULT_SUCCESS);
     return p;
   }
+  // The pool's other event (index 1), for a gate the test signals itself;
+  // the test destroys it.
+  ze_event_handle_t second_event() {
+    ze_event_handle_t e = nullptr;
+    ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 1, ZE_EVENT_SCOPE_FLAG_HOST,
+                             ZE_EVENT_SCOPE_FLAG_HOST};
+    EXPECT_EQ(zeEventCreate(pool_, &edesc, &e), ZE_RESULT_SUCCESS);
+    return e;
+  }
   // Appends a barrier signalling event_ and waits for it, then resets it.
   void finish() {
     ASSERT_EQ(zeCommandListAppendBarrier(list_, event_, 0, nullptr), ZE_RESULT_SUCCESS);
@@ -210,10 +219,8 @@ TEST_F(Emulator, FillsWidePatternsOnlyUpToTheGroupsMaximum) {
 // The rules the specification leaves undefined, enforced: each is misuse.
 TEST_F(Emulator, ResettingAnEventAQueuedCommandWillSignalIsMisuse) {
   ASSERT_NE(probe_.misuse_count, nullptr);
-  ze_event_handle_t gate = nullptr;
-  ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 1, ZE_EVENT_SCOPE_FLAG_HOST,
-                           ZE_EVENT_SCOPE_FLAG_HOST};
-  ASSERT_EQ(zeEventCreate(pool_, &edesc, &gate), ZE_RESULT_SUCCESS);
+  ze_event_handle_t gate = second_event();
+  ASSERT_NE(gate, nullptr);
   // The list waits for `gate`, then signals event_: neither may be reset now.
   ASSERT_EQ(zeCommandListAppendWaitOnEvents(list_, 1, &gate), ZE_RESULT_SUCCESS);
   ASSERT_EQ(zeCommandListAppendBarrier(list_, event_, 0, nullptr), ZE_RESULT_SUCCESS);
@@ -281,10 +288,8 @@ TEST_F(Emulator, InterprocessEventPoolsFollowTheIpcSetting) {
 // undefined: the emulator's core reports the command as misuse when it runs
 // (ctest fails on that line everywhere else).
 TEST_F(Emulator, AFillOfMemoryFreedBeforeItRanIsMisuse) {
-  ze_event_handle_t gate = nullptr;
-  ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 1, ZE_EVENT_SCOPE_FLAG_HOST,
-                           ZE_EVENT_SCOPE_FLAG_HOST};
-  ASSERT_EQ(zeEventCreate(pool_, &edesc, &gate), ZE_RESULT_SUCCESS);
+  ze_event_handle_t gate = second_event();
+  ASSERT_NE(gate, nullptr);
   void* d = device_alloc(64);
   ASSERT_EQ(zeCommandListAppendWaitOnEvents(list_, 1, &gate), ZE_RESULT_SUCCESS);
   const unsigned char byte = 7;
@@ -439,10 +444,8 @@ TEST_F(RegularList, EveryExecuteRunsTheRecordedCommands) {
 // and counts as misuse.
 TEST_F(RegularList, MisusedListsAnswerTheirErrors) {
   ASSERT_NE(probe_.misuse_count, nullptr);
-  ze_event_handle_t gate = nullptr;
-  ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 1, ZE_EVENT_SCOPE_FLAG_HOST,
-                           ZE_EVENT_SCOPE_FLAG_HOST};
-  ASSERT_EQ(zeEventCreate(pool_, &edesc, &gate), ZE_RESULT_SUCCESS);
+  ze_event_handle_t gate = second_event();
+  ASSERT_NE(gate, nullptr);
   ASSERT_EQ(zeCommandListAppendBarrier(regular_, nullptr, 1, &gate), ZE_RESULT_SUCCESS);
   const auto before = probe_.misuse_count();
   EXPECT_EQ(zeCommandQueueExecuteCommandLists(queue_, 1, &regular_, nullptr),
