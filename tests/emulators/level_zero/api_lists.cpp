@@ -65,14 +65,14 @@ ze_result_t no_events(ze_event_handle_t signal, std::uint32_t waits, const char*
 // queued on an immediate list's stream, recorded by a regular list.
 ze_result_t close_batch(CommandList& list, std::vector<EventRef> waits, EventRef signal,
                         const char* api, EventRef reset = nullptr) {
-  Step step;
-  step.waits = std::move(waits);
-  step.signal = std::move(signal);
-  step.reset = std::move(reset);
-  step.api = api;
+  auto step = std::make_shared<Step>();
+  step->waits = std::move(waits);
+  step->signal = std::move(signal);
+  step->reset = std::move(reset);
+  step->api = api;
   if (list.regular) {
     const std::lock_guard<std::mutex> lock(list.mutex);
-    step.batch = std::move(list.batch);
+    step->batch = std::move(list.batch);
     list.batch.clear();
     list.recorded.push_back(std::move(step));
     return ZE_RESULT_SUCCESS;
@@ -80,7 +80,7 @@ ze_result_t close_batch(CommandList& list, std::vector<EventRef> waits, EventRef
   ze_result_t r = ZE_RESULT_SUCCESS;
   {
     const std::lock_guard<std::mutex> lock(list.mutex);
-    step.batch = std::move(list.batch);
+    step->batch = std::move(list.batch);
     list.batch.clear();
     ++list.unfinished;
     // The list outlives its queued tasks: zeCommandListDestroy refuses
@@ -101,59 +101,60 @@ ze_result_t submit_if_in_order(CommandList& list, const char* api) {
 
 }  // namespace
 
-ze_result_t submit_step(core::Stream& stream, Step step, std::function<void()> on_end) {
-  if (step.signal != nullptr) {
-    const std::lock_guard<std::mutex> lock(step.signal->mutex);
-    const bool set = is_signaled(*step.signal) || step.signal->pending_signals > 0;
-    if (set && step.signal->pending_resets == 0) {
+ze_result_t submit_step(core::Stream& stream, std::shared_ptr<const Step> step,
+                        std::function<void()> on_end) {
+  if (step->signal != nullptr) {
+    const std::lock_guard<std::mutex> lock(step->signal->mutex);
+    const bool set = is_signaled(*step->signal) || step->signal->pending_signals > 0;
+    if (set && step->signal->pending_resets == 0) {
       return misuse(ZE_RESULT_ERROR_INVALID_ARGUMENT,
-                    std::string(step.api) + ": the event to signal is " +
-                        (is_signaled(*step.signal) ? "signaled" : "already to be signaled") +
+                    std::string(step->api) + ": the event to signal is " +
+                        (is_signaled(*step->signal) ? "signaled" : "already to be signaled") +
                         " and no reset of it is queued: reset it first");
     }
-    ++step.signal->pending_signals;
+    ++step->signal->pending_signals;
   }
-  for (const EventRef& e : step.waits) {
+  for (const EventRef& e : step->waits) {
     const std::lock_guard<std::mutex> lock(e->mutex);
     ++e->pending_waits;
   }
-  if (step.reset != nullptr) {
-    const std::lock_guard<std::mutex> lock(step.reset->mutex);
-    ++step.reset->pending_resets;
+  if (step->reset != nullptr) {
+    const std::lock_guard<std::mutex> lock(step->reset->mutex);
+    ++step->reset->pending_resets;
   }
-  const char* api = step.api;
+  const char* api = step->api;
   stream.enqueue(api, [step = std::move(step), on_end = std::move(on_end)] {
     // Unordered within a batch: the last appended runs first (emu_lz.h).
     core::Status status = core::Status::success;
-    for (auto it = step.batch.rbegin(); it != step.batch.rend(); ++it) {
+    for (auto it = step->batch.rbegin(); it != step->batch.rend(); ++it) {
       const core::Status s = (*it)();
       if (status == core::Status::success) status = s;
     }
-    for (const EventRef& e : step.waits) {
+    for (const EventRef& e : step->waits) {
       std::unique_lock<std::mutex> lock(e->mutex);
       wait_signaled(*e, lock);
       --e->pending_waits;
     }
-    if (step.reset != nullptr) {
-      const std::lock_guard<std::mutex> lock(step.reset->mutex);
-      --step.reset->pending_resets;
-      if (step.reset->pending_signals > 0 || step.reset->pending_waits > 0) {
+    if (step->reset != nullptr) {
+      const std::lock_guard<std::mutex> lock(step->reset->mutex);
+      --step->reset->pending_resets;
+      if (step->reset->pending_signals > 0 || step->reset->pending_waits > 0) {
         status = core::misuse(core::Status::invalid_value,
-                              std::string(step.api) +
+                              std::string(step->api) +
                                   ": the reset ran while queued commands still signal or wait "
                                   "for the event");
       }
-      set_signaled(*step.reset, false);
+      set_signaled(*step->reset, false);
     }
     on_end();  // before the signal: a host that saw it may destroy the list
-    if (step.signal != nullptr) {
+    if (step->signal != nullptr) {
       const auto now = std::chrono::steady_clock::now().time_since_epoch();
-      const std::lock_guard<std::mutex> lock(step.signal->mutex);
-      step.signal->signal_ticks = static_cast<std::uint64_t>(
+      const std::lock_guard<std::mutex> lock(step->signal->mutex);
+      step->signal->signal_ticks = static_cast<std::uint64_t>(
           std::chrono::duration_cast<std::chrono::nanoseconds>(now).count());
-      set_signaled(*step.signal, true);
-      --step.signal->pending_signals;
-      step.signal->changed.notify_all();
+      set_signaled(*step->signal, true);
+      --step->signal->pending_signals;
+      step->signal->changed.notify_all();
     }
     return status;
   });

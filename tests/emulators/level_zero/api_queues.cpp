@@ -112,7 +112,7 @@ ze_result_t ZE_APICALL emu_zeCommandQueueExecuteCommandLists(
     lists.push_back(std::move(list));
   }
   for (const CommandListRef& list : lists) {
-    for (const Step& step : list->recorded) {
+    for (const std::shared_ptr<const Step>& step : list->recorded) {
       ++list->unfinished;
       ++queue->unfinished;
       const ze_result_t r = submit_step(*queue->stream, step, [list, queue] {

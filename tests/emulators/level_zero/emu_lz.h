@@ -152,9 +152,9 @@ struct CommandList {
   bool regular = false;
   core::StreamRef stream;  // immediate lists only
   std::mutex mutex;
-  std::vector<std::function<core::Status()>> batch;  // appended, not yet closed by a step
-  std::vector<Step> recorded;                        // regular lists: the closed steps
-  std::atomic<bool> closed{false};                   // regular lists: zeCommandListClose ran
+  std::vector<std::function<core::Status()>> batch;   // appended, not yet closed by a step
+  std::vector<std::shared_ptr<const Step>> recorded;  // regular lists: the closed steps
+  std::atomic<bool> closed{false};                    // regular lists: zeCommandListClose ran
   // Queued tasks that have not yet reached their end (their signal, if any):
   // the host cannot know a list is idle before this is 0.
   std::atomic<int> unfinished{0};
@@ -175,7 +175,9 @@ using CommandQueueRef = std::shared_ptr<CommandQueue>;
 // Queues `step` on `stream` (checking and counting its events; misuse: a
 // signal of an event that is signaled or to be signaled with no reset
 // queued before). `on_end` runs when the step's task ends, before its signal.
-ze_result_t submit_step(core::Stream& stream, Step step, std::function<void()> on_end);
+// A step is shared, not copied, by the executions of a regular list.
+ze_result_t submit_step(core::Stream& stream, std::shared_ptr<const Step> step,
+                        std::function<void()> on_end);
 // The arguments every list and queue creation checks first: the driver
 // initialized, a live context and device, non-null `desc` and `out`.
 ze_result_t creation_args(ze_context_handle_t hContext, ze_device_handle_t hDevice,
