@@ -16,7 +16,8 @@ namespace anydev::level_zero {
 // (lz_memory.cpp); copy, fill (lz_transfer.cpp); can_access_peer,
 // enable_peer_access, native_handle (lz_peer.cpp); shareable_alloc,
 // memory_export, memory_import, memory_unshare (lz_share.cpp) and the
-// shareable-event entries (lz_share_events.cpp). memory_free_async,
+// shareable-event entries (lz_share_events.cpp); graph_create, graph_launch,
+// graph_destroy (lz_graph.cpp). memory_free_async,
 // stream_wrap_native and memory_is_locked are not offered.
 ANYDEV_KIT_DECLARE_ALL_ENTRIES
 

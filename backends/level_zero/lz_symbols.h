@@ -12,7 +12,9 @@
 // events use) are OPTIONAL: without them sharing is UNSUPPORTED
 // (lz_share.cpp, lz_share_events.cpp) and everything else works. Without
 // the module and kernel entry points, wide fills use the fill plan
-// (lz_fill_kernel.h).
+// (lz_fill_kernel.h). The command queue and regular list entry points are
+// optional too: without them (or without zeEventDestroy and
+// zeEventPoolDestroy) graphs are declined (lz_graph.cpp).
 #ifndef ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_
 #define ANYDEV_BACKENDS_LEVEL_ZERO_LZ_SYMBOLS_H_
 
@@ -72,7 +74,14 @@
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeKernelCreate, OPTIONAL)                                           \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeKernelSetGroupSize, OPTIONAL)                                     \
   ANYDEV_LEVEL_ZERO_SYMBOL(X, zeKernelSetArgumentValue, OPTIONAL)                                 \
-  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListAppendLaunchKernel, OPTIONAL)
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListAppendLaunchKernel, OPTIONAL)                          \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandQueueCreate, OPTIONAL)                                     \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandQueueDestroy, OPTIONAL)                                    \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandQueueExecuteCommandLists, OPTIONAL)                        \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandQueueSynchronize, OPTIONAL)                                \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListCreate, OPTIONAL)                                      \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListClose, OPTIONAL)                                       \
+  ANYDEV_LEVEL_ZERO_SYMBOL(X, zeCommandListAppendEventReset, OPTIONAL)
 
 namespace anydev::level_zero {
 

@@ -29,6 +29,7 @@
 #include "lz_entries.h"
 #include "lz_errors.h"
 #include "lz_fill_kernel.h"
+#include "lz_fill_period.h"
 #include "lz_objects.h"
 #include "lz_state.h"
 
@@ -39,12 +40,6 @@ constexpr std::size_t kStagedBytes = 4096;
 
 using kit::describe_memory;
 void* address(const anydev_bk_memory_ref_t& ref) { return kit::address_of(ref); }
-
-std::size_t shortest_period(const unsigned char* p, std::size_t size) {
-  std::size_t period = size;
-  while (period > 1 && std::memcmp(p, p + period / 2, period / 2) == 0) period /= 2;
-  return period;
-}
 
 }  // namespace
 

@@ -218,7 +218,8 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .stream_create_priority = kit::entry<stream_create_priority>,
     .host_register = kit::entry<host_register>, .host_unregister = kit::entry<host_unregister>,
     .device_attribute = kit::entry<device_attribute>, .device_uuid = kit::entry<device_uuid>,
-    .api_version = kit::entry<api_version>);
+    .api_version = kit::entry<api_version>, .graph_create = kit::entry<graph_create>,
+    .graph_launch = kit::entry<graph_launch>, .graph_destroy = kit::entry<graph_destroy>);
 
 }  // namespace anydev::opencl
 

@@ -14,7 +14,8 @@ namespace anydev::opencl {
 // device_props, memory_info, peers and native_handle (opencl_backend.cpp);
 // stream_* (opencl_stream.cpp); event_*, stream_wait_event (opencl_event.cpp);
 // host_alloc, device_alloc, memory_free (opencl_memory.cpp); memory_is_locked
-// (opencl_pinning.cpp); copy, fill (opencl_transfer.cpp). memory_free_async
+// (opencl_pinning.cpp); copy, fill (opencl_transfer.cpp); graph_create,
+// graph_launch, graph_destroy (opencl_graph.cpp). memory_free_async
 // is not offered.
 ANYDEV_KIT_DECLARE_ALL_ENTRIES
 

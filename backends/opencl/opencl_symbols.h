@@ -17,6 +17,7 @@
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #endif
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 
 #include <string>
 
@@ -26,7 +27,9 @@
 // The entry points this backend calls, in one list for the backend kit
 // (include/anydev/kit/symbols.h): REQUIRED ones are OpenCL 1.2 that every
 // device this backend offers needs; OPTIONAL ones are used when present
-// (OpenCL 2.0+). Each is resolved with dlsym under its own name.
+// (OpenCL 2.0+). Each is resolved with dlsym under its own name; extension
+// entry points (cl_khr_command_buffer, opencl_graph.cpp) are looked up per
+// platform with clGetExtensionFunctionAddressForPlatform instead.
 #define ANYDEV_OPENCL_SYMBOL(X, name, need) X(name, need, decltype(&::name), #name)
 #define ANYDEV_OPENCL_SYMBOLS(X)                                        \
   ANYDEV_OPENCL_SYMBOL(X, clGetPlatformIDs, REQUIRED)                   \
@@ -60,7 +63,8 @@
   ANYDEV_OPENCL_SYMBOL(X, clRetainEvent, REQUIRED)                      \
   ANYDEV_OPENCL_SYMBOL(X, clReleaseEvent, REQUIRED)                     \
   ANYDEV_OPENCL_SYMBOL(X, clCreateCommandQueueWithProperties, OPTIONAL) \
-  ANYDEV_OPENCL_SYMBOL(X, clGetEventProfilingInfo, OPTIONAL)
+  ANYDEV_OPENCL_SYMBOL(X, clGetEventProfilingInfo, OPTIONAL)            \
+  ANYDEV_OPENCL_SYMBOL(X, clGetExtensionFunctionAddressForPlatform, OPTIONAL)
 
 namespace anydev::opencl {
 

@@ -17,27 +17,14 @@
 
 #include "anydev/anydev.h"
 #include "anydev/anydev_dlpack.h"
+#include "emulator_calls.h"
 
 namespace {
 
 constexpr int kOneApi = 14;  // kDLOneAPI (DLPack 0.7; Debian ships 0.6)
 
-// The emulator's call counter, in the driver the loader opened.
-unsigned long long calls(const char* name) {
-  static auto* count = [] {
-    const char* path = std::getenv("ZE_ENABLE_ALT_DRIVERS");
-    void* self = path != nullptr ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
-    return self == nullptr ? nullptr
-                           : reinterpret_cast<unsigned long long (*)(const char*)>(
-                                 dlsym(self, "anydev_level_zero_emulator_call_count"));
-  }();
-  return count != nullptr ? count(name) : 0;
-}
-
-std::size_t native_fill_limit() {
-  const char* v = std::getenv("ANYDEV_LEVEL_ZERO_EMULATOR_MAX_FILL_PATTERN");
-  return v != nullptr ? std::strtoul(v, nullptr, 10) : 16;
-}
+using anydev_test::calls;
+using anydev_test::native_fill_limit;
 
 // Whether the backend's streams are in-order command lists here: the
 // emulated driver reports API 1.7 or later (ANYDEV_LEVEL_ZERO_EMULATOR_API_MINOR)

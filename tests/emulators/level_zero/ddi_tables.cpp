@@ -81,6 +81,19 @@ zeGetCommandListProcAddrTable(ze_api_version_t version, ze_command_list_dditable
   table->pfnAppendBarrier = emu_zeCommandListAppendBarrier;
   table->pfnAppendWaitOnEvents = emu_zeCommandListAppendWaitOnEvents;
   table->pfnAppendLaunchKernel = emu_zeCommandListAppendLaunchKernel;
+  table->pfnCreate = emu_zeCommandListCreate;
+  table->pfnClose = emu_zeCommandListClose;
+  table->pfnAppendEventReset = emu_zeCommandListAppendEventReset;
+  return ZE_RESULT_SUCCESS;
+}
+
+ZE_DLLEXPORT ze_result_t ZE_APICALL
+zeGetCommandQueueProcAddrTable(ze_api_version_t version, ze_command_queue_dditable_t* table) {
+  if (ze_result_t r = check_table(version, table); r != ZE_RESULT_SUCCESS) return r;
+  table->pfnCreate = emu_zeCommandQueueCreate;
+  table->pfnDestroy = emu_zeCommandQueueDestroy;
+  table->pfnExecuteCommandLists = emu_zeCommandQueueExecuteCommandLists;
+  table->pfnSynchronize = emu_zeCommandQueueSynchronize;
   return ZE_RESULT_SUCCESS;
 }
 
@@ -147,7 +160,6 @@ ZE_DLLEXPORT ze_result_t ZE_APICALL zeGetMemProcAddrTable(ze_api_version_t versi
     return check_table(version, table);                                               \
   }
 ANYDEV_LZ_EMPTY_TABLE(zeGetDeviceExpProcAddrTable, ze_device_exp_dditable_t)
-ANYDEV_LZ_EMPTY_TABLE(zeGetCommandQueueProcAddrTable, ze_command_queue_dditable_t)
 ANYDEV_LZ_EMPTY_TABLE(zeGetImageProcAddrTable, ze_image_dditable_t)
 ANYDEV_LZ_EMPTY_TABLE(zeGetImageExpProcAddrTable, ze_image_exp_dditable_t)
 ANYDEV_LZ_EMPTY_TABLE(zeGetFenceProcAddrTable, ze_fence_dditable_t)

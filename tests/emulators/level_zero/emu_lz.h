@@ -6,8 +6,9 @@
 // counts and misuse reports, under the names ANYDEV_LEVEL_ZERO_EMULATOR_* and
 // "anydev-level-zero-emulator:". What is Level Zero's own lives here: one
 // driver handle, contexts, event pools and binary host-visible events with
-// their reset rules, and immediate command lists whose commands between two
-// barriers run unordered (unless the list is in order, API 1.7).
+// their reset rules, immediate command lists whose commands between two
+// barriers run unordered (unless the list is in order, API 1.7), and regular
+// command lists, recorded, closed and executed on command queues.
 //
 // Every handle the face hands out is checked against the live set of its kind
 // before use (a destroyed or foreign handle is misuse, answered with the
@@ -87,6 +88,7 @@ struct Event {
   bool signaled = false;
   int pending_signals = 0;  // appended signals that have not run
   int pending_waits = 0;    // appended waits that have not passed
+  int pending_resets = 0;   // appended resets (zeCommandListAppendEventReset) not yet run
   // Of a pool with ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP: the steady clock (in
   // ticks of the device's timerResolution, 1 ns) when its signal ran.
   std::uint64_t signal_ticks = 0;
@@ -123,12 +125,24 @@ void set_signaled(Event& event, bool value);
 // interprocess event is polled: another process signals it.
 void wait_signaled(Event& event, std::unique_lock<std::mutex>& lock);
 
-// An immediate command list over a core stream. Copies and fills appended
-// between two synchronization points (a barrier or a wait) form a batch; the
-// batch is queued on the stream when the next barrier or wait is appended and
-// runs its commands in the REVERSE order of their appending: the
-// specification orders nothing within a batch, so a caller that forgot a
-// barrier sees the wrong bytes.
+// Copies and fills appended between two synchronization points (a barrier, a
+// wait or an event reset) form a batch; the batch closed by such a point is
+// one Step, which runs as one task of a core stream: the batch's commands in
+// the REVERSE order of their appending (the specification orders nothing
+// within a batch, so a caller that forgot a barrier sees the wrong bytes),
+// then the waits, the reset and the signal.
+struct Step {
+  std::vector<std::function<core::Status()>> batch;
+  std::vector<EventRef> waits;
+  EventRef reset;
+  EventRef signal;
+  const char* api = "";
+};
+
+// A command list. Immediate (zeCommandListCreateImmediate): over a core
+// stream, each step queued when it is closed. Regular (zeCommandListCreate):
+// steps recorded until zeCommandListClose, then queued anew on a command
+// queue's stream by every zeCommandQueueExecuteCommandLists.
 struct CommandList {
   Context* context = nullptr;
   int device = 0;
@@ -136,14 +150,45 @@ struct CommandList {
   // ZE_COMMAND_QUEUE_FLAG_IN_ORDER: each command is queued as it is
   // appended, so the list runs in the order of appending without barriers.
   bool in_order = false;
-  core::StreamRef stream;
+  bool regular = false;
+  core::StreamRef stream;  // immediate lists only
   std::mutex mutex;
-  std::vector<std::function<core::Status()>> batch;  // appended, not yet queued
+  std::vector<std::function<core::Status()>> batch;   // appended, not yet closed by a step
+  std::vector<std::shared_ptr<const Step>> recorded;  // regular lists: the closed steps
+  std::atomic<bool> closed{false};                    // regular lists: zeCommandListClose ran
   // Queued tasks that have not yet reached their end (their signal, if any):
   // the host cannot know a list is idle before this is 0.
   std::atomic<int> unfinished{0};
 };
 using CommandListRef = std::shared_ptr<CommandList>;
+
+// A command queue (zeCommandQueueCreate) over a core stream: executed lists'
+// steps run there in submission order. `unfinished` as for a list.
+struct CommandQueue {
+  Context* context = nullptr;
+  int device = 0;
+  bool synchronous = false;
+  core::StreamRef stream;
+  std::atomic<int> unfinished{0};
+};
+using CommandQueueRef = std::shared_ptr<CommandQueue>;
+
+// Queues `step` on `stream` (checking and counting its events; misuse: a
+// signal of an event that is signaled or to be signaled with no reset
+// queued before). `on_end` runs when the step's task ends, before its signal.
+// A step is shared, not copied, by the executions of a regular list.
+ze_result_t submit_step(core::Stream& stream, std::shared_ptr<const Step> step,
+                        std::function<void()> on_end);
+// The arguments every list and queue creation checks first: the driver
+// initialized, a live context and device, non-null `desc` and `out`.
+ze_result_t creation_args(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                          const void* desc, const void* out, const char* api, Context** context,
+                          core::Device** device);
+// creation_args, then a zeCommandListCreateImmediate or zeCommandQueueCreate
+// description (one group, one queue, known flags, mode and priority).
+ze_result_t queue_creation_args(ze_context_handle_t hContext, ze_device_handle_t hDevice,
+                                const ze_command_queue_desc_t* desc, const void* out,
+                                const char* api, Context** context, core::Device** device);
 
 // Registries of live handles (emu_lz_registry.cpp); `find_*` answer null for
 // a handle that is not live. Devices are the core's.
@@ -153,6 +198,7 @@ Context* find_context(ze_context_handle_t handle);
 std::shared_ptr<EventPool> find_event_pool(ze_event_pool_handle_t handle);
 EventRef find_event(ze_event_handle_t handle);
 CommandListRef find_command_list(ze_command_list_handle_t handle);
+CommandQueueRef find_command_queue(ze_command_queue_handle_t handle);
 bool driver_matches(ze_driver_handle_t handle);
 ze_driver_handle_t driver_handle();
 bool initialized();
@@ -166,6 +212,8 @@ ze_event_handle_t add_event(const EventRef& event);
 bool remove_event(ze_event_handle_t handle);
 ze_command_list_handle_t add_command_list(const CommandListRef& list);
 bool remove_command_list(ze_command_list_handle_t handle);
+ze_command_queue_handle_t add_command_queue(const CommandQueueRef& queue);
+bool remove_command_queue(ze_command_queue_handle_t handle);
 
 // A kernel of a module (api_kernels.cpp): the entry it performs, for the
 // module's context and device, and the group size and argument values set on

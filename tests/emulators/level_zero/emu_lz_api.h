@@ -66,6 +66,23 @@ ze_result_t ZE_APICALL emu_zeCommandListCreateImmediate(ze_context_handle_t hCon
                                                         const ze_command_queue_desc_t* desc,
                                                         ze_command_list_handle_t* phCommandList);
 ze_result_t ZE_APICALL emu_zeCommandListDestroy(ze_command_list_handle_t hCommandList);
+ze_result_t ZE_APICALL emu_zeCommandListCreate(ze_context_handle_t hContext,
+                                               ze_device_handle_t hDevice,
+                                               const ze_command_list_desc_t* desc,
+                                               ze_command_list_handle_t* phCommandList);
+ze_result_t ZE_APICALL emu_zeCommandListClose(ze_command_list_handle_t hCommandList);
+ze_result_t ZE_APICALL emu_zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList,
+                                                         ze_event_handle_t hEvent);
+ze_result_t ZE_APICALL emu_zeCommandQueueCreate(ze_context_handle_t hContext,
+                                                ze_device_handle_t hDevice,
+                                                const ze_command_queue_desc_t* desc,
+                                                ze_command_queue_handle_t* phCommandQueue);
+ze_result_t ZE_APICALL emu_zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue);
+ze_result_t ZE_APICALL emu_zeCommandQueueExecuteCommandLists(
+    ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists,
+    ze_command_list_handle_t* phCommandLists, ze_fence_handle_t hFence);
+ze_result_t ZE_APICALL emu_zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue,
+                                                     uint64_t timeout);
 ze_result_t ZE_APICALL emu_zeCommandListAppendMemoryCopy(
     ze_command_list_handle_t hCommandList, void* dstptr, const void* srcptr, size_t size,
     ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t* phWaitEvents);

@@ -38,7 +38,9 @@ std::atomic<unsigned long long> g_misuse{0};
   X(zeEventQueryKernelTimestamp) X(zeDeviceGetComputeProperties) X(zeDeviceGetCacheProperties)   \
   X(zeDevicePciGetPropertiesExt) X(zeModuleCreate) X(zeModuleDestroy) X(zeKernelCreate)          \
   X(zeKernelDestroy) X(zeKernelSetGroupSize) X(zeKernelSetArgumentValue)                          \
-  X(zeCommandListAppendLaunchKernel)
+  X(zeCommandListAppendLaunchKernel) X(zeCommandListCreate) X(zeCommandListClose)                  \
+  X(zeCommandListAppendEventReset) X(zeCommandQueueCreate) X(zeCommandQueueDestroy)                \
+  X(zeCommandQueueExecuteCommandLists) X(zeCommandQueueSynchronize)
 // clang-format on
 
 #define ANYDEV_LZ_COUNTER(name) std::atomic<std::uint64_t> g_calls_##name{0};

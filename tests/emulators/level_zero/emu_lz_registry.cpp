@@ -17,6 +17,7 @@ struct Registry {
   std::map<void*, std::shared_ptr<EventPool>> pools;
   std::map<void*, EventRef> events;
   std::map<void*, CommandListRef> lists;
+  std::map<void*, CommandQueueRef> queues;
 };
 
 Registry& registry() {
@@ -124,6 +125,16 @@ ze_command_list_handle_t add_command_list(const CommandListRef& list) {
 }
 bool remove_command_list(ze_command_list_handle_t handle) {
   return remove_from(registry().lists, handle);
+}
+
+CommandQueueRef find_command_queue(ze_command_queue_handle_t handle) {
+  return find_in(registry().queues, handle);
+}
+ze_command_queue_handle_t add_command_queue(const CommandQueueRef& queue) {
+  return static_cast<ze_command_queue_handle_t>(add_to(registry().queues, queue));
+}
+bool remove_command_queue(ze_command_queue_handle_t handle) {
+  return remove_from(registry().queues, handle);
 }
 
 }  // namespace anydev_lz_emu

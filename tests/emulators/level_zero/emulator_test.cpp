@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The emulated driver, through Debian's real loader (linked here; the backend
 // never links it): ctest names the driver in ZE_ENABLE_ALT_DRIVERS. Checks the
-// loader's handshake, copies and fills, event rules, the misuse the driver
-// reports, and that the validation layer (when enabled) stops a malformed
-// call before the driver sees it.
+// loader's handshake, copies and fills, event rules, regular lists executed
+// on a queue, the misuse the driver reports, and that the validation layer
+// (when enabled) stops a malformed call before the driver sees it.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <level_zero/ze_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -75,6 +76,15 @@ class Emulator : public ::testing::Test {
     void* p = nullptr;
     EXPECT_EQ(zeMemAllocDevice(context_, &desc, bytes, 64, device_, &p), ZE_RESULT_SUCCESS);
     return p;
+  }
+  // The pool's other event (index 1), for a gate the test signals itself;
+  // the test destroys it.
+  ze_event_handle_t second_event() {
+    ze_event_handle_t e = nullptr;
+    ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 1, ZE_EVENT_SCOPE_FLAG_HOST,
+                             ZE_EVENT_SCOPE_FLAG_HOST};
+    EXPECT_EQ(zeEventCreate(pool_, &edesc, &e), ZE_RESULT_SUCCESS);
+    return e;
   }
   // Appends a barrier signalling event_ and waits for it, then resets it.
   void finish() {
@@ -209,10 +219,8 @@ TEST_F(Emulator, FillsWidePatternsOnlyUpToTheGroupsMaximum) {
 // The rules the specification leaves undefined, enforced: each is misuse.
 TEST_F(Emulator, ResettingAnEventAQueuedCommandWillSignalIsMisuse) {
   ASSERT_NE(probe_.misuse_count, nullptr);
-  ze_event_handle_t gate = nullptr;
-  ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 1, ZE_EVENT_SCOPE_FLAG_HOST,
-                           ZE_EVENT_SCOPE_FLAG_HOST};
-  ASSERT_EQ(zeEventCreate(pool_, &edesc, &gate), ZE_RESULT_SUCCESS);
+  ze_event_handle_t gate = second_event();
+  ASSERT_NE(gate, nullptr);
   // The list waits for `gate`, then signals event_: neither may be reset now.
   ASSERT_EQ(zeCommandListAppendWaitOnEvents(list_, 1, &gate), ZE_RESULT_SUCCESS);
   ASSERT_EQ(zeCommandListAppendBarrier(list_, event_, 0, nullptr), ZE_RESULT_SUCCESS);
@@ -280,10 +288,8 @@ TEST_F(Emulator, InterprocessEventPoolsFollowTheIpcSetting) {
 // undefined: the emulator's core reports the command as misuse when it runs
 // (ctest fails on that line everywhere else).
 TEST_F(Emulator, AFillOfMemoryFreedBeforeItRanIsMisuse) {
-  ze_event_handle_t gate = nullptr;
-  ze_event_desc_t edesc = {ZE_STRUCTURE_TYPE_EVENT_DESC, nullptr, 1, ZE_EVENT_SCOPE_FLAG_HOST,
-                           ZE_EVENT_SCOPE_FLAG_HOST};
-  ASSERT_EQ(zeEventCreate(pool_, &edesc, &gate), ZE_RESULT_SUCCESS);
+  ze_event_handle_t gate = second_event();
+  ASSERT_NE(gate, nullptr);
   void* d = device_alloc(64);
   ASSERT_EQ(zeCommandListAppendWaitOnEvents(list_, 1, &gate), ZE_RESULT_SUCCESS);
   const unsigned char byte = 7;
@@ -376,6 +382,90 @@ TEST_F(Emulator, ImmediateListsAcceptQueuePriorities) {
     ASSERT_EQ(zeCommandListCreateImmediate(context_, device_, &qdesc, &list), ZE_RESULT_SUCCESS);
     EXPECT_EQ(zeCommandListDestroy(list), ZE_RESULT_SUCCESS);
   }
+}
+
+// A regular list with its queue, for the tests of regular lists.
+class RegularList : public Emulator {
+ protected:
+  void SetUp() override {
+    Emulator::SetUp();
+    if (HasFatalFailure()) return;
+    ze_command_queue_desc_t qdesc = {};
+    qdesc.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC;
+    qdesc.mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS;
+    ASSERT_EQ(zeCommandQueueCreate(context_, device_, &qdesc, &queue_), ZE_RESULT_SUCCESS);
+    ze_command_list_desc_t ldesc = {ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, nullptr, 0, 0};
+    ASSERT_EQ(zeCommandListCreate(context_, device_, &ldesc, &regular_), ZE_RESULT_SUCCESS);
+  }
+  void TearDown() override {
+    if (regular_ != nullptr) {
+      EXPECT_EQ(zeCommandListDestroy(regular_), ZE_RESULT_SUCCESS);
+    }
+    if (queue_ != nullptr) {
+      EXPECT_EQ(zeCommandQueueDestroy(queue_), ZE_RESULT_SUCCESS);
+    }
+    Emulator::TearDown();
+  }
+  ze_command_queue_handle_t queue_ = nullptr;
+  ze_command_list_handle_t regular_ = nullptr;
+};
+
+// Recorded once, run by every execute: the appends are not made again.
+TEST_F(RegularList, EveryExecuteRunsTheRecordedCommands) {
+  ASSERT_NE(probe_.call_count, nullptr);
+  void* d = device_alloc(256);
+  std::vector<unsigned char> out(256);
+  const unsigned char byte = 0x5A;
+  ASSERT_EQ(zeCommandListAppendMemoryFill(regular_, d, &byte, 1, 256, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendBarrier(regular_, nullptr, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendMemoryCopy(regular_, out.data(), d, 256, nullptr, 0, nullptr),
+            ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListAppendBarrier(regular_, event_, 0, nullptr), ZE_RESULT_SUCCESS);
+  ASSERT_EQ(zeCommandListClose(regular_), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventQueryStatus(event_), ZE_RESULT_NOT_READY) << "recorded, not run";
+  const auto fills = probe_.call_count("zeCommandListAppendMemoryFill");
+  const auto executes = probe_.call_count("zeCommandQueueExecuteCommandLists");
+  for (int run = 0; run < 3; ++run) {
+    std::fill(out.begin(), out.end(), 0);
+    ASSERT_EQ(zeCommandQueueExecuteCommandLists(queue_, 1, &regular_, nullptr), ZE_RESULT_SUCCESS);
+    ASSERT_EQ(zeEventHostSynchronize(event_, UINT64_MAX), ZE_RESULT_SUCCESS);
+    for (unsigned char b : out) ASSERT_EQ(b, byte) << "run " << run;
+    ASSERT_EQ(zeEventHostReset(event_), ZE_RESULT_SUCCESS);
+  }
+  EXPECT_EQ(probe_.call_count("zeCommandQueueExecuteCommandLists"), executes + 3);
+  EXPECT_EQ(probe_.call_count("zeCommandListAppendMemoryFill"), fills);
+  EXPECT_EQ(zeCommandQueueSynchronize(queue_, UINT64_MAX), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeMemFree(context_, d), ZE_RESULT_SUCCESS);
+}
+
+// Executing a list that is not closed, or an immediate one, appending to a
+// closed one, and executing it again while it runs: each answers its code
+// and counts as misuse.
+TEST_F(RegularList, MisusedListsAnswerTheirErrors) {
+  ASSERT_NE(probe_.misuse_count, nullptr);
+  ze_event_handle_t gate = second_event();
+  ASSERT_NE(gate, nullptr);
+  ASSERT_EQ(zeCommandListAppendBarrier(regular_, nullptr, 1, &gate), ZE_RESULT_SUCCESS);
+  const auto before = probe_.misuse_count();
+  EXPECT_EQ(zeCommandQueueExecuteCommandLists(queue_, 1, &regular_, nullptr),
+            ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(zeCommandQueueExecuteCommandLists(queue_, 1, &list_, nullptr),
+            ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE);
+  ASSERT_EQ(zeCommandListClose(regular_), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeCommandListAppendBarrier(regular_, nullptr, 0, nullptr),
+            ZE_RESULT_ERROR_INVALID_ARGUMENT);
+  // Held at the gate: a second execute, and destroying the list or the
+  // queue, would find it running.
+  ASSERT_EQ(zeCommandQueueExecuteCommandLists(queue_, 1, &regular_, nullptr), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeCommandQueueExecuteCommandLists(queue_, 1, &regular_, nullptr),
+            ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+  EXPECT_EQ(zeCommandListDestroy(regular_), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+  EXPECT_EQ(zeCommandQueueDestroy(queue_), ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE);
+  EXPECT_EQ(probe_.misuse_count(), before + 6);
+  ASSERT_EQ(zeEventHostSignal(gate), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeCommandQueueSynchronize(queue_, UINT64_MAX), ZE_RESULT_SUCCESS);
+  EXPECT_EQ(zeEventDestroy(gate), ZE_RESULT_SUCCESS);
 }
 
 }  // namespace
