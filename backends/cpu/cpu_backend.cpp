@@ -603,7 +603,8 @@ anydev_status_t graph_task(const anydev_bk_graph_node_t& node, std::size_t index
         return s;
       }
       if (node.bytes == 0) return ANYDEV_SUCCESS;
-      FillTask task{.dst = to, .bytes = node.bytes, .pattern = {}, .pattern_size = node.pattern_size};
+      FillTask task{
+          .dst = to, .bytes = node.bytes, .pattern = {}, .pattern_size = node.pattern_size};
       copy_pattern(task.pattern, node.pattern, node.pattern_size);
       tasks->push_back(task);
       return ANYDEV_SUCCESS;
@@ -838,9 +839,8 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .stream_create_priority = kit::entry<stream_create_priority>,
     .host_register = kit::entry<host_register>, .host_unregister = kit::entry<host_unregister>,
     .device_attribute = kit::entry<device_attribute>, .device_uuid = kit::entry<device_uuid>,
-    .api_version = kit::entry<api_version>,
-    .graph_create = kit::entry<graph_create>, .graph_launch = kit::entry<graph_launch>,
-    .graph_destroy = kit::entry<graph_destroy>,
+    .api_version = kit::entry<api_version>, .graph_create = kit::entry<graph_create>,
+    .graph_launch = kit::entry<graph_launch>, .graph_destroy = kit::entry<graph_destroy>,
     .flags = ANYDEV_BK_FLAG_SURVIVES_FORK | ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY);
 
 }  // namespace

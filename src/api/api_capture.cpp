@@ -96,18 +96,21 @@ namespace anydev::core {
 
 Captured capture_copy(const char* op, Stream& stream, const HeldBuffer& dst,
                       const HeldBuffer& src) {
-  return record(op, stream, [&](anydev_graph_s& graph, const anydev_graph_node_t* deps,
-                                std::size_t count, anydev_graph_node_t* out) {
-    return graph_add_copy(op, graph, view_of(dst), view_of(src), deps, count, out);
-  });
+  return record(op, stream,
+                [&](anydev_graph_s& graph, const anydev_graph_node_t* deps, std::size_t count,
+                    anydev_graph_node_t* out) {
+                  return graph_add_copy(op, graph, view_of(dst), view_of(src), deps, count, out);
+                });
 }
 
 Captured capture_fill(const char* op, Stream& stream, const HeldBuffer& buf, const void* pattern,
                       std::size_t pattern_size) {
-  return record(op, stream, [&](anydev_graph_s& graph, const anydev_graph_node_t* deps,
-                                std::size_t count, anydev_graph_node_t* out) {
-    return graph_add_fill(op, graph, view_of(buf), pattern, pattern_size, deps, count, out);
-  });
+  return record(op, stream,
+                [&](anydev_graph_s& graph, const anydev_graph_node_t* deps, std::size_t count,
+                    anydev_graph_node_t* out) {
+                  return graph_add_fill(op, graph, view_of(buf), pattern, pattern_size, deps, count,
+                                        out);
+                });
 }
 
 Captured capture_host_copy(const char* op, Stream& stream) {

@@ -166,7 +166,8 @@ anydev_status_t anydev_context_memory_info(anydev_context_t ctx, anydev_memory_i
   static constexpr const char* op = "anydev_context_synchronize";
   ANYDEV_CHECK_CONTEXT(op, ctx);
   Stream& stream = *ctx->stream;
-  if (anydev_status_t s = check_not_capturing(op, stream, "synchronizing it"); s != ANYDEV_SUCCESS) {
+  if (anydev_status_t s = check_not_capturing(op, stream, "synchronizing it");
+      s != ANYDEV_SUCCESS) {
     return s;
   }
   return bk(stream.table).stream_synchronize(stream.native);

@@ -107,8 +107,7 @@ anydev_status_t anydev::core::graph_add_copy(const char* op, anydev_graph_s& gra
                                              std::size_t dep_count, anydev_graph_node_t* out) {
   const anydev_buffer_s* dst = d.handle;
   const anydev_buffer_s* src = s.handle;
-  if (anydev_status_t st = check_buffer_device(op, graph, d, "destination");
-      st != ANYDEV_SUCCESS) {
+  if (anydev_status_t st = check_buffer_device(op, graph, d, "destination"); st != ANYDEV_SUCCESS) {
     return st;
   }
   if (anydev_status_t st = check_buffer_device(op, graph, s, "source"); st != ANYDEV_SUCCESS) {
@@ -138,8 +137,8 @@ anydev_status_t anydev::core::graph_add_copy(const char* op, anydev_graph_s& gra
 
 anydev_status_t anydev::core::graph_add_fill(const char* op, anydev_graph_s& graph, BufferView b,
                                              const void* pattern, std::size_t pattern_size,
-                                             const anydev_graph_node_t* deps,
-                                             std::size_t dep_count, anydev_graph_node_t* out) {
+                                             const anydev_graph_node_t* deps, std::size_t dep_count,
+                                             anydev_graph_node_t* out) {
   const anydev_buffer_s* buf = b.handle;
   ANYDEV_REQUIRE_ARG(op, pattern);
   if (anydev_status_t st = check_buffer_device(op, graph, b, "filled"); st != ANYDEV_SUCCESS) {

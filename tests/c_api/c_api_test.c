@@ -827,10 +827,9 @@ static void test_registered_memory(anydev_context_t ctx) {
   }
   memset(memory, 0, kWords * sizeof(uint32_t));
   anydev_buffer_t registered = NULL;
-  anydev_status_t st =
-      anydev_context_register_host_memory(ctx, memory, kWords * sizeof(uint32_t),
-                                          ANYDEV_DTYPE_UINT32, count_unregistered,
-                                          &g_unregistered, &registered);
+  anydev_status_t st = anydev_context_register_host_memory(ctx, memory, kWords * sizeof(uint32_t),
+                                                           ANYDEV_DTYPE_UINT32, count_unregistered,
+                                                           &g_unregistered, &registered);
   if (st == ANYDEV_ERROR_UNSUPPORTED && !g_is_cpu) {
     printf("registered memory: skipped, the %s backend has none: %s\n", g_backend,
            anydev_last_error_message());
@@ -858,15 +857,15 @@ static void test_registered_memory(anydev_context_t ctx) {
   CHECK(memory[0] == word && memory[kWords - 1] == word);
 
   anydev_buffer_t again = NULL;
-  CHECK_STATUS(anydev_context_register_host_memory(ctx, memory, 64, ANYDEV_DTYPE_UINT32, NULL,
-                                                   NULL, &again),
-               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(
+      anydev_context_register_host_memory(ctx, memory, 64, ANYDEV_DTYPE_UINT32, NULL, NULL, &again),
+      ANYDEV_ERROR_INVALID_ARGUMENT);
   CHECK(again == NULL);
-  CHECK_STATUS(anydev_context_register_host_memory(ctx, NULL, 64, ANYDEV_DTYPE_UINT32, NULL, NULL,
-                                                   &again),
-               ANYDEV_ERROR_INVALID_ARGUMENT);
-  CHECK_STATUS(anydev_context_register_host_memory(ctx, memory + 512, 6, ANYDEV_DTYPE_UINT32,
-                                                   NULL, NULL, &again),
+  CHECK_STATUS(
+      anydev_context_register_host_memory(ctx, NULL, 64, ANYDEV_DTYPE_UINT32, NULL, NULL, &again),
+      ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_register_host_memory(ctx, memory + 512, 6, ANYDEV_DTYPE_UINT32, NULL,
+                                                   NULL, &again),
                ANYDEV_ERROR_INVALID_ARGUMENT);
   CHECK(again == NULL);
 

@@ -124,8 +124,9 @@ TEST_P(CaptureTest, BeginAndEndMisuseAreErrors) {
   EXPECT_TRUE(Fails(Status::invalid_state, [&] { other.begin_capture(ctx()); },
                     {"anydev_context_begin_capture", "already capturing", "another graph"}));
   const DeviceContext elsewhere = ctx().with_stream(ctx().create_stream());
-  EXPECT_TRUE(Fails(Status::invalid_state, [&] { graph.begin_capture(elsewhere); },
-                    {"anydev_context_begin_capture", "another stream", "capturing into the graph"}));
+  EXPECT_TRUE(
+      Fails(Status::invalid_state, [&] { graph.begin_capture(elsewhere); },
+            {"anydev_context_begin_capture", "another stream", "capturing into the graph"}));
   EXPECT_TRUE(Fails(Status::invalid_state, [&] { elsewhere.end_capture(); },
                     {"anydev_context_end_capture", "not capturing"}));
   EXPECT_TRUE(Fails(Status::invalid_state, [&] { graph.instantiate(); },
@@ -174,12 +175,11 @@ TEST_P(CaptureTest, OtherStreamWorkIsRefusedDuringCapture) {
   EXPECT_TRUE(refused([&] { ctx().synchronize(); }, "anydev_context_synchronize"));
   EXPECT_TRUE(refused([&] { ctx().stream().synchronize(); }, "anydev_stream_synchronize"));
   EXPECT_TRUE(refused([&] { ctx().stream().record_event(event); }, "anydev_stream_record_event"));
-  EXPECT_TRUE(
-      refused([&] { ctx().stream().enqueue_wait_for(event); }, "anydev_stream_wait_event"));
+  EXPECT_TRUE(refused([&] { ctx().stream().enqueue_wait_for(event); }, "anydev_stream_wait_event"));
   EXPECT_TRUE(refused([&] { ctx().enqueue_wait_for(elsewhere); }, "anydev_context_wait_for"));
   EXPECT_TRUE(refused([&] { elsewhere.enqueue_wait_for(ctx()); }, "anydev_context_wait_for"));
-  EXPECT_TRUE(refused([&] { ctx().enqueue_copy(buffer, plain.cspan()); },
-                      "anydev_enqueue_copy_from_host"));
+  EXPECT_TRUE(
+      refused([&] { ctx().enqueue_copy(buffer, plain.cspan()); }, "anydev_enqueue_copy_from_host"));
   EXPECT_TRUE(
       refused([&] { ctx().enqueue_copy(plain.span(), buffer); }, "anydev_enqueue_copy_to_host"));
   EXPECT_TRUE(refused([&] { finished.replay(ctx()); }, "anydev_graph_replay"));

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <thread>
@@ -42,9 +42,7 @@ struct Chain {
   std::vector<std::uint32_t> a = std::vector<std::uint32_t>(100000);
   std::vector<std::uint32_t> b = std::vector<std::uint32_t>(100000);
   std::vector<std::uint32_t> c = std::vector<std::uint32_t>(100000);
-  Graph* make() {
-    return new Graph({fill_of(a, 1), copy_of(b, a), fill_of(a, 2), copy_of(c, a)});
-  }
+  Graph* make() { return new Graph({fill_of(a, 1), copy_of(b, a), fill_of(a, 2), copy_of(c, a)}); }
 };
 
 TEST(CpuGraph, ALaunchIsOneTaskAndRunsTheNodesInOrder) {
