@@ -26,6 +26,10 @@ class CaptureSession {
 };
 
 class CaptureSlot {
+  // First, so that it shares a cache line with the Stream fields an
+  // enqueue reads anyway.
+  std::atomic<bool> active_{false};
+
  public:
   CaptureSlot() = default;
   // Streams are moved only while they are made, before anything can
@@ -52,7 +56,6 @@ class CaptureSlot {
   std::mutex mutex;
 
  private:
-  std::atomic<bool> active_{false};
   std::unique_ptr<CaptureSession> session_;  // guarded by mutex
 };
 
