@@ -111,6 +111,22 @@ TEST_P(CaptureTest, CapturedBuffersLiveAsLongAsTheGraph) {
   }
 }
 
+// The capture holds its graph: the caller's handle may go first, and
+// ending the capture then frees the graph and what it captured.
+TEST_P(CaptureTest, GraphReleasedDuringCaptureLivesUntilItsEnd) {
+  const DeviceBuffer<std::uint32_t> buffer = ctx().enqueue_create_buffer<std::uint32_t>(64);
+  ctx().enqueue_memset(buffer, 4u);
+  {
+    const DeviceGraph graph(ctx());
+    graph.begin_capture(ctx());
+  }  // the only handle gone
+  ctx().enqueue_memset(buffer, 5u);  // recorded into the graph
+  EXPECT_TRUE(ctx().is_capturing());
+  ctx().end_capture();
+  EXPECT_FALSE(ctx().is_capturing());
+  EXPECT_TRUE(AllEqual(Contents(buffer), 4u));
+}
+
 TEST_P(CaptureTest, BeginAndEndMisuseAreErrors) {
   const DeviceBuffer<std::uint32_t> buffer = ctx().enqueue_create_buffer<std::uint32_t>(64);
   const DeviceGraph graph(ctx());
