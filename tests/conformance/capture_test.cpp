@@ -119,7 +119,7 @@ TEST_P(CaptureTest, GraphReleasedDuringCaptureLivesUntilItsEnd) {
   {
     const DeviceGraph graph(ctx());
     graph.begin_capture(ctx());
-  }  // the only handle gone
+  }                                  // the only handle gone
   ctx().enqueue_memset(buffer, 5u);  // recorded into the graph
   EXPECT_TRUE(ctx().is_capturing());
   ctx().end_capture();
