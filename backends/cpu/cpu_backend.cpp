@@ -19,6 +19,7 @@
 #include <new>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "anydev/backend.h"
 #include "anydev/kit/capabilities.h"
@@ -31,6 +32,7 @@
 #include "cpu_device_info.h"
 #include "cpu_event.h"
 #include "cpu_fill.h"
+#include "cpu_graph.h"
 #include "cpu_memory.h"
 #include "cpu_parallel.h"
 #include "cpu_registered.h"
@@ -560,6 +562,89 @@ anydev_status_t host_unregister(int device, void* handle) {
   });
 }
 
+// One node of graph_create as a task; `index` names it in messages. An
+// empty node gives no task (the launch runs in order anyway).
+anydev_status_t graph_task(const anydev_bk_graph_node_t& node, std::size_t index,
+                           std::vector<Task>* tasks) {
+  const auto where = [&] { return "cpu graph_create: node " + std::to_string(index); };
+  for (std::size_t d = 0; d < node.dep_count; ++d) {
+    if (node.deps == nullptr || node.deps[d] >= index) {
+      return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                       where() + " has dependency " + std::to_string(d) +
+                           " that is not an earlier node (nodes come in a topological order)");
+    }
+  }
+  unsigned char* to = nullptr;
+  switch (node.kind) {
+    case ANYDEV_BK_GRAPH_EMPTY:
+      return ANYDEV_SUCCESS;
+    case ANYDEV_BK_GRAPH_COPY: {
+      unsigned char* from = nullptr;
+      if (anydev_status_t s = resolve("graph_create", "a copy's dst", node.dst, &to);
+          s != ANYDEV_SUCCESS) {
+        return s;
+      }
+      if (anydev_status_t s = resolve("graph_create", "a copy's src", node.src, &from);
+          s != ANYDEV_SUCCESS) {
+        return s;
+      }
+      if (node.bytes > 0) tasks->push_back(CopyTask{to, from, node.bytes});
+      return ANYDEV_SUCCESS;
+    }
+    case ANYDEV_BK_GRAPH_FILL: {
+      if (!kit::valid_fill_pattern_size(node.pattern_size)) {
+        return bad_pattern_size(node.pattern_size);
+      }
+      if ((node.bytes & (node.pattern_size - 1)) != 0) {
+        return bytes_not_whole_patterns(node.bytes, node.pattern_size);
+      }
+      if (anydev_status_t s = resolve("graph_create", "a fill's dst", node.dst, &to);
+          s != ANYDEV_SUCCESS) {
+        return s;
+      }
+      if (node.bytes == 0) return ANYDEV_SUCCESS;
+      FillTask task{
+          .dst = to, .bytes = node.bytes, .pattern = {}, .pattern_size = node.pattern_size};
+      copy_pattern(task.pattern, node.pattern, node.pattern_size);
+      tasks->push_back(task);
+      return ANYDEV_SUCCESS;
+    }
+  }
+  return set_error(ANYDEV_ERROR_INVALID_ARGUMENT,
+                   where() + " has an unknown kind " + std::to_string(static_cast<int>(node.kind)));
+}
+
+anydev_status_t graph_create(int device, const anydev_bk_graph_node_t* nodes, std::size_t count,
+                             anydev_bk_graph_t* out) {
+  return guarded("graph_create", [&] {
+    if (anydev_status_t s = check_device("graph_create", device); s != ANYDEV_SUCCESS) return s;
+    if (nodes == nullptr && count > 0) return null_argument("graph_create", "nodes");
+    if (out == nullptr) return null_argument("graph_create", "out");
+    std::vector<Task> tasks;
+    tasks.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (anydev_status_t s = graph_task(nodes[i], i, &tasks); s != ANYDEV_SUCCESS) return s;
+    }
+    *out = reinterpret_cast<anydev_bk_graph_t>(new Graph(std::move(tasks)));
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t graph_launch(anydev_bk_graph_t graph, anydev_bk_stream_t stream) {
+  return guarded("graph_launch", [&] {
+    if (graph == nullptr) return null_argument("graph_launch", "graph");
+    if (stream == nullptr) return null_argument("graph_launch", "stream");
+    reinterpret_cast<Graph*>(graph)->launch(to_state(stream));
+    return ANYDEV_SUCCESS;
+  });
+}
+
+anydev_status_t graph_destroy(anydev_bk_graph_t graph) {
+  if (graph == nullptr) return null_argument("graph_destroy", "graph");
+  reinterpret_cast<Graph*>(graph)->release();  // launches not yet run hold their own reference
+  return ANYDEV_SUCCESS;
+}
+
 anydev_status_t can_access_peer(int device, int peer, int* can_access) {
   if (anydev_status_t s = check_device("can_access_peer", device); s != ANYDEV_SUCCESS) return s;
   if (anydev_status_t s = check_device("can_access_peer", peer, "peer"); s != ANYDEV_SUCCESS) {
@@ -754,7 +839,8 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .stream_create_priority = kit::entry<stream_create_priority>,
     .host_register = kit::entry<host_register>, .host_unregister = kit::entry<host_unregister>,
     .device_attribute = kit::entry<device_attribute>, .device_uuid = kit::entry<device_uuid>,
-    .api_version = kit::entry<api_version>,
+    .api_version = kit::entry<api_version>, .graph_create = kit::entry<graph_create>,
+    .graph_launch = kit::entry<graph_launch>, .graph_destroy = kit::entry<graph_destroy>,
     .flags = ANYDEV_BK_FLAG_SURVIVES_FORK | ANYDEV_BK_FLAG_CHEAP_EVENT_QUERY);
 
 }  // namespace

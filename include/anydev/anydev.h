@@ -766,6 +766,42 @@ ANYDEV_API anydev_status_t anydev_graph_replay(anydev_graph_t graph, anydev_cont
 /* *out = 1 when a replay is one native launch of the backend's graph, 0
  * when the core enqueues the nodes (instantiates the graph first). */
 ANYDEV_API anydev_status_t anydev_graph_is_native(anydev_graph_t graph, int* out);
+
+/* Stream capture (CUDA's cuStreamBeginCapture, on every backend): between
+ * begin and end, the copies and fills enqueued on ctx's stream (through any
+ * context on that stream, from C, C++ or Python, also with ctx == NULL on a
+ * buffer of such a context) are not run: each becomes a node of `graph`
+ * that depends on the previously captured node (the first one on the nodes
+ * the graph already had that nothing follows), checked as the matching
+ * anydev_graph_add_* checks it. The backend stream itself never captures:
+ * replay the graph to run the work (the graph then gets the backend's
+ * native graph where there is one). docs/graphs.md, "Stream capture".
+ *
+ * During a capture, on the capturing stream, INVALID_STATE naming the call
+ * (nothing is run or changed): copies to or from a host pointer
+ * (anydev_enqueue_copy_from_host / _to_host: use a host buffer or
+ * registered memory), synchronize, event record and wait, wait_for (either
+ * side), execution_time, a graph replay, anydev_buffer_format of a device
+ * buffer, communicator transfers. Not captured, and run at once as usual:
+ * buffer creation (the memory exists at once; captured nodes may use it),
+ * buffer release and anydev_context_free (stream-ordered after the work
+ * really enqueued; a graph keeps the memory it names alive). The graph
+ * cannot be instantiated or replayed until the capture ends; adding nodes
+ * to it explicitly stays allowed.
+ *
+ * A capture belongs to the thread that began it: a copy or fill enqueued
+ * on the capturing stream from another thread is INVALID_STATE, and only
+ * that thread can end it. Errors: begin on a stream already capturing, into
+ * an instantiated graph or a graph another stream captures into, INVALID_
+ * STATE; a graph of another backend or device, INVALID_ARGUMENT; end on a
+ * stream that is not capturing, INVALID_STATE. A capture never ended keeps
+ * its graph alive. Thread safety: thread-safe; the capture check costs the
+ * normal enqueue one relaxed atomic load. */
+ANYDEV_API anydev_status_t anydev_context_begin_capture(anydev_context_t ctx, anydev_graph_t graph);
+/* Ends the capture of ctx's stream (begun through any context on it). */
+ANYDEV_API anydev_status_t anydev_context_end_capture(anydev_context_t ctx);
+/* *out = 1 while ctx's stream captures, else 0. */
+ANYDEV_API anydev_status_t anydev_context_is_capturing(anydev_context_t ctx, int* out);
 /* ---- Transfers between processes and nodes over UCX (docs/distributed.md) ----
  *
  * A communicator belongs to one context (its backend and device). It is

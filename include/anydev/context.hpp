@@ -292,6 +292,15 @@ class DeviceContext {
   // Waits for everything enqueued on this stream; throws the first
   // asynchronous error since the previous synchronize.
   void synchronize() const { detail::check(anydev_context_synchronize(get("synchronize"))); }
+  // Whether this context's stream is capturing into a graph
+  // (DeviceGraph::begin_capture, StreamCapture in graph.hpp).
+  bool is_capturing() const {
+    int out = 0;
+    detail::check(anydev_context_is_capturing(get("is_capturing"), &out));
+    return out != 0;
+  }
+  // Ends the capture of this context's stream (on the thread that began it).
+  void end_capture() const { detail::check(anydev_context_end_capture(get("end_capture"))); }
 
   // This context's stream.
   DeviceStream stream() const {

@@ -108,6 +108,14 @@ class DeviceGraph {
     return out != 0;
   }
 
+  // Makes ctx's stream record its copies and fills into this graph instead
+  // of running them, until ctx.end_capture() (on this thread). Rules:
+  // anydev.h, anydev_context_begin_capture. StreamCapture is the scoped form.
+  void begin_capture(const DeviceContext& ctx) const {
+    if (ctx.handle() == nullptr) detail::throw_empty("DeviceGraph", "begin_capture", "context");
+    detail::check(anydev_context_begin_capture(ctx.handle(), get("begin_capture")));
+  }
+
   // The C handle, borrowed; NULL when empty.
   anydev_graph_t handle() const noexcept { return handle_.get(); }
 
@@ -142,6 +150,39 @@ class DeviceGraph {
   }
 
   Handle handle_;
+};
+
+// A capture of ctx's stream into a graph for the scope's lifetime:
+//
+//   {
+//     anydev::StreamCapture capture(ctx, graph);
+//     dev.enqueue_copy_from(host);   // recorded, not run
+//   }                                // capture ended
+//
+// end() ends it early and reports errors; the destructor ends a capture
+// still running and ignores errors (it cannot throw). Owns no memory; not
+// copyable; used on the thread that made it (captures are per thread).
+class StreamCapture {
+ public:
+  StreamCapture(const DeviceContext& ctx, const DeviceGraph& graph) : ctx_(ctx) {
+    graph.begin_capture(ctx_);
+    active_ = true;
+  }
+  ~StreamCapture() {
+    if (active_) static_cast<void>(anydev_context_end_capture(ctx_.handle()));
+  }
+  StreamCapture(const StreamCapture&) = delete;
+  StreamCapture& operator=(const StreamCapture&) = delete;
+
+  void end() {
+    if (!active_) return;
+    active_ = false;
+    ctx_.end_capture();
+  }
+
+ private:
+  DeviceContext ctx_;
+  bool active_ = false;
 };
 
 }  // namespace anydev

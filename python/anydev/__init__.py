@@ -31,6 +31,7 @@ from ._anydev import DeviceContext as DeviceContext
 from ._anydev import DeviceError as DeviceError
 from ._anydev import DeviceEvent as DeviceEvent
 from ._anydev import DeviceGraph as DeviceGraph
+from ._anydev import StreamCapture as StreamCapture
 from ._anydev import DeviceStream as DeviceStream
 from ._anydev import Error as Error
 from ._anydev import GraphNode as GraphNode
@@ -163,7 +164,8 @@ __all__ = [
     "DeviceError", "DeviceEvent", "DeviceGraph", "DeviceStream", "Error", "GraphNode",
     "HostBuffer", "HostMapping", "InternalError", "InvalidArgumentError", "InvalidStateError",
     "MemoryInfo", "NotReadyError",
-    "OutOfMemoryError", "OutOfRangeError", "ShapedView", "ShareHandle", "TRACE", "UnsupportedError",
+    "OutOfMemoryError", "OutOfRangeError", "ShapedView", "ShareHandle", "StreamCapture", "TRACE",
+    "UnsupportedError",
     "backends", "from_dlpack", "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLOpenCL",
     "kDLROCM", "kDLROCMHost", "log_level", "set_log_handler", "set_log_level",
 ]

@@ -3,7 +3,8 @@
 // fills and empty nodes recorded once and replayed. Buffers are the
 // run-time-dtype Python buffers, so a copy checks that both dtypes match
 // and a fill encodes its value as the buffer's dtype. Every call that enters
-// anydev releases the GIL. Thread-safe as the C ABI.
+// anydev releases the GIL. Thread-safe as the C ABI. Stream capture:
+// ctx.capture(graph) (a with-block), ctx.begin_capture / end_capture.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -30,6 +31,60 @@ std::vector<anydev_graph_node_t> node_ids(const std::vector<anydev::GraphNode>& 
 anydev_graph_t get(const anydev::DeviceGraph& graph, const char* method) {
   if (graph.handle() == nullptr) detail::throw_empty("DeviceGraph", method, "graph");
   return graph.handle();
+}
+
+// `with ctx.capture(graph):` (StreamCapture in graph.hpp): begins at
+// entry, ends at exit. An exit through an exception still ends the capture
+// and lets the exception through. Used on one thread (captures are per
+// thread).
+struct PyCapture {
+  anydev::DeviceContext ctx;
+  anydev::DeviceGraph graph;
+};
+
+void bind_capture(py::module_& m) {
+  py::class_<PyCapture>(m, "StreamCapture",
+                        "ctx.capture(graph): a with-block in which ctx's copies and fills are "
+                        "recorded into graph instead of run.")
+      .def("__enter__",
+           [](py::object self) {
+             auto& c = self.cast<PyCapture&>();
+             const WithoutGil unlocked;
+             c.graph.begin_capture(c.ctx);
+             return self;
+           })
+      .def("__exit__", [](PyCapture& c, py::object type, py::object, py::object) {
+        const anydev_context_t ctx = c.ctx.handle();
+        anydev_status_t status;
+        {
+          const WithoutGil unlocked;
+          status = anydev_context_end_capture(ctx);
+        }
+        if (type.is_none()) check(status);  // else the exception propagates
+        return false;
+      });
+
+  auto ctx_cls = py::reinterpret_borrow<py::class_<anydev::DeviceContext>>(m.attr("DeviceContext"));
+  ctx_cls
+      .def(
+          "capture",
+          [](const anydev::DeviceContext& ctx, const anydev::DeviceGraph& graph) {
+            return PyCapture{ctx, graph};
+          },
+          py::arg("graph"),
+          "A with-block in which the copies and fills enqueued on this context's stream become "
+          "nodes of graph (each after the previous one) instead of running.")
+      .def(
+          "begin_capture",
+          [](const anydev::DeviceContext& ctx, const anydev::DeviceGraph& graph) {
+            const WithoutGil unlocked;
+            graph.begin_capture(ctx);
+          },
+          py::arg("graph"), "Starts recording this stream's copies and fills into graph.")
+      .def("end_capture", &anydev::DeviceContext::end_capture, py::call_guard<WithoutGil>(),
+           "Ends the capture of this context's stream (on the thread that began it).")
+      .def_property_readonly("is_capturing", &anydev::DeviceContext::is_capturing,
+                             "True while this context's stream is capturing into a graph.");
 }
 
 }  // namespace
@@ -146,6 +201,7 @@ void bind_graph(py::module_& m) {
             return g.native();
           },
           "True when a replay is one native launch of the backend (instantiates the graph).");
+  bind_capture(m);
 }
 
 }  // namespace anydev::python

@@ -5,6 +5,7 @@
 
 #include "anydev/anydev.h"
 #include "api/buffer_access.h"
+#include "api/capture.h"
 #include "api/taken_memory.h"
 #include "memory/host_memory_locks.h"
 #include "memory/pool/pooled_allocation.h"
@@ -242,6 +243,11 @@ anydev_status_t anydev_buffer_format(anydev_buffer_t buf, char* out, size_t capa
     if (buf->kind == ANYDEV_MEMORY_HOST && (address != nullptr || buf->count == 0)) {
       text = format_buffer(name, buf->dtype, address, buf->count);
     } else {
+      if (anydev_status_t s = check_not_capturing(op, *view.context->stream,
+                                                  "copying the buffer to the host to format it");
+          s != ANYDEV_SUCCESS) {
+        return s;
+      }
       std::vector<unsigned char> staging(buf->size_bytes);
       if (anydev_status_t s =
               anydev_enqueue_copy_to_host(nullptr, staging.data(), staging.size(), buf);

@@ -9,6 +9,8 @@
 
 #include "anydev/anydev.h"
 #include "api/api_common.h"
+#include "api/buffer_access.h"
+#include "api/capture.h"
 #if ANYDEV_HAVE_UCX
 #include "transport/communicator.h"
 #endif
@@ -57,6 +59,14 @@ anydev_status_t enqueue(const char* op, anydev_comm_t comm, anydev_buffer_t buff
     ANYDEV_REQUIRE_ARG(op, comm);
     ANYDEV_REQUIRE_ARG(op, buffer);
     if (kind == TransferKind::put || kind == TransferKind::get) ANYDEV_REQUIRE_ARG(op, remote);
+    BufferView view;
+    if (anydev_status_t s = access_buffer(op, buffer, "buffer", &view); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    if (anydev_status_t s = check_not_capturing(op, *view.context->stream, "a transfer");
+        s != ANYDEV_SUCCESS) {
+      return s;
+    }
     return comm->comm->enqueue(kind, buffer, peer, tag,
                                remote != nullptr ? remote->remote : nullptr, offset);
   });

@@ -2,6 +2,7 @@
 // C entry points: contexts.
 #include "anydev/anydev.h"
 #include "api/api_common.h"
+#include "api/capture.h"
 #include "api/native_stream_value.h"
 #include "api/taken_memory.h"
 #include "runtime/device_selection.h"
@@ -164,7 +165,11 @@ anydev_status_t anydev_context_memory_info(anydev_context_t ctx, anydev_memory_i
 [[gnu::hot]] anydev_status_t anydev_context_synchronize(anydev_context_t ctx) {
   static constexpr const char* op = "anydev_context_synchronize";
   ANYDEV_CHECK_CONTEXT(op, ctx);
-  const Stream& stream = *ctx->stream;
+  Stream& stream = *ctx->stream;
+  if (anydev_status_t s = check_not_capturing(op, stream, "synchronizing it");
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
   return bk(stream.table).stream_synchronize(stream.native);
 }
 
@@ -245,6 +250,14 @@ anydev_status_t anydev_context_wait_for(anydev_context_t ctx, anydev_context_t o
   if (a.backend != b.backend) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "cannot wait for a context of backend ",
                 b.backend->name, " on a stream of backend ", a.backend->name);
+  }
+  if (anydev_status_t s = check_not_capturing(op, *a.stream, "waiting for another stream on it");
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  if (anydev_status_t s = check_not_capturing(op, *b.stream, "marking the point to wait for on it");
+      s != ANYDEV_SUCCESS) {
+    return s;
   }
   return order_after(*a.stream, *b.stream);
 }

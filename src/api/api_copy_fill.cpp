@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // C entry points: copies and fills. Each checks every argument before it
-// enqueues anything, so a rejected call changes no buffer. The buffers'
+// enqueues anything, so a rejected call changes no buffer. On a capturing
+// stream (api/capture.h) a checked copy or fill is recorded instead. The buffers'
 // handles stay locked (BufferHold) from the checks until the operation is
 // enqueued.
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include "anydev/anydev.h"
 #include "anydev/kit/capabilities.h"
 #include "api/buffer_access.h"
+#include "api/capture.h"
 #include "support/backend_calls.h"
 #include "support/range_check.h"
 
@@ -94,6 +96,8 @@ extern "C" {
                 src->offset_bytes + bytes, " and destination bytes ", dst->offset_bytes, "..",
                 dst->offset_bytes + bytes, " of the same memory overlap");
   }
+  if (stream->capture.active()) [[unlikely]]
+    if (const Captured c = capture_copy(op, *stream, d, s); c.handled) return c.status;
   return guarded(op, [&] {
     Allocation* const both[] = {d.allocation, s.allocation};
     const anydev_backend_table_t* table = stream->table;
@@ -125,6 +129,8 @@ anydev_status_t anydev_enqueue_copy_from_host(anydev_context_t ctx, anydev_buffe
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the source ", src,
                 " overlaps the destination buffer's memory");
   }
+  if (stream->capture.active()) [[unlikely]]
+    if (const Captured c = capture_host_copy(op, *stream); c.handled) return c.status;
   return guarded(op, [&] {
     Allocation* const one[] = {d.allocation};
     const anydev_bk_memory_ref_t from{const_cast<void*>(src), 0, ANYDEV_BK_MEMORY_USER_HOST, -1};
@@ -159,6 +165,8 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the destination ", dst,
                 " overlaps the source buffer's memory");
   }
+  if (stream->capture.active()) [[unlikely]]
+    if (const Captured c = capture_host_copy(op, *stream); c.handled) return c.status;
   return guarded(op, [&] {
     Allocation* const one[] = {s.allocation};
     const anydev_bk_memory_ref_t to{dst, 0, ANYDEV_BK_MEMORY_USER_HOST, -1};
@@ -214,6 +222,10 @@ anydev_status_t anydev_enqueue_copy_to_host(anydev_context_t ctx, void* dst, siz
     }
   }
   if (bytes == 0) return ANYDEV_SUCCESS;
+  if (stream->capture.active()) [[unlikely]]
+    if (const Captured c = capture_fill(op, *stream, b, pattern, pattern_size); c.handled) {
+      return c.status;
+    }
   return guarded(op, [&] {
     Allocation* const one[] = {b.allocation};
     const anydev_backend_table_t* table = stream->table;

@@ -9,6 +9,7 @@
 #include "anydev/anydev.h"
 #include "anydev/kit/capabilities.h"
 #include "api/buffer_access.h"
+#include "api/capture.h"
 #include "api/graph.h"
 #include "support/range_check.h"
 
@@ -101,6 +102,79 @@ bool overlap(std::size_t a, std::size_t b, std::size_t bytes) {
 
 }  // namespace
 
+anydev_status_t anydev::core::graph_add_copy(const char* op, anydev_graph_s& graph, BufferView d,
+                                             BufferView s, const anydev_graph_node_t* deps,
+                                             std::size_t dep_count, anydev_graph_node_t* out) {
+  const anydev_buffer_s* dst = d.handle;
+  const anydev_buffer_s* src = s.handle;
+  if (anydev_status_t st = check_buffer_device(op, graph, d, "destination"); st != ANYDEV_SUCCESS) {
+    return st;
+  }
+  if (anydev_status_t st = check_buffer_device(op, graph, s, "source"); st != ANYDEV_SUCCESS) {
+    return st;
+  }
+  const std::size_t bytes = dst->size_bytes;
+  if (auto error = check_copy_size(op, "source", bytes, src->size_bytes)) {
+    return set_error(error->status, error->message);
+  }
+  if (bytes > 0 && d.allocation == s.allocation &&
+      overlap(dst->offset_bytes, src->offset_bytes, bytes)) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "source bytes ", src->offset_bytes, "..",
+                src->offset_bytes + bytes, " and destination bytes ", dst->offset_bytes, "..",
+                dst->offset_bytes + bytes, " of the same memory overlap");
+  }
+  GraphNode node;
+  if (bytes > 0) {  // an empty copy is an empty node: it only orders
+    node.op.kind = ANYDEV_BK_GRAPH_COPY;
+    node.op.dst = d.ref();
+    node.op.src = s.ref();
+    node.op.bytes = bytes;
+    node.dst = std::move(d.allocation);
+    node.src = std::move(s.allocation);
+  }
+  return add_node(op, graph, std::move(node), deps, dep_count, out);
+}
+
+anydev_status_t anydev::core::graph_add_fill(const char* op, anydev_graph_s& graph, BufferView b,
+                                             const void* pattern, std::size_t pattern_size,
+                                             const anydev_graph_node_t* deps, std::size_t dep_count,
+                                             anydev_graph_node_t* out) {
+  const anydev_buffer_s* buf = b.handle;
+  ANYDEV_REQUIRE_ARG(op, pattern);
+  if (anydev_status_t st = check_buffer_device(op, graph, b, "filled"); st != ANYDEV_SUCCESS) {
+    return st;
+  }
+  if (!anydev::kit::valid_fill_pattern_size(pattern_size)) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "pattern size ", pattern_size, " is not ",
+                anydev::kit::kFillPatternSizes, " bytes");
+  }
+  const ContextState& ctx = *graph.context;
+  if (const std::size_t most = ctx.backend->devices[ctx.device].max_fill_pattern;
+      pattern_size > most) {
+    return fail(ANYDEV_ERROR_UNSUPPORTED, op, "a ", pattern_size, "-byte pattern is larger than ",
+                describe_device(ctx.backend, ctx.device), " fills (at most ", most, " bytes)");
+  }
+  const std::size_t bytes = buf->size_bytes;
+  if ((bytes & (pattern_size - 1)) != 0) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the buffer's ", bytes,
+                " bytes are not a whole number of ", pattern_size, "-byte patterns");
+  }
+  if ((buf->offset_bytes & (std::min<std::size_t>(pattern_size, 4) - 1)) != 0) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the view starts at byte ", buf->offset_bytes,
+                ", not aligned for a ", pattern_size, "-byte pattern");
+  }
+  GraphNode node;
+  if (bytes > 0) {
+    node.op.kind = ANYDEV_BK_GRAPH_FILL;
+    node.op.dst = b.ref();
+    node.op.bytes = bytes;
+    std::memcpy(node.op.pattern, pattern, pattern_size);
+    node.op.pattern_size = pattern_size;
+    node.dst = std::move(b.allocation);
+  }
+  return add_node(op, graph, std::move(node), deps, dep_count, out);
+}
+
 anydev_graph_s::~anydev_graph_s() {
   if (native != nullptr) {
     const anydev_backend_table_t* table = context->backend->table;
@@ -150,33 +224,7 @@ anydev_status_t anydev_graph_add_copy(anydev_graph_t graph, anydev_buffer_t dst,
     BufferView d, s;
     if (anydev_status_t st = access_buffer(op, dst, "dst", &d); st != ANYDEV_SUCCESS) return st;
     if (anydev_status_t st = access_buffer(op, src, "src", &s); st != ANYDEV_SUCCESS) return st;
-    if (anydev_status_t st = check_buffer_device(op, *graph, d, "destination");
-        st != ANYDEV_SUCCESS) {
-      return st;
-    }
-    if (anydev_status_t st = check_buffer_device(op, *graph, s, "source"); st != ANYDEV_SUCCESS) {
-      return st;
-    }
-    const std::size_t bytes = dst->size_bytes;
-    if (auto error = check_copy_size(op, "source", bytes, src->size_bytes)) {
-      return set_error(error->status, error->message);
-    }
-    if (bytes > 0 && d.allocation == s.allocation &&
-        overlap(dst->offset_bytes, src->offset_bytes, bytes)) {
-      return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "source bytes ", src->offset_bytes, "..",
-                  src->offset_bytes + bytes, " and destination bytes ", dst->offset_bytes, "..",
-                  dst->offset_bytes + bytes, " of the same memory overlap");
-    }
-    GraphNode node;
-    if (bytes > 0) {  // an empty copy is an empty node: it only orders
-      node.op.kind = ANYDEV_BK_GRAPH_COPY;
-      node.op.dst = d.ref();
-      node.op.src = s.ref();
-      node.op.bytes = bytes;
-      node.dst = std::move(d.allocation);
-      node.src = std::move(s.allocation);
-    }
-    return add_node(op, *graph, std::move(node), deps, dep_count, out);
+    return graph_add_copy(op, *graph, std::move(d), std::move(s), deps, dep_count, out);
   });
 }
 
@@ -189,39 +237,7 @@ anydev_status_t anydev_graph_add_fill(anydev_graph_t graph, anydev_buffer_t buf,
   return guarded(op, [&] {
     BufferView b;
     if (anydev_status_t st = access_buffer(op, buf, "buf", &b); st != ANYDEV_SUCCESS) return st;
-    ANYDEV_REQUIRE_ARG(op, pattern);
-    if (anydev_status_t st = check_buffer_device(op, *graph, b, "filled"); st != ANYDEV_SUCCESS) {
-      return st;
-    }
-    if (!anydev::kit::valid_fill_pattern_size(pattern_size)) {
-      return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "pattern size ", pattern_size, " is not ",
-                  anydev::kit::kFillPatternSizes, " bytes");
-    }
-    const ContextState& ctx = *graph->context;
-    if (const std::size_t most = ctx.backend->devices[ctx.device].max_fill_pattern;
-        pattern_size > most) {
-      return fail(ANYDEV_ERROR_UNSUPPORTED, op, "a ", pattern_size, "-byte pattern is larger than ",
-                  describe_device(ctx.backend, ctx.device), " fills (at most ", most, " bytes)");
-    }
-    const std::size_t bytes = buf->size_bytes;
-    if ((bytes & (pattern_size - 1)) != 0) {
-      return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the buffer's ", bytes,
-                  " bytes are not a whole number of ", pattern_size, "-byte patterns");
-    }
-    if ((buf->offset_bytes & (std::min<std::size_t>(pattern_size, 4) - 1)) != 0) {
-      return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "the view starts at byte ", buf->offset_bytes,
-                  ", not aligned for a ", pattern_size, "-byte pattern");
-    }
-    GraphNode node;
-    if (bytes > 0) {
-      node.op.kind = ANYDEV_BK_GRAPH_FILL;
-      node.op.dst = b.ref();
-      node.op.bytes = bytes;
-      std::memcpy(node.op.pattern, pattern, pattern_size);
-      node.op.pattern_size = pattern_size;
-      node.dst = std::move(b.allocation);
-    }
-    return add_node(op, *graph, std::move(node), deps, dep_count, out);
+    return graph_add_fill(op, *graph, std::move(b), pattern, pattern_size, deps, dep_count, out);
   });
 }
 
@@ -264,6 +280,10 @@ anydev_status_t anydev_graph_replay(anydev_graph_t graph, anydev_context_t ctx) 
     use.shared = &ctx->state->stream;
   }
   use.stream = use.shared->get();
+  if (anydev_status_t s = check_not_capturing(op, *use.stream, "replaying a graph on it");
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
   return guarded(op, [&] {
     if (graph->state.load(std::memory_order_acquire) != GraphState::instantiated) {
       if (anydev_status_t st = instantiate_graph(op, *graph); st != ANYDEV_SUCCESS) return st;

@@ -2,6 +2,7 @@
 // C entry points: streams and events.
 #include "anydev/anydev.h"
 #include "api/api_common.h"
+#include "api/capture.h"
 #include "api/event_timing.h"
 #include "support/backend_calls.h"
 
@@ -39,7 +40,10 @@ anydev_status_t anydev_stream_release(anydev_stream_t stream) {
 anydev_status_t anydev_stream_synchronize(anydev_stream_t stream) {
   static constexpr const char* op = "anydev_stream_synchronize";
   ANYDEV_CHECK_HANDLE(op, stream, "stream");
-  const Stream& s = *stream->stream;
+  Stream& s = *stream->stream;
+  if (anydev_status_t st = check_not_capturing(op, s, "synchronizing it"); st != ANYDEV_SUCCESS) {
+    return st;
+  }
   return bk(s.backend->table).stream_synchronize(s.native);
 }
 
@@ -47,8 +51,12 @@ anydev_status_t anydev_stream_record_event(anydev_stream_t stream, anydev_event_
   static constexpr const char* op = "anydev_stream_record_event";
   ANYDEV_CHECK_HANDLE(op, stream, "stream");
   ANYDEV_CHECK_HANDLE(op, event, "event");
-  const Stream& s = *stream->stream;
+  Stream& s = *stream->stream;
   if (anydev_status_t st = same_device(op, s, *event); st != ANYDEV_SUCCESS) return st;
+  if (anydev_status_t st = check_not_capturing(op, s, "recording an event on it");
+      st != ANYDEV_SUCCESS) {
+    return st;
+  }
   const anydev_status_t st = bk(s.backend->table).event_record(event->native, s.native);
   if (st == ANYDEV_SUCCESS && event->flags != 0 &&
       !event->recorded.load(std::memory_order_relaxed)) {
@@ -61,7 +69,11 @@ anydev_status_t anydev_stream_wait_event(anydev_stream_t stream, anydev_event_t 
   static constexpr const char* op = "anydev_stream_wait_event";
   ANYDEV_CHECK_HANDLE(op, stream, "stream");
   ANYDEV_CHECK_HANDLE(op, event, "event");
-  const Stream& s = *stream->stream;
+  Stream& s = *stream->stream;
+  if (anydev_status_t st = check_not_capturing(op, s, "waiting for an event on it");
+      st != ANYDEV_SUCCESS) {
+    return st;
+  }
   if (s.backend != event->backend) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "a stream of backend ", s.backend->name,
                 " cannot wait for an event of backend ", event->backend->name);

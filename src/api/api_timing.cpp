@@ -7,6 +7,7 @@
 
 #include "anydev/anydev.h"
 #include "api/api_common.h"
+#include "api/capture.h"
 #include "api/event_timing.h"
 #include "support/backend_calls.h"
 
@@ -153,6 +154,10 @@ anydev_status_t anydev_context_execution_time(anydev_context_t ctx, anydev_timed
   ANYDEV_REQUIRE_ARG(op, nanoseconds);
   if (iterations == 0) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "iterations is 0 (time at least one call)");
+  }
+  if (anydev_status_t s = check_not_capturing(op, *ctx->stream, "timing work on it");
+      s != ANYDEV_SUCCESS) {
+    return s;
   }
   EventGuard start;
   EventGuard end;

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <vector>
 
+#include "api/buffer_access.h"
 #include "api/objects.h"
 
 namespace anydev::core {
@@ -53,6 +54,9 @@ struct anydev_graph_s {
   std::mutex mutex;
   std::atomic<anydev::core::GraphState> state{anydev::core::GraphState::building};
   std::vector<anydev::core::GraphNode> nodes;
+  // A stream is capturing into the graph (api/capture.h): instantiating
+  // waits for the capture's end. Guarded by mutex.
+  bool capturing = false;
   // Set at instantiation: each distinct allocation once, in address order
   // (the order replays lock them in), and the backend's graph or null.
   std::vector<anydev::core::Allocation*> allocations;
@@ -62,6 +66,17 @@ struct anydev_graph_s {
 };
 
 namespace anydev::core {
+
+// The checks and the node of anydev_graph_add_copy and _add_fill, on
+// buffers already accessed (`op` names the caller in messages). A stream
+// capture records through them (api/capture.cpp).
+anydev_status_t graph_add_copy(const char* op, anydev_graph_s& graph, BufferView d, BufferView s,
+                               const anydev_graph_node_t* deps, std::size_t dep_count,
+                               anydev_graph_node_t* out);
+anydev_status_t graph_add_fill(const char* op, anydev_graph_s& graph, BufferView b,
+                               const void* pattern, std::size_t pattern_size,
+                               const anydev_graph_node_t* deps, std::size_t dep_count,
+                               anydev_graph_node_t* out);
 
 // Ends building: collects the allocations and asks the backend for a native
 // graph (a backend that declines, or has no graph entries, is replayed by

@@ -85,6 +85,11 @@ anydev_status_t instantiate_graph(const char* op, anydev_graph_s& graph) {
   if (graph.state.load(std::memory_order_relaxed) == GraphState::instantiated) {
     return ANYDEV_SUCCESS;
   }
+  if (graph.capturing) {
+    return fail(ANYDEV_ERROR_INVALID_STATE, op,
+                "a stream is capturing into the graph (anydev_context_begin_capture): end the "
+                "capture (anydev_context_end_capture) before instantiating or replaying it");
+  }
   std::vector<Allocation*> allocations;
   std::vector<anydev_bk_graph_node_t> ops;
   ops.reserve(graph.nodes.size());

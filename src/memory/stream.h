@@ -6,13 +6,15 @@
 //
 // Ownership: the Stream owns its backend stream, handed to the reclaimer
 // (stream_ordered_release.h) when the last shared_ptr goes; the event pool
-// is the process's (never destroyed). Immutable, so thread-safe.
+// is the process's (never destroyed). Immutable, so thread-safe, except
+// `capture`, which guards itself (capture_slot.h).
 #ifndef ANYDEV_SRC_MEMORY_STREAM_H_
 #define ANYDEV_SRC_MEMORY_STREAM_H_
 
 #include <memory>
 
 #include "anydev/backend.h"
+#include "memory/capture_slot.h"
 
 namespace anydev::core {
 
@@ -33,6 +35,8 @@ struct Stream {
   EventPool* events = nullptr;
   // The priority it was created with (api_priority.cpp); 0 unless given.
   int priority = 0;
+  // Whether a capture records this stream's copies and fills (api/capture.h).
+  CaptureSlot capture{};
 };
 
 // Creates a Stream that hands its backend stream to the reclaimer when the

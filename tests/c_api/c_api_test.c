@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The C ABI from C11: creation, copies, fills, views, printing, ownership,
  * streams and events, the thread-local last error, status and dtype names,
- * and bad inputs (NULL arguments, unknown values, short sizes). Prints
+ * and bad inputs (NULL arguments, unknown values, short sizes); the newer
+ * blocks: timing events, stream priorities, registered host memory, device
+ * attributes, UUID and API version, graphs and stream capture. Prints
  * "backend B: N passed, M failed" and exits non-zero on any failure.
  *
  * The backend-generic checks run on the backend named by
@@ -13,10 +15,12 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "anydev/anydev.h"
 
@@ -760,6 +764,292 @@ static void test_timing_and_priorities(anydev_context_t ctx) {
   CHECK_STATUS(anydev_event_release(plain), ANYDEV_SUCCESS);
 }
 
+/* Device attributes, UUID, PCI bus id and API version. */
+static void test_device_queries(anydev_context_t ctx) {
+  anydev_device_attribute_t attribute = ANYDEV_ATTRIBUTE_COUNT;
+  CHECK_STATUS(anydev_device_attribute_from_name("compute_units", &attribute), ANYDEV_SUCCESS);
+  CHECK(attribute == ANYDEV_ATTRIBUTE_COMPUTE_UNITS);
+  CHECK_STATUS(anydev_device_attribute_from_name("warp", &attribute),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(anydev_last_error_message(), "warp"));
+  CHECK(attribute == ANYDEV_ATTRIBUTE_COMPUTE_UNITS);
+  CHECK(strcmp(anydev_device_attribute_name(ANYDEV_ATTRIBUTE_CLOCK_RATE_KHZ), "clock_rate_khz") ==
+        0);
+  CHECK(anydev_device_attribute_name(ANYDEV_ATTRIBUTE_COUNT) == NULL);
+
+  int64_t value = -1;
+  CHECK_STATUS(anydev_context_get_attribute(ctx, ANYDEV_ATTRIBUTE_COMPUTE_UNITS, &value),
+               ANYDEV_SUCCESS);
+  CHECK(value >= 1);
+  value = -1;
+  CHECK_STATUS(anydev_context_get_attribute(ctx, ANYDEV_ATTRIBUTE_COUNT, &value),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(value == -1);
+  CHECK_STATUS(anydev_context_get_attribute(ctx, ANYDEV_ATTRIBUTE_COMPUTE_UNITS, NULL),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+
+  char text[256];
+  memset(text, 0, sizeof text);
+  CHECK_STATUS(anydev_context_api_version(ctx, text, sizeof text), ANYDEV_SUCCESS);
+  CHECK(strlen(text) > 0);
+  char cut[4] = {'x', 'x', 'x', 'x'};
+  CHECK_STATUS(anydev_context_api_version(ctx, cut, sizeof cut), ANYDEV_SUCCESS);
+  CHECK(strlen(cut) <= 3 && strncmp(cut, text, strlen(cut)) == 0);
+
+  if (g_is_cpu) { /* the cpu backend has neither a UUID nor a PCI address */
+    uint8_t uuid[16];
+    memset(uuid, 0xA5, sizeof uuid);
+    CHECK_STATUS(anydev_context_device_uuid(ctx, uuid), ANYDEV_ERROR_UNSUPPORTED);
+    CHECK(uuid[0] == 0xA5 && uuid[15] == 0xA5);
+    CHECK_STATUS(anydev_context_pci_bus_id(ctx, text, sizeof text), ANYDEV_ERROR_UNSUPPORTED);
+    CHECK_STATUS(anydev_context_get_attribute(ctx, ANYDEV_ATTRIBUTE_UNIFIED_ADDRESSING, &value),
+                 ANYDEV_SUCCESS);
+    CHECK(value == 1);
+  }
+}
+
+static atomic_int g_unregistered;
+
+static void count_unregistered(void* user_data) {
+  CHECK(user_data == &g_unregistered);
+  atomic_fetch_add(&g_unregistered, 1);
+}
+
+/* Host memory registered as a buffer: copies and fills reach the caller's
+ * memory; bad ranges register nothing; the callback runs once, after the
+ * last handle is gone. */
+static void test_registered_memory(anydev_context_t ctx) {
+  enum { kWords = 1024 };
+  uint32_t* memory = NULL;
+  if (posix_memalign((void**)&memory, 4096, kWords * sizeof(uint32_t)) != 0) {
+    CHECK(!"posix_memalign");
+    return;
+  }
+  memset(memory, 0, kWords * sizeof(uint32_t));
+  anydev_buffer_t registered = NULL;
+  anydev_status_t st = anydev_context_register_host_memory(ctx, memory, kWords * sizeof(uint32_t),
+                                                           ANYDEV_DTYPE_UINT32, count_unregistered,
+                                                           &g_unregistered, &registered);
+  if (st == ANYDEV_ERROR_UNSUPPORTED && !g_is_cpu) {
+    printf("registered memory: skipped, the %s backend has none: %s\n", g_backend,
+           anydev_last_error_message());
+    free(memory);
+    return;
+  }
+  CHECK(st == ANYDEV_SUCCESS);
+  if (registered == NULL) {
+    free(memory);
+    return;
+  }
+  int flag = -1;
+  CHECK_STATUS(anydev_buffer_is_registered(registered, &flag), ANYDEV_SUCCESS);
+  CHECK(flag == 1);
+  anydev_buffer_t plain = make_buffer(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT32, 4);
+  if (plain != NULL) {
+    CHECK_STATUS(anydev_buffer_is_registered(plain, &flag), ANYDEV_SUCCESS);
+    CHECK(flag == 0);
+    CHECK_STATUS(anydev_buffer_release(plain), ANYDEV_SUCCESS);
+  }
+
+  const uint32_t word = 0x600DF00Du;
+  CHECK_STATUS(anydev_enqueue_fill(ctx, registered, &word, sizeof word), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+  CHECK(memory[0] == word && memory[kWords - 1] == word);
+
+  anydev_buffer_t again = NULL;
+  CHECK_STATUS(
+      anydev_context_register_host_memory(ctx, memory, 64, ANYDEV_DTYPE_UINT32, NULL, NULL, &again),
+      ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(again == NULL);
+  CHECK_STATUS(
+      anydev_context_register_host_memory(ctx, NULL, 64, ANYDEV_DTYPE_UINT32, NULL, NULL, &again),
+      ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_register_host_memory(ctx, memory + 512, 6, ANYDEV_DTYPE_UINT32, NULL,
+                                                   NULL, &again),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(again == NULL);
+
+  CHECK(atomic_load(&g_unregistered) == 0);
+  CHECK_STATUS(anydev_buffer_release(registered), ANYDEV_SUCCESS);
+  /* The callback comes after the stream's work, possibly on a core thread. */
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+  for (int i = 0; i < 5000 && atomic_load(&g_unregistered) == 0; ++i) {
+    const struct timespec ms = {0, 1000000};
+    nanosleep(&ms, NULL);
+  }
+  CHECK(atomic_load(&g_unregistered) == 1);
+  free(memory);
+}
+
+/* The words of a host buffer. */
+static uint32_t* host_words_of(anydev_buffer_t buf) {
+  anydev_buffer_info_t info;
+  memset(&info, 0, sizeof info);
+  info.struct_size = sizeof info;
+  CHECK_STATUS(anydev_buffer_get_info(buf, &info), ANYDEV_SUCCESS);
+  return (uint32_t*)info.address;
+}
+
+static int all_words(const uint32_t* words, size_t n, uint32_t value) {
+  for (size_t i = 0; i < n; ++i) {
+    if (words[i] != value) return 0;
+  }
+  return 1;
+}
+
+enum { kGraphWords = 256 };
+
+/* Sets src to `seed`, replays `graph`, and checks that dst holds it. */
+static void replay_and_check(anydev_context_t ctx, anydev_graph_t graph, uint32_t* src,
+                             const uint32_t* dst, uint32_t seed) {
+  for (size_t i = 0; i < kGraphWords; ++i) src[i] = seed + (uint32_t)i;
+  CHECK_STATUS(anydev_graph_replay(graph, NULL), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+  int same = 1;
+  for (size_t i = 0; i < kGraphWords; ++i) same = same && dst[i] == seed + (uint32_t)i;
+  CHECK(same);
+}
+
+/* A graph built node by node: fill, copies after it, a join; errors at add
+ * time add nothing; building ends at instantiate. */
+static void test_graph(anydev_context_t ctx, anydev_buffer_t src, anydev_buffer_t mid,
+                       anydev_buffer_t dst) {
+  anydev_graph_t graph = NULL;
+  CHECK_STATUS(anydev_graph_create(ctx, &graph), ANYDEV_SUCCESS);
+  if (graph == NULL) return;
+  const uint32_t word = 0x11111111u;
+  anydev_graph_node_t fill = 0, up = 0, down = 0;
+  CHECK_STATUS(anydev_graph_add_fill(graph, dst, &word, sizeof word, NULL, 0, &fill),
+               ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_graph_add_copy(graph, mid, src, NULL, 0, &up), ANYDEV_SUCCESS);
+  const anydev_graph_node_t both[2] = {fill, up};
+  CHECK_STATUS(anydev_graph_add_copy(graph, dst, mid, both, 2, &down), ANYDEV_SUCCESS);
+  CHECK(fill != 0 && up != 0 && down != 0 && fill != up && up != down);
+  CHECK_STATUS(anydev_graph_add_empty(graph, &down, 1, NULL), ANYDEV_SUCCESS);
+
+  const anydev_graph_node_t unknown = down + 7;
+  CHECK_STATUS(anydev_graph_add_empty(graph, &unknown, 1, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(anydev_last_error_message(), "not a node of this graph"));
+  CHECK_STATUS(anydev_graph_add_empty(graph, NULL, 2, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_graph_add_fill(graph, dst, &word, 3, NULL, 0, NULL),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_graph_add_copy(graph, dst, NULL, NULL, 0, NULL),
+               ANYDEV_ERROR_INVALID_ARGUMENT);
+  size_t count = 0;
+  CHECK_STATUS(anydev_graph_node_count(graph, &count), ANYDEV_SUCCESS);
+  CHECK(count == 4);
+
+  CHECK_STATUS(anydev_graph_instantiate(graph), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_graph_instantiate(graph), ANYDEV_SUCCESS); /* a second time: nothing */
+  int native = -1;
+  CHECK_STATUS(anydev_graph_is_native(graph, &native), ANYDEV_SUCCESS);
+  CHECK(native == 0 || native == 1);
+  if (g_is_cpu) CHECK(native == 1);
+  CHECK_STATUS(anydev_graph_add_empty(graph, NULL, 0, NULL), ANYDEV_ERROR_INVALID_STATE);
+  CHECK(contains(anydev_last_error_message(), "already instantiated"));
+
+  uint32_t* src_words = host_words_of(src);
+  const uint32_t* dst_words = host_words_of(dst);
+  if (src_words != NULL && dst_words != NULL) {
+    for (uint32_t r = 0; r < 3; ++r) replay_and_check(ctx, graph, src_words, dst_words, 1000 * r);
+  }
+  /* Capturing into an instantiated graph is refused. */
+  CHECK_STATUS(anydev_context_begin_capture(ctx, graph), ANYDEV_ERROR_INVALID_STATE);
+  CHECK(contains(anydev_last_error_message(), "already instantiated"));
+  CHECK_STATUS(anydev_graph_release(graph), ANYDEV_SUCCESS);
+}
+
+struct capture_thread {
+  anydev_context_t ctx;
+  anydev_buffer_t buf;
+  anydev_status_t fill;
+  anydev_status_t end;
+  int named_thread;
+};
+
+static void* enqueue_from_other_thread(void* arg) {
+  struct capture_thread* t = (struct capture_thread*)arg;
+  const uint32_t word = 5;
+  t->fill = anydev_enqueue_fill(t->ctx, t->buf, &word, sizeof word);
+  t->named_thread = contains(anydev_last_error_message(), "another thread");
+  t->end = anydev_context_end_capture(t->ctx);
+  return NULL;
+}
+
+/* Stream capture: the same pipeline enqueued on a capturing context is
+ * recorded, not run, and replays exactly; what cannot be recorded is
+ * INVALID_STATE and records nothing. */
+static void test_capture(anydev_context_t ctx, anydev_buffer_t src, anydev_buffer_t mid,
+                         anydev_buffer_t dst) {
+  anydev_graph_t graph = NULL;
+  CHECK_STATUS(anydev_graph_create(ctx, &graph), ANYDEV_SUCCESS);
+  if (graph == NULL) return;
+  int capturing = -1;
+  CHECK_STATUS(anydev_context_end_capture(ctx), ANYDEV_ERROR_INVALID_STATE);
+  CHECK(contains(anydev_last_error_message(), "not capturing"));
+  CHECK_STATUS(anydev_context_begin_capture(NULL, graph), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_begin_capture(ctx, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_is_capturing(ctx, NULL), ANYDEV_ERROR_INVALID_ARGUMENT);
+  CHECK_STATUS(anydev_context_is_capturing(ctx, &capturing), ANYDEV_SUCCESS);
+  CHECK(capturing == 0);
+
+  uint32_t* dst_words = host_words_of(dst);
+  uint32_t* src_words = host_words_of(src);
+  if (dst_words == NULL || src_words == NULL) return;
+  for (size_t i = 0; i < kGraphWords; ++i) dst_words[i] = 77;
+
+  CHECK_STATUS(anydev_context_begin_capture(ctx, graph), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_is_capturing(ctx, &capturing), ANYDEV_SUCCESS);
+  CHECK(capturing == 1);
+  CHECK_STATUS(anydev_context_begin_capture(ctx, graph), ANYDEV_ERROR_INVALID_STATE);
+  CHECK(contains(anydev_last_error_message(), "already capturing"));
+  const uint32_t word = 0x22222222u;
+  CHECK_STATUS(anydev_enqueue_fill(ctx, dst, &word, sizeof word), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_enqueue_copy(ctx, mid, src), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_enqueue_copy(NULL, dst, mid), ANYDEV_SUCCESS); /* dst's context: ctx */
+
+  uint32_t scratch[kGraphWords];
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_ERROR_INVALID_STATE);
+  CHECK(contains(anydev_last_error_message(), "anydev_context_synchronize"));
+  CHECK(contains(anydev_last_error_message(), "capturing"));
+  CHECK_STATUS(anydev_enqueue_copy_from_host(ctx, dst, scratch, sizeof scratch),
+               ANYDEV_ERROR_INVALID_STATE);
+  CHECK_STATUS(anydev_enqueue_copy_to_host(ctx, scratch, sizeof scratch, dst),
+               ANYDEV_ERROR_INVALID_STATE);
+  CHECK_STATUS(anydev_graph_replay(graph, NULL), ANYDEV_ERROR_INVALID_STATE);
+  struct capture_thread t = {ctx, dst, ANYDEV_SUCCESS, ANYDEV_SUCCESS, 0};
+  pthread_t thread;
+  CHECK(pthread_create(&thread, NULL, enqueue_from_other_thread, &t) == 0);
+  CHECK(pthread_join(thread, NULL) == 0);
+  CHECK(t.fill == ANYDEV_ERROR_INVALID_STATE && t.named_thread);
+  CHECK(t.end == ANYDEV_ERROR_INVALID_STATE);
+
+  size_t count = 0;
+  CHECK_STATUS(anydev_graph_node_count(graph, &count), ANYDEV_SUCCESS);
+  CHECK(count == 3);
+  CHECK_STATUS(anydev_context_end_capture(ctx), ANYDEV_SUCCESS);
+  CHECK_STATUS(anydev_context_is_capturing(ctx, &capturing), ANYDEV_SUCCESS);
+  CHECK(capturing == 0);
+  CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+  CHECK(all_words(dst_words, kGraphWords, 77)); /* nothing captured ran */
+  for (uint32_t r = 0; r < 3; ++r) replay_and_check(ctx, graph, src_words, dst_words, 5000 + r);
+  CHECK_STATUS(anydev_graph_release(graph), ANYDEV_SUCCESS);
+}
+
+static void test_graphs_and_capture(anydev_context_t ctx) {
+  anydev_buffer_t src = make_buffer(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT32, kGraphWords);
+  anydev_buffer_t mid = make_buffer(ctx, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT32, kGraphWords);
+  anydev_buffer_t dst = make_buffer(ctx, ANYDEV_MEMORY_HOST, ANYDEV_DTYPE_UINT32, kGraphWords);
+  if (src != NULL && mid != NULL && dst != NULL) {
+    CHECK_STATUS(anydev_context_synchronize(ctx), ANYDEV_SUCCESS);
+    test_graph(ctx, src, mid, dst);
+    test_capture(ctx, src, mid, dst);
+  }
+  if (src != NULL) CHECK_STATUS(anydev_buffer_release(src), ANYDEV_SUCCESS);
+  if (mid != NULL) CHECK_STATUS(anydev_buffer_release(mid), ANYDEV_SUCCESS);
+  if (dst != NULL) CHECK_STATUS(anydev_buffer_release(dst), ANYDEV_SUCCESS);
+}
+
 int main(void) {
   if (!choose_backend()) {
     printf("backend %s: %d passed, %d failed\n", g_backend, g_passed, g_failed);
@@ -781,6 +1071,9 @@ int main(void) {
     test_streams_and_events(ctx);
     test_timing_and_priorities(ctx);
     test_host_memory_locks(ctx);
+    test_device_queries(ctx);
+    test_registered_memory(ctx);
+    test_graphs_and_capture(ctx);
     CHECK_STATUS(anydev_context_release(ctx), ANYDEV_SUCCESS);
   }
   printf("backend %s: %d passed, %d failed\n", g_backend, g_passed, g_failed);

@@ -310,6 +310,18 @@ TEST_P(GraphTest, ReplaysFromTwoThreadsOnTwoStreams) {
   EXPECT_TRUE(AllEqual(Contents(outs[1]), 101u));
 }
 
+// The cpu backend builds native graphs: a replay is one task on the stream
+// (tests/backends/cpu/cpu_graph_test.cpp counts it).
+TEST_P(GraphTest, CpuGraphsAreNative) {
+  if (api() != "cpu") GTEST_SKIP() << "which backends have native graphs: docs/backends.md";
+  const DeviceBuffer<std::uint32_t> buffer = ctx().enqueue_create_buffer<std::uint32_t>(64);
+  const DeviceGraph graph(ctx());
+  graph.add_memset(buffer, 3u);
+  EXPECT_TRUE(graph.native());
+  graph.replay();
+  EXPECT_TRUE(AllEqual(Contents(buffer), 3u));
+}
+
 ANYDEV_CONFORMANCE_SUITE(GraphTest);
 
 }  // namespace
