@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transport/communicator.h"
 
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -239,7 +241,7 @@ anydev_status_t Communicator::create(std::shared_ptr<const ContextState> context
   }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES;
-  params.features = UCP_FEATURE_TAG | UCP_FEATURE_RMA;
+  params.features = UCP_FEATURE_TAG | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP;
   s = ucx->ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, config, &c->ucp_);
   ucx->ucp_config_release(config);
   if (s != UCS_OK) {
@@ -281,6 +283,10 @@ anydev_status_t Communicator::create(std::shared_ptr<const ContextState> context
   std::memcpy(c->address_.data() + 20, &sum, 8);
   ucx->ucp_worker_release_address(c->worker_, address);
 
+  // Idle, the progress thread sleeps until UCX's event fd or wake_fd_
+  // (new work, shutdown) fires; without an event fd it polls every 1 ms.
+  if (c->ucx_->ucp_worker_get_efd(c->worker_, &c->ucx_fd_) != UCS_OK) c->ucx_fd_ = -1;
+  c->wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   c->progress_ = std::thread([raw = c.get()] { raw->run(); });
   *out = std::move(c);
   return ANYDEV_SUCCESS;
@@ -294,9 +300,10 @@ Communicator::~Communicator() {
       queue_cv_.wait(lock, [&] { return in_flight_ == 0; });
       stopping_ = true;
     }
-    queue_cv_.notify_all();
+    wake();
     progress_.join();
   }
+  if (wake_fd_ >= 0) ::close(wake_fd_);
   if (ucx_ == nullptr) return;
   GateBypass bypass;
   const anydev_backend_table_t* table = context_->backend->table;
@@ -540,7 +547,7 @@ anydev_status_t Communicator::enqueue(TransferKind kind, anydev_buffer_t buffer,
     submitted_.push_back(std::move(t));
     ++in_flight_;
   }
-  queue_cv_.notify_all();
+  wake();
   return ANYDEV_SUCCESS;
 }
 
@@ -841,18 +848,18 @@ void Communicator::run() {
   std::vector<Transfer*> work;
   constexpr auto kScanPeriod = std::chrono::milliseconds(2);
   Clock::time_point next_scan = Clock::now() + kScanPeriod;
-  int idle_sleep_us = 1;
   int empty_polls = 0;
   for (;;) {
     {
       std::unique_lock lock(queue_mutex_);
       if (active.empty() && submitted_.empty() && stopping_) break;
       if (active.empty() && submitted_.empty()) {
-        // Idle: keep progressing (peers' puts and gets into exposed memory
-        // need this worker's progress on transports without hardware RMA),
-        // backing off to 1 ms between polls.
-        queue_cv_.wait_for(lock, std::chrono::microseconds(idle_sleep_us));
-        idle_sleep_us = std::min(idle_sleep_us * 2, 1000);
+        // Idle: sleep until UCX has an event (peers' puts and gets into
+        // exposed memory need this worker's progress on transports without
+        // hardware RMA) or new work arrives.
+        lock.unlock();
+        idle_wait();
+        lock.lock();
       }
       while (!submitted_.empty()) {
         std::shared_ptr<Transfer> t = std::move(submitted_.front());
@@ -867,7 +874,6 @@ void Communicator::run() {
         }
         waiting[t->context->stream->native].push_back(t.get());
         active.emplace(t.get(), std::move(t));
-        idle_sleep_us = 1;
       }
     }
     std::vector<std::shared_ptr<Transfer>> ended;
@@ -960,6 +966,35 @@ void Communicator::run() {
       empty_polls = 0;
       std::this_thread::yield();
     }
+  }
+}
+
+void Communicator::wake() {
+  const std::uint64_t one = 1;
+  if (wake_fd_ < 0 || ::write(wake_fd_, &one, sizeof one) != sizeof one) queue_cv_.notify_all();
+}
+
+void Communicator::idle_wait() {
+  ucs_status_t armed = UCS_ERR_UNSUPPORTED;
+  if (ucx_fd_ >= 0 && wake_fd_ >= 0) {
+    std::lock_guard lock(ucx_mutex);
+    // Progress first: arming fails (busy) while events are pending.
+    while (ucx_->ucp_worker_progress(worker_) != 0) {
+    }
+    armed = ucx_->ucp_worker_arm(worker_);
+  }
+  if (armed == UCS_ERR_BUSY) return;
+  if (armed != UCS_OK) {
+    std::unique_lock lock(queue_mutex_);
+    queue_cv_.wait_for(lock, std::chrono::milliseconds(1));
+    return;
+  }
+  pollfd fds[2] = {{ucx_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+  // Bounded, so that a missed wake-up costs at most this long.
+  ::poll(fds, 2, 100);
+  std::uint64_t count = 0;
+  if ((fds[1].revents & POLLIN) != 0) {
+    [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &count, sizeof count);
   }
 }
 
