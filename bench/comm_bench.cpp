@@ -17,8 +17,8 @@
 //
 // Usage: anydev-comm-bench [ucx_perftest path [rows]]: the tool (default
 // ucx_perftest on PATH), and the rows to run: those whose name contains
-// `rows` ("send", "put", "staged", "latency"; default all). The two anydev processes are forks of this one, joined by a
-// socketpair; ucx_perftest runs as a server and a client on 127.0.0.1.
+// `rows` ("send", "put", "staged", "latency"; default all). The two anydev processes are forks of
+// this one, joined by a socketpair; ucx_perftest runs as a server and a client on 127.0.0.1.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -225,8 +225,8 @@ double run_perftest(const std::string& tool, const char* test, std::size_t bytes
   const bool put = std::string(test) == "ucp_put_bw";
   const std::string n = std::to_string(latency ? kLatencyRounds : iterations(bytes, put));
   const std::string w = latency ? "100" : "2";
-  std::vector<std::string> args = {tool,   "-t", test, "-s", std::to_string(bytes), "-n", n,
-                                   "-w",   w,    "-p", std::to_string(port)};
+  std::vector<std::string> args = {tool, "-t", test, "-s", std::to_string(bytes), "-n",
+                                   n,    "-w", w,    "-p", std::to_string(port)};
   char server_log[] = "/tmp/anydev-comm-bench-server-XXXXXX";
   char client_log[] = "/tmp/anydev-comm-bench-client-XXXXXX";
   ::close(::mkstemp(server_log));
@@ -279,7 +279,8 @@ int main(int argc, char** argv) {
   std::printf("CPU: %s, %u hardware threads; UCX_TLS=%s\n\n", cpu_model().c_str(),
               static_cast<unsigned>(::sysconf(_SC_NPROCESSORS_ONLN)), tls != nullptr ? tls : "");
   const std::vector<std::size_t> sizes(std::begin(kSizes), std::end(kSizes));
-  std::printf("| transfer | size | anydev (MB/s) | ucx_perftest (MB/s) | anydev / ucx_perftest |\n");
+  std::printf(
+      "| transfer | size | anydev (MB/s) | ucx_perftest (MB/s) | anydev / ucx_perftest |\n");
   std::printf("|---|---|---|---|---|\n");
   int port = 13400 + static_cast<int>(::getpid() % 500);
   struct Row {
@@ -303,7 +304,8 @@ int main(int argc, char** argv) {
   if (std::string("latency").find(only) == std::string::npos) return 0;
   const double mine = run_anydev(Op::latency, {8})[0];
   const double theirs = run_perftest(tool, "tag_lat", 8, port++);
-  std::printf("\n| latency, 8 bytes (us, half a round trip) | anydev | ucx_perftest | difference |\n");
+  std::printf(
+      "\n| latency, 8 bytes (us, half a round trip) | anydev | ucx_perftest | difference |\n");
   std::printf("|---|---|---|---|\n| send/recv | %.1f | %.1f | %.1f |\n", mine, theirs,
               mine - theirs);
   return 0;

@@ -906,7 +906,8 @@ void Communicator::run() {
         next_scan = now + kScanPeriod;
         for (auto& [raw, t] : active) {
           if (t->stream_ready &&
-              (now > t->deadline || peers_[static_cast<std::size_t>(t->peer)]->failed != ANYDEV_SUCCESS)) {
+              (now > t->deadline ||
+               peers_[static_cast<std::size_t>(t->peer)]->failed != ANYDEV_SUCCESS)) {
             touch(*raw);
           }
         }

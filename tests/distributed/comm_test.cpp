@@ -110,7 +110,8 @@ anydev::DeviceBuffer<std::uint8_t> make(const anydev::DeviceContext& ctx, std::s
 }
 
 template <class Buffer>
-int send_side([[maybe_unused]] int role, Pair& p, std::size_t n, std::size_t offset, int seed, std::uint32_t tag) {
+int send_side([[maybe_unused]] int role, Pair& p, std::size_t n, std::size_t offset, int seed,
+              std::uint32_t tag) {
   Buffer whole = make<Buffer>(p.ctx, n + offset + 1);
   Buffer view = whole.template create_sub_buffer<std::uint8_t>(offset, n);
   const std::vector<std::uint8_t> bytes = make_bytes(n, seed);
