@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "transport/communicator.h"
 
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -10,6 +13,7 @@
 #include <map>
 #include <random>
 #include <tuple>
+#include <unordered_map>
 
 #include "api/buffer_access.h"
 #include "runtime/registry_devices.h"
@@ -146,14 +150,29 @@ struct Transfer {
   ucs_status_t flush_status = UCS_OK;
   anydev_status_t status = ANYDEV_SUCCESS;
   std::string message;
+  // Progress-thread bookkeeping: the work list UCX's callbacks put it on,
+  // whether it is on it, whether its stream's earlier work has completed,
+  // and whether it heads its lane.
+  std::vector<Transfer*>* work = nullptr;
+  bool queued = false;
+  bool stream_ready = false;
+  bool lane_front = false;
 };
 
 namespace {
+
+// Puts `t` on the progress thread's work list (once).
+void touch(Transfer& t) {
+  if (t.queued) return;
+  t.queued = true;
+  t.work->push_back(&t);
+}
 
 void send_done(void* /*request*/, ucs_status_t status, void* user) {
   auto* c = static_cast<Chunk*>(user);
   c->completed = true;
   c->status = status;
+  touch(*c->transfer);
 }
 void recv_done(void* /*request*/, ucs_status_t status, const ucp_tag_recv_info_t* info,
                void* user) {
@@ -164,11 +183,13 @@ void recv_done(void* /*request*/, ucs_status_t status, const ucp_tag_recv_info_t
     c->received = info->length;
     c->sender_tag = info->sender_tag;
   }
+  touch(*c->transfer);
 }
 void flush_done(void* /*request*/, ucs_status_t status, void* user) {
   auto* t = static_cast<Transfer*>(user);
   t->flush_done = true;
   t->flush_status = status;
+  touch(*t);
 }
 void endpoint_error(void* arg, ucp_ep_h /*ep*/, ucs_status_t status) {
   auto* peer = static_cast<Peer*>(arg);
@@ -220,7 +241,7 @@ anydev_status_t Communicator::create(std::shared_ptr<const ContextState> context
   }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES;
-  params.features = UCP_FEATURE_TAG | UCP_FEATURE_RMA;
+  params.features = UCP_FEATURE_TAG | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP;
   s = ucx->ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, config, &c->ucp_);
   ucx->ucp_config_release(config);
   if (s != UCS_OK) {
@@ -262,6 +283,10 @@ anydev_status_t Communicator::create(std::shared_ptr<const ContextState> context
   std::memcpy(c->address_.data() + 20, &sum, 8);
   ucx->ucp_worker_release_address(c->worker_, address);
 
+  // Idle, the progress thread sleeps until UCX's event fd or wake_fd_
+  // (new work, shutdown) fires; without an event fd it polls every 1 ms.
+  if (c->ucx_->ucp_worker_get_efd(c->worker_, &c->ucx_fd_) != UCS_OK) c->ucx_fd_ = -1;
+  c->wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   c->progress_ = std::thread([raw = c.get()] { raw->run(); });
   *out = std::move(c);
   return ANYDEV_SUCCESS;
@@ -275,9 +300,10 @@ Communicator::~Communicator() {
       queue_cv_.wait(lock, [&] { return in_flight_ == 0; });
       stopping_ = true;
     }
-    queue_cv_.notify_all();
+    wake();
     progress_.join();
   }
+  if (wake_fd_ >= 0) ::close(wake_fd_);
   if (ucx_ == nullptr) return;
   GateBypass bypass;
   const anydev_backend_table_t* table = context_->backend->table;
@@ -521,7 +547,7 @@ anydev_status_t Communicator::enqueue(TransferKind kind, anydev_buffer_t buffer,
     submitted_.push_back(std::move(t));
     ++in_flight_;
   }
-  queue_cv_.notify_all();
+  wake();
   return ANYDEV_SUCCESS;
 }
 
@@ -581,16 +607,9 @@ bool Communicator::advance(Transfer& t) {
   const anydev_backend_table_t* table = context_->backend->table;
   Peer& peer = *peers_[static_cast<std::size_t>(t.peer)];
   if (t.phase == Transfer::waiting_stream) {
-    int complete = 0;
-    if (bk(table).event_query(t.ready, &complete) != ANYDEV_SUCCESS) {
-      finish(t, ANYDEV_ERROR_DEVICE, "the work before it on the stream failed");
-      t.phase = Transfer::draining;
-    } else if (complete == 0) {
-      return false;
-    } else {
-      t.phase = Transfer::running;
-      t.deadline = Clock::now() + std::chrono::milliseconds(timeout_ms_);
-    }
+    // Its stream's earlier work has completed (run() checked): it starts.
+    t.phase = Transfer::running;
+    t.deadline = Clock::now() + std::chrono::milliseconds(timeout_ms_);
   }
   const bool out = outbound(t.kind);
   // Harvest completions. Staged chunks go to UCX strictly in order: a
@@ -723,6 +742,10 @@ bool Communicator::advance(Transfer& t) {
       if (c.state == Chunk::copying_in || c.state == Chunk::copying_out) busy = true;
     }
     if (t.flush_request != nullptr && !t.flush_done) busy = true;
+    if (!busy && t.flush_request != nullptr) {
+      ucx_->ucp_request_free(t.flush_request);
+      t.flush_request = nullptr;
+    }
     if (!busy) t.phase = Transfer::finished;
     return t.phase == Transfer::finished;
   }
@@ -812,58 +835,110 @@ bool Communicator::advance(Transfer& t) {
 }
 
 void Communicator::run() {
-  std::vector<std::shared_ptr<Transfer>> active;
+  // Only the transfers that can move are advanced: those a UCX callback
+  // touched, those whose stream became ready, a lane's new head, staged ones
+  // (their copies are polled), and, every few milliseconds, those past their
+  // deadline or whose peer failed. Thousands may be in flight.
+  std::unordered_map<Transfer*, std::shared_ptr<Transfer>> active;
   std::map<LaneKey, std::deque<Transfer*>> lanes;
-  int idle_sleep_us = 1;
+  // Per stream, in enqueue order: a stream's events complete in order, so
+  // only each queue's oldest event is queried.
+  std::map<anydev_bk_stream_t, std::deque<Transfer*>> waiting;
+  std::vector<Transfer*> staged;  // started staged transfers, polled every pass
+  std::vector<Transfer*> work;
+  constexpr auto kScanPeriod = std::chrono::milliseconds(2);
+  Clock::time_point next_scan = Clock::now() + kScanPeriod;
   int empty_polls = 0;
   for (;;) {
     {
       std::unique_lock lock(queue_mutex_);
       if (active.empty() && submitted_.empty() && stopping_) break;
       if (active.empty() && submitted_.empty()) {
-        // Idle: keep progressing (peers' puts and gets into exposed memory
-        // need this worker's progress on transports without hardware RMA),
-        // backing off to 1 ms between polls.
-        queue_cv_.wait_for(lock, std::chrono::microseconds(idle_sleep_us));
-        idle_sleep_us = std::min(idle_sleep_us * 2, 1000);
+        // Idle: sleep until UCX has an event (peers' puts and gets into
+        // exposed memory need this worker's progress on transports without
+        // hardware RMA) or new work arrives.
+        lock.unlock();
+        idle_wait();
+        lock.lock();
       }
       while (!submitted_.empty()) {
-        Transfer* t = submitted_.front().get();
+        std::shared_ptr<Transfer> t = std::move(submitted_.front());
+        submitted_.pop_front();
+        t->work = &work_;
         if (t->kind == TransferKind::send || t->kind == TransferKind::recv) {
-          lanes[LaneKey{t->peer, t->tag, t->kind == TransferKind::send}].push_back(t);
+          auto& lane = lanes[LaneKey{t->peer, t->tag, t->kind == TransferKind::send}];
+          t->lane_front = lane.empty();
+          lane.push_back(t.get());
         } else {
           t->lane_released = true;
         }
-        active.push_back(std::move(submitted_.front()));
-        submitted_.pop_front();
-        idle_sleep_us = 1;
+        waiting[t->context->stream->native].push_back(t.get());
+        active.emplace(t.get(), std::move(t));
       }
     }
     std::vector<std::shared_ptr<Transfer>> ended;
     int progressed = 0;
     {
       std::lock_guard lock(ucx_mutex);
+      GateBypass bypass;
       progressed = static_cast<int>(ucx_->ucp_worker_progress(worker_));
-      for (std::size_t i = 0; i < active.size();) {
-        Transfer& t = *active[i];
-        const LaneKey lane_key{t.peer, t.tag, t.kind == TransferKind::send};
-        bool ended_now = false;
-        if (t.lane_released || lanes[lane_key].front() == &t) {
-          ended_now = advance(t);
-          if (!t.lane_released && (ended_now || all_posted(t))) {
-            lanes[lane_key].pop_front();
-            if (lanes[lane_key].empty()) lanes.erase(lane_key);
-            t.lane_released = true;
+      for (auto it = waiting.begin(); it != waiting.end();) {
+        std::deque<Transfer*>& queue = it->second;
+        while (!queue.empty()) {
+          Transfer& t = *queue.front();
+          int complete = 0;
+          if (bk(t.context->stream->table).event_query(t.ready, &complete) != ANYDEV_SUCCESS) {
+            finish(t, ANYDEV_ERROR_DEVICE, "the work before it on the stream failed");
+            t.phase = Transfer::draining;
+          } else if (complete == 0) {
+            break;
+          }
+          t.stream_ready = true;
+          if (t.staged) staged.push_back(&t);
+          touch(t);
+          queue.pop_front();
+        }
+        it = queue.empty() ? waiting.erase(it) : std::next(it);
+      }
+      for (Transfer* t : staged) touch(*t);
+      const Clock::time_point now = Clock::now();
+      if (now >= next_scan) {
+        next_scan = now + kScanPeriod;
+        for (auto& [raw, t] : active) {
+          if (t->stream_ready &&
+              (now > t->deadline ||
+               peers_[static_cast<std::size_t>(t->peer)]->failed != ANYDEV_SUCCESS)) {
+            touch(*raw);
+          }
+        }
+      }
+      work.swap(work_);
+      for (Transfer* raw : work) {
+        auto found = active.find(raw);
+        if (found == active.end()) continue;  // ended earlier in this pass
+        Transfer& t = *raw;
+        t.queued = false;
+        if (!t.stream_ready || (!t.lane_released && !t.lane_front)) continue;
+        const bool ended_now = advance(t);
+        if (!t.lane_released && (ended_now || all_posted(t))) {
+          const LaneKey lane_key{t.peer, t.tag, t.kind == TransferKind::send};
+          std::deque<Transfer*>& lane = lanes[lane_key];
+          lane.pop_front();
+          t.lane_released = true;
+          if (lane.empty()) {
+            lanes.erase(lane_key);
+          } else {
+            lane.front()->lane_front = true;
+            touch(*lane.front());
           }
         }
         if (ended_now) {
-          ended.push_back(std::move(active[i]));
-          active[i] = std::move(active.back());
-          active.pop_back();
-        } else {
-          ++i;
+          if (t.staged) staged.erase(std::find(staged.begin(), staged.end(), raw));
+          ended.push_back(std::move(found->second));
+          active.erase(found);
         }
       }
+      work.clear();
     }
     for (auto& t : ended) {
       GateBypass bypass;
@@ -892,6 +967,35 @@ void Communicator::run() {
       empty_polls = 0;
       std::this_thread::yield();
     }
+  }
+}
+
+void Communicator::wake() {
+  const std::uint64_t one = 1;
+  if (wake_fd_ < 0 || ::write(wake_fd_, &one, sizeof one) != sizeof one) queue_cv_.notify_all();
+}
+
+void Communicator::idle_wait() {
+  ucs_status_t armed = UCS_ERR_UNSUPPORTED;
+  if (ucx_fd_ >= 0 && wake_fd_ >= 0) {
+    std::lock_guard lock(ucx_mutex);
+    // Progress first: arming fails (busy) while events are pending.
+    while (ucx_->ucp_worker_progress(worker_) != 0) {
+    }
+    armed = ucx_->ucp_worker_arm(worker_);
+  }
+  if (armed == UCS_ERR_BUSY) return;
+  if (armed != UCS_OK) {
+    std::unique_lock lock(queue_mutex_);
+    queue_cv_.wait_for(lock, std::chrono::milliseconds(1));
+    return;
+  }
+  pollfd fds[2] = {{ucx_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+  // Bounded, so that a missed wake-up costs at most this long.
+  ::poll(fds, 2, 100);
+  std::uint64_t count = 0;
+  if ((fds[1].revents & POLLIN) != 0) {
+    [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &count, sizeof count);
   }
 }
 

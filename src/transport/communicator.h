@@ -99,6 +99,8 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
  private:
   Communicator() = default;
   void run();
+  void idle_wait();
+  void wake();
   bool advance(Transfer& t);
   void post_chunk(Transfer& t, Chunk& c);
   void finish(Transfer& t, anydev_status_t status, std::string message);
@@ -135,6 +137,11 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::deque<std::shared_ptr<Transfer>> submitted_;  // guarded by queue_mutex_
   std::size_t in_flight_ = 0;                        // guarded by queue_mutex_
   bool stopping_ = false;                            // guarded by queue_mutex_
+  // The transfers UCX's callbacks touched since the last pass (progress
+  // thread only; callbacks run inside progress on that thread).
+  std::vector<Transfer*> work_;
+  int ucx_fd_ = -1;   // UCX's event fd (ucp_worker_get_efd)
+  int wake_fd_ = -1;  // an eventfd: new work or shutdown wakes the idle thread
   std::thread progress_;
   friend struct Transfer;
 };

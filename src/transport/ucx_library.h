@@ -28,6 +28,8 @@ namespace anydev::core::transport {
   X(ucp_worker_get_address)     \
   X(ucp_worker_release_address) \
   X(ucp_worker_progress)        \
+  X(ucp_worker_get_efd)         \
+  X(ucp_worker_arm)             \
   X(ucp_ep_create)              \
   X(ucp_ep_close_nbx)           \
   X(ucp_ep_flush_nbx)           \

@@ -69,7 +69,7 @@ struct ChildEnd {
 // running then is SIGKILLed and reported as killed by the harness
 // (signal = SIGKILL, exit_code = -2).
 inline std::vector<ChildEnd> run_pair(const std::function<int(int, const Link&)>& body,
-                                      std::chrono::seconds limit = std::chrono::seconds(120)) {
+                                      std::chrono::seconds limit = std::chrono::seconds(45)) {
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) return {};
   std::fflush(nullptr);

@@ -110,7 +110,8 @@ anydev::DeviceBuffer<std::uint8_t> make(const anydev::DeviceContext& ctx, std::s
 }
 
 template <class Buffer>
-int send_side(int role, Pair& p, std::size_t n, std::size_t offset, int seed, std::uint32_t tag) {
+int send_side([[maybe_unused]] int role, Pair& p, std::size_t n, std::size_t offset, int seed,
+              std::uint32_t tag) {
   Buffer whole = make<Buffer>(p.ctx, n + offset + 1);
   Buffer view = whole.template create_sub_buffer<std::uint8_t>(offset, n);
   const std::vector<std::uint8_t> bytes = make_bytes(n, seed);
@@ -444,18 +445,21 @@ TEST(Comm, PeerKilledMidTransfer) {
 }
 
 // A peer that exits without ever transferring: a send of 8 MiB to it ends
-// with an error within the timeout.
+// with an error within the timeout. Role 0 leaves only once role 1 has
+// connected (over shared memory, connecting to a process already gone fails
+// in connect instead), and role 1 sends only once role 0 is gone (the link's
+// end of file).
 TEST(Comm, PeerGoneBeforeTransfer) {
   const auto ends = run_pair([&](int role, const Link& link) {
     return unavailable_or(role, [&] {
       Pair p(link, 2000);
       if (role == 0) {
-        link.send({1});
-        ::_exit(0);  // gone: no ucp cleanup, no goodbye
+        link.recv();  // role 1 has connected
+        ::_exit(0);   // gone: no ucp cleanup, no goodbye
       }
-      link.recv();
+      link.send({1});
+      REQUIRE(link.recv().empty(), "role 0 sent more instead of leaving");
       auto b = p.ctx.enqueue_create_host_buffer<std::uint8_t>(8u << 20);
-      ::usleep(200000);
       p.comm.enqueue_send(b, p.peer, 1);
       return expect_sync_error(role, p.ctx, "peer 0");
     });
