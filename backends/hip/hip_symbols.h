@@ -222,7 +222,7 @@ using GetDeviceProperties = hipError_t (*)(void*, int);
   X(GraphLaunch, OPTIONAL, ::anydev::hip::fn::GraphLaunch, ANYDEV_HIP_KEY("hipGraphLaunch"))       \
   X(GraphExecDestroy, OPTIONAL, ::anydev::hip::fn::GraphExecDestroy,                               \
     ANYDEV_HIP_KEY("hipGraphExecDestroy"))                                                         \
-  X(GraphDestroy, OPTIONAL, ::anydev::hip::fn::GraphDestroy, ANYDEV_HIP_KEY("hipGraphDestroy"))     \
+  X(GraphDestroy, OPTIONAL, ::anydev::hip::fn::GraphDestroy, ANYDEV_HIP_KEY("hipGraphDestroy"))    \
   X(ModuleLoadData, OPTIONAL, ::anydev::hip::fn::ModuleLoadData,                                   \
     ANYDEV_HIP_KEY("hipModuleLoadData"))                                                           \
   X(ModuleGetFunction, OPTIONAL, ::anydev::hip::fn::ModuleGetFunction,                             \

@@ -8,29 +8,18 @@
 // ANYDEV_LEVEL_ZERO_FILL_KERNEL=0 turns it off, the log says why once per
 // device and lz_transfer.cpp's fill plan writes the fill.
 //
-// LzFillKernel is written behind its once_flag, then only read, and kept
-// for the life of the process (as the driver's context is). A kernel's
-// group size and arguments are state of the kernel: `mutex` is held from
-// setting them to appending the launch, which copies them.
+// The per-device kernel slot is lz_fill_kernel_slot.h's LzFillKernel.
 #ifndef ANYDEV_BACKENDS_LEVEL_ZERO_LZ_FILL_KERNEL_H_
 #define ANYDEV_BACKENDS_LEVEL_ZERO_LZ_FILL_KERNEL_H_
 
 #include <level_zero/ze_api.h>
 
 #include <cstddef>
-#include <mutex>
 
 #include "gpu_fill_kernel.h"
+#include "lz_fill_kernel_slot.h"
 
 namespace anydev::level_zero {
-
-struct LzFillKernel {
-  std::once_flag once;
-  ze_module_handle_t module = nullptr;
-  ze_kernel_handle_t kernel = nullptr;  // null: not loaded
-  unsigned units = 0;                   // numSlices x numSubslicesPerSlice
-  std::mutex mutex;
-};
 
 struct LzStream;
 

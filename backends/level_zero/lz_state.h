@@ -25,7 +25,7 @@
 #include "anydev/backend.h"
 #include "anydev/kit/symbols.h"
 #include "lz_event_slots.h"
-#include "lz_fill_kernel.h"
+#include "lz_fill_kernel_slot.h"
 #include "lz_symbols.h"
 
 namespace anydev::level_zero {
@@ -61,7 +61,7 @@ struct DeviceState {
   // valid low bits of a kernel timestamp (lz_timing.cpp).
   std::uint64_t timer_resolution_ns = 1;
   std::uint32_t kernel_timestamp_bits = 64;
-  LzFillKernel fill_kernel;  // anydev's wide fill kernel (lz_fill_kernel.h)
+  LzFillKernel fill_kernel;  // anydev's wide fill kernel (lz_fill_kernel_slot.h)
 };
 
 struct BackendState {

@@ -46,23 +46,28 @@ void bind_capture(py::module_& m) {
   py::class_<PyCapture>(m, "StreamCapture",
                         "ctx.capture(graph): a with-block in which ctx's copies and fills are "
                         "recorded into graph instead of run.")
-      .def("__enter__",
-           [](py::object self) {
-             auto& c = self.cast<PyCapture&>();
-             const WithoutGil unlocked;
-             c.graph.begin_capture(c.ctx);
-             return self;
-           })
-      .def("__exit__", [](PyCapture& c, py::object type, py::object, py::object) {
-        const anydev_context_t ctx = c.ctx.handle();
-        anydev_status_t status;
-        {
-          const WithoutGil unlocked;
-          status = anydev_context_end_capture(ctx);
-        }
-        if (type.is_none()) check(status);  // else the exception propagates
-        return false;
-      });
+      .def(
+          "__enter__",
+          [](py::object self) {
+            auto& c = self.cast<PyCapture&>();
+            const WithoutGil unlocked;
+            c.graph.begin_capture(c.ctx);
+            return self;
+          },
+          "Begins the capture: ctx's copies and fills are recorded from here.")
+      .def(
+          "__exit__",
+          [](PyCapture& c, py::object type, py::object, py::object) {
+            const anydev_context_t ctx = c.ctx.handle();
+            anydev_status_t status;
+            {
+              const WithoutGil unlocked;
+              status = anydev_context_end_capture(ctx);
+            }
+            if (type.is_none()) check(status);  // else the exception propagates
+            return false;
+          },
+          "Ends the capture; raises its error unless the block already raised one.");
 
   auto ctx_cls = py::reinterpret_borrow<py::class_<anydev::DeviceContext>>(m.attr("DeviceContext"));
   ctx_cls
