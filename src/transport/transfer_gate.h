@@ -13,7 +13,8 @@
 // (many may be in flight, tags may match out of order); the transport makes
 // its own backend calls inside a GateBypass scope.
 //
-// Cost with no transfer open: one relaxed atomic load per gated entry.
+// Cost with no transfer open and no error kept: the layer's call and one
+// atomic load per gated entry (two for synchronize).
 // Thread-safe: one process-wide mutex and condition variable.
 #ifndef ANYDEV_SRC_TRANSPORT_TRANSFER_GATE_H_
 #define ANYDEV_SRC_TRANSPORT_TRANSFER_GATE_H_

@@ -153,6 +153,11 @@ void write_json_report(std::ostream& out, const SystemReport& report) {
         << (v.value ? json_quote(*v.value) : "null");
   }
   out << "\n  },\n  \"pools_enabled\": " << json_bool(report.pools_enabled);
+  out << ",\n  \"transport\": {\"name\": \"ucx\", \"available\": "
+      << json_bool(report.transport.available)
+      << ", \"memory_types\": " << json_quote(report.transport.memory_types)
+      << ", \"error\": " << (report.transport.error ? json_error(*report.transport.error) : "null")
+      << "}";
   out << ",\n  \"default_selection\": ";
   write_selection(out, report.selection);
   out << "\n}\n";

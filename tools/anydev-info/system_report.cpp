@@ -45,6 +45,14 @@ constexpr EnvVarSpec kEnvironment[] = {
     {"ANYDEV_LEVEL_ZERO_LIBRARY", "Level Zero loader to open (unset: libze_loader.so.1)"},
     {"ANYDEV_LEVEL_ZERO_FILL_KERNEL",
      "level_zero fills wider than the device's with anydev's fill kernel: 0|1 (unset: 1)"},
+    {"ANYDEV_UCX_LIBRARY", "UCX's UCP library to open (unset: libucp.so.0)"},
+    {"ANYDEV_UCX_TIMEOUT_MS",
+     "how long a transfer between processes may take, in ms (unset: 30000)"},
+    {"ANYDEV_UCX_CHUNK_BYTES",
+     "chunk size of transfers on the wire and of staging buffers; the same in every process "
+     "(unset: 4194304)"},
+    {"ANYDEV_UCX_FORCE_STAGING",
+     "stage device memory through pinned host buffers even where UCX reaches it: 0|1 (unset: 0)"},
     {"ANYDEV_VALIDATE", "validation layer: 0|1|backtrace (unset: 0)"},
     {"ANYDEV_SYNC", "every enqueue waits for its stream: 0|1 (unset: 0)"},
     {"ANYDEV_FAULT",
@@ -243,6 +251,28 @@ SelectionReport collect_selection() {
   return selection;
 }
 
+// Makes and releases one communicator on the default context: UCX is opened
+// and its worker made, so "available" means transfers can start here.
+TransportReport collect_transport() {
+  TransportReport transport;
+  ContextHandle ctx;
+  if (anydev_status_t s = anydev_context_create(nullptr, -1, ctx.out()); s != ANYDEV_SUCCESS) {
+    transport.error = last_error(s);
+    return transport;
+  }
+  anydev_comm_t comm = nullptr;
+  if (anydev_status_t s = anydev_comm_create(ctx.get(), 0, &comm); s != ANYDEV_SUCCESS) {
+    transport.error = last_error(s);
+    anydev_clear_last_error();
+    return transport;
+  }
+  transport.available = true;
+  const char* types = anydev_comm_memory_types(comm);
+  transport.memory_types = types != nullptr ? types : "";
+  anydev_comm_release(comm);
+  return transport;
+}
+
 }  // namespace
 
 std::string collect_version() { return anydev_version_string(); }
@@ -260,6 +290,7 @@ SystemReport collect_system_report() {
   report.plugin_folders = scan_plugin_path(plugin_path != nullptr ? plugin_path : "");
   report.selection = collect_selection();
   report.pools_enabled = anydev_pool_enabled() != 0;
+  report.transport = collect_transport();
   return report;
 }
 

@@ -96,6 +96,14 @@ struct SelectionReport {
   std::optional<CallError> error;  // set when the default selection fails
 };
 
+// The UCX transport (docs/distributed.md), probed by making a communicator on
+// the default selection's context: available, or why not.
+struct TransportReport {
+  bool available = false;
+  std::string memory_types;        // what UCX reaches directly, e.g. "host"
+  std::optional<CallError> error;  // set when unavailable
+};
+
 struct SystemReport {
   std::string version;
   std::vector<BackendReport> backends;
@@ -104,6 +112,7 @@ struct SystemReport {
   std::vector<EnvVarReport> environment;
   SelectionReport selection;
   bool pools_enabled = true;  // anydev_pool_enabled(): ANYDEV_POOL is not 0
+  TransportReport transport;
 };
 
 // anydev_version_string(), e.g. "0.1.0".

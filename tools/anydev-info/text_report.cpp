@@ -220,7 +220,15 @@ void write_text_report(std::ostream& out, const SystemReport& report) {
   write_plugin_folders(out, report);
   write_environment(out, report);
   out << "Memory pools: " << (report.pools_enabled ? "on" : "off (ANYDEV_POOL=0)")
-      << " (statistics per device: anydev-info --json)\n\n";
+      << " (statistics per device: anydev-info --json)\n";
+  if (report.transport.available) {
+    out << "Transfers between processes (UCX): available, memory types: "
+        << report.transport.memory_types << "\n\n";
+  } else {
+    const CallError none{"", ""};
+    const CallError& why = report.transport.error ? *report.transport.error : none;
+    out << "Transfers between processes (UCX): unavailable: " << why.message << "\n\n";
+  }
   write_selection(out, report);
 }
 
