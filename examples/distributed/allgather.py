@@ -21,9 +21,16 @@ import anydev
 
 
 def pattern(rank, n):
-    """Rank `rank`'s block: the same bytes as allgather.cpp's pattern()."""
-    i = numpy.arange(n, dtype=numpy.uint64)
-    return ((i * 13 + (i >> 12) + rank * 71) & 0xFF).astype(numpy.uint8)
+    """Rank `rank`'s block: the bytes of allgather.cpp's pattern(),
+    (i * 13 + (i >> 12) + rank * 71) & 0xff, built from 4 KiB tiles in uint8
+    arithmetic (which wraps) so that no array wider than the block is made."""
+    tiles = -(-n // 4096)
+    low = (numpy.arange(4096, dtype=numpy.uint32) * 13 & 0xFF).astype(numpy.uint8)
+    high = (numpy.arange(tiles, dtype=numpy.uint32) & 0xFF).astype(numpy.uint8)
+    out = numpy.tile(low, tiles)
+    out += numpy.repeat(high, 4096)
+    out += numpy.uint8(rank * 71 & 0xFF)
+    return out[:n]
 
 
 def all_gather(ctx, comm, world, block):

@@ -220,9 +220,8 @@ void bind_transfers(py::class_<PyCommunicator>& cls) {
   cls.def(
          "enqueue_send",
          [](const PyCommunicator& c, const Buffer& buffer, int peer, std::uint32_t tag) {
-           with_buffer(c, "enqueue_send", buffer, [&](const auto& comm, BufferRef b) {
-             comm.enqueue_send(b, peer, tag);
-           });
+           with_buffer(c, "enqueue_send", buffer,
+                       [&](const auto& comm, BufferRef b) { comm.enqueue_send(b, peer, tag); });
          },
          py::arg("buffer"), py::arg("peer"), py::arg("tag"),
          "Sends all of `buffer` to `peer` with `tag` (0 .. 2**32-1), after the work already "
@@ -231,9 +230,8 @@ void bind_transfers(py::class_<PyCommunicator>& cls) {
       .def(
           "enqueue_recv",
           [](const PyCommunicator& c, const Buffer& buffer, int peer, std::uint32_t tag) {
-            with_buffer(c, "enqueue_recv", buffer, [&](const auto& comm, BufferRef b) {
-              comm.enqueue_recv(b, peer, tag);
-            });
+            with_buffer(c, "enqueue_recv", buffer,
+                        [&](const auto& comm, BufferRef b) { comm.enqueue_recv(b, peer, tag); });
           },
           py::arg("buffer"), py::arg("peer"), py::arg("tag"),
           "Receives a message with `tag` from `peer` into all of `buffer` (the sizes must "
@@ -269,9 +267,8 @@ void bind_transfers(py::class_<PyCommunicator>& cls) {
           [](const PyCommunicator& c, const Buffer& buffer, const PyRemoteRegion& remote,
              std::size_t offset) {
             const anydev::RemoteRegion r = remote.get("enqueue_put");
-            with_buffer(c, "enqueue_put", buffer, [&](const auto& comm, BufferRef b) {
-              comm.enqueue_put(b, r, offset);
-            });
+            with_buffer(c, "enqueue_put", buffer,
+                        [&](const auto& comm, BufferRef b) { comm.enqueue_put(b, r, offset); });
           },
           py::arg("buffer"), py::arg("remote"), py::arg("offset") = 0,
           "Writes all of `buffer` into `remote` at byte `offset` (OutOfRangeError when it does "
@@ -281,12 +278,11 @@ void bind_transfers(py::class_<PyCommunicator>& cls) {
           [](const PyCommunicator& c, const Buffer& buffer, const PyRemoteRegion& remote,
              std::size_t offset) {
             const anydev::RemoteRegion r = remote.get("enqueue_get");
-            with_buffer(c, "enqueue_get", buffer, [&](const auto& comm, BufferRef b) {
-              comm.enqueue_get(b, r, offset);
-            });
+            with_buffer(c, "enqueue_get", buffer,
+                        [&](const auto& comm, BufferRef b) { comm.enqueue_get(b, r, offset); });
           },
           py::arg("buffer"), py::arg("remote"), py::arg("offset") = 0,
-          "Reads len(buffer) bytes' worth from `remote` at byte `offset` into `buffer`, "
+          "Reads as many bytes as `buffer` holds from `remote` at byte `offset` into it, "
           "stream-ordered.");
 }
 
