@@ -54,6 +54,19 @@ def echo(ctx, comm, parent):
         ctx.synchronize()
 
 
+def send(ctx, comm, parent):
+    """For each "send N TAG": sends pattern(N, TAG) with TAG."""
+    while True:
+        args = read("send")
+        if not args:
+            return
+        n, tag = int(args[0]), int(args[1])
+        buf = ctx.enqueue_create_host_buffer(n, dtype="uint8")
+        buf.enqueue_copy_from(pattern(n, tag))
+        comm.enqueue_send(buf, parent, tag)
+        ctx.synchronize()
+
+
 def region(ctx, comm, parent):
     """Exposes REGION_BYTES of pattern(REGION_BYTES, 5), says its key, and on
     "check OFFSET N SEED" checks that the test put pattern(N, SEED) there."""
@@ -73,7 +86,7 @@ def idle(ctx, comm, parent):
 
 
 REGION_BYTES = 1 << 16
-SCENARIOS = {"echo": echo, "region": region, "idle": idle}
+SCENARIOS = {"echo": echo, "send": send, "region": region, "idle": idle}
 
 
 def main():

@@ -5,13 +5,15 @@ test and a child (comm_peer.py, started with subprocess, no MPI) exchange
 their communicators' addresses over the child's pipes, then check exact
 bytes of send/recv (1 B, odd sizes, 8 MiB; whole buffers and views at an
 odd offset, the bytes around them untouched), put and get at odd offsets,
-and the errors: bad addresses, an unmatched receive with a short timeout,
-out-of-range puts, closed objects, UCX missing. Every read from a child has
+close() waiting for a transfer without holding the GIL, and the errors:
+bad addresses, an unmatched receive with a short timeout, out-of-range
+puts, closed objects, UCX missing. Every read from a child has
 a deadline and every child still alive at the end of its test is killed."""
 import os
 import selectors
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -231,6 +233,31 @@ def test_an_unmatched_receive_fails_its_synchronize(cpu, connect):
     cpu.synchronize()  # the error is returned once
     with pytest.raises(anydev.OutOfRangeError, match="anydev_comm_enqueue_send"):
         comm.enqueue_send(buf, 5, 0)  # no peer 5
+    child.finish()
+
+
+@needs_ucx
+def test_close_waits_for_transfers_without_holding_the_gil(cpu, connect):
+    """close() waits for a receive whose message another Python thread asks
+    the child for meanwhile: that thread runs only if close() let go of the
+    GIL; else the receive times out (and synchronize raises)."""
+    comm, peer, child = connect("send", timeout_ms=TIMEOUT_S * 1000)
+    buf = cpu.enqueue_create_host_buffer(16, dtype="uint8")
+    comm.enqueue_recv(buf, peer, 7)
+    closing = threading.Event()
+
+    def ask_for_the_message():
+        closing.wait(TIMEOUT_S)
+        child.say("send", 16, 7)
+
+    helper = threading.Thread(target=ask_for_the_message)
+    helper.start()
+    closing.set()
+    comm.close()
+    helper.join(TIMEOUT_S)
+    cpu.synchronize()
+    assert numpy.array_equal(numpy.from_dlpack(buf), pattern(16, 7))
+    child.say("send")
     child.finish()
 
 
