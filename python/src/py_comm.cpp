@@ -87,7 +87,14 @@ class BytesArgument {
   Py_buffer view_{};
 };
 
-py::bytes to_bytes(const std::vector<std::uint8_t>& bytes) {
+// The bytes `get()` returns (an address, a key), called without the GIL.
+template <class Get>
+py::bytes bytes_without_gil(Get&& get) {
+  std::vector<std::uint8_t> bytes;
+  {
+    const WithoutGil unlocked;
+    bytes = get();
+  }
   return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
@@ -133,6 +140,29 @@ auto with_buffer(const PyCommunicator& c, const char* method, const Buffer& buff
   return call(comm, ref);
 }
 
+// The binding of enqueue_send or enqueue_recv: `call(comm, buffer, peer,
+// tag)` is the C++ member.
+template <class Call>
+auto two_sided(const char* method, Call call) {
+  return
+      [method, call](const PyCommunicator& c, const Buffer& buffer, int peer, std::uint32_t tag) {
+        with_buffer(c, method, buffer,
+                    [&](const auto& comm, BufferRef b) { call(comm, b, peer, tag); });
+      };
+}
+
+// The binding of enqueue_put or enqueue_get: `call(comm, buffer, remote,
+// offset)` is the C++ member.
+template <class Call>
+auto one_sided(const char* method, Call call) {
+  return [method, call](const PyCommunicator& c, const Buffer& buffer, const PyRemoteRegion& remote,
+                        std::size_t offset) {
+    const anydev::RemoteRegion r = remote.get(method);
+    with_buffer(c, method, buffer,
+                [&](const auto& comm, BufferRef b) { call(comm, b, r, offset); });
+  };
+}
+
 void bind_regions(py::module_& m) {
   py::class_<PyExposedRegion> exposed(
       m, "ExposedRegion",
@@ -143,12 +173,7 @@ void bind_regions(py::module_& m) {
       "key",
       [](const PyExposedRegion& r) {
         const anydev::ExposedRegion region = r.get("key");
-        std::vector<std::uint8_t> key;
-        {
-          const WithoutGil unlocked;
-          key = region.key();
-        }
-        return to_bytes(key);
+        return bytes_without_gil([&] { return region.key(); });
       },
       "The region's remote key (bytes) for a peer's import_region.");
   bind_closing(exposed,
@@ -173,12 +198,7 @@ void bind_connections(py::class_<PyCommunicator>& cls) {
          "address",
          [](const PyCommunicator& c) {
            const anydev::Communicator comm = c.get("address");
-           std::vector<std::uint8_t> address;
-           {
-             const WithoutGil unlocked;
-             address = comm.address();
-           }
-           return to_bytes(address);
+           return bytes_without_gil([&] { return comm.address(); });
          },
          "This communicator's address (bytes): what peers pass to connect().")
       .def(
@@ -217,25 +237,19 @@ void bind_connections(py::class_<PyCommunicator>& cls) {
 }
 
 void bind_transfers(py::class_<PyCommunicator>& cls) {
-  cls.def(
-         "enqueue_send",
-         [](const PyCommunicator& c, const Buffer& buffer, int peer, std::uint32_t tag) {
-           with_buffer(c, "enqueue_send", buffer,
-                       [&](const auto& comm, BufferRef b) { comm.enqueue_send(b, peer, tag); });
-         },
-         py::arg("buffer"), py::arg("peer"), py::arg("tag"),
-         "Sends all of `buffer` to `peer` with `tag` (0 .. 2**32-1), after the work already "
-         "enqueued on the buffer's stream; later work there waits for it. Its error is raised by "
-         "that stream's next synchronize().")
-      .def(
-          "enqueue_recv",
-          [](const PyCommunicator& c, const Buffer& buffer, int peer, std::uint32_t tag) {
-            with_buffer(c, "enqueue_recv", buffer,
-                        [&](const auto& comm, BufferRef b) { comm.enqueue_recv(b, peer, tag); });
-          },
+  cls.def("enqueue_send",
+          two_sided("enqueue_send",
+                    [](const auto& comm, auto&&... args) { comm.enqueue_send(args...); }),
           py::arg("buffer"), py::arg("peer"), py::arg("tag"),
-          "Receives a message with `tag` from `peer` into all of `buffer` (the sizes must "
-          "agree), stream-ordered as enqueue_send.")
+          "Sends all of `buffer` to `peer` with `tag` (0 .. 2**32-1), after the work already "
+          "enqueued on the buffer's stream; later work there waits for it. Its error is raised by "
+          "that stream's next synchronize().")
+      .def("enqueue_recv",
+           two_sided("enqueue_recv",
+                     [](const auto& comm, auto&&... args) { comm.enqueue_recv(args...); }),
+           py::arg("buffer"), py::arg("peer"), py::arg("tag"),
+           "Receives a message with `tag` from `peer` into all of `buffer` (the sizes must "
+           "agree), stream-ordered as enqueue_send.")
       .def(
           "expose",
           [](const PyCommunicator& c, const Buffer& buffer) {
@@ -262,28 +276,18 @@ void bind_transfers(py::class_<PyCommunicator>& cls) {
           py::arg("peer"), py::arg("key"),
           "Imports the key (bytes) of a region that `peer` exposed; returns a RemoteRegion. "
           "InvalidArgumentError for bytes that are not a key or a key of another process.")
-      .def(
-          "enqueue_put",
-          [](const PyCommunicator& c, const Buffer& buffer, const PyRemoteRegion& remote,
-             std::size_t offset) {
-            const anydev::RemoteRegion r = remote.get("enqueue_put");
-            with_buffer(c, "enqueue_put", buffer,
-                        [&](const auto& comm, BufferRef b) { comm.enqueue_put(b, r, offset); });
-          },
-          py::arg("buffer"), py::arg("remote"), py::arg("offset") = 0,
-          "Writes all of `buffer` into `remote` at byte `offset` (OutOfRangeError when it does "
-          "not fit), stream-ordered; it completes when the bytes are in the peer's memory.")
-      .def(
-          "enqueue_get",
-          [](const PyCommunicator& c, const Buffer& buffer, const PyRemoteRegion& remote,
-             std::size_t offset) {
-            const anydev::RemoteRegion r = remote.get("enqueue_get");
-            with_buffer(c, "enqueue_get", buffer,
-                        [&](const auto& comm, BufferRef b) { comm.enqueue_get(b, r, offset); });
-          },
-          py::arg("buffer"), py::arg("remote"), py::arg("offset") = 0,
-          "Reads as many bytes as `buffer` holds from `remote` at byte `offset` into it, "
-          "stream-ordered.");
+      .def("enqueue_put",
+           one_sided("enqueue_put",
+                     [](const auto& comm, auto&&... args) { comm.enqueue_put(args...); }),
+           py::arg("buffer"), py::arg("remote"), py::arg("offset") = 0,
+           "Writes all of `buffer` into `remote` at byte `offset` (OutOfRangeError when it does "
+           "not fit), stream-ordered; it completes when the bytes are in the peer's memory.")
+      .def("enqueue_get",
+           one_sided("enqueue_get",
+                     [](const auto& comm, auto&&... args) { comm.enqueue_get(args...); }),
+           py::arg("buffer"), py::arg("remote"), py::arg("offset") = 0,
+           "Reads as many bytes as `buffer` holds from `remote` at byte `offset` into it, "
+           "stream-ordered.");
 }
 
 }  // namespace

@@ -38,14 +38,19 @@ def verdict(got, expected, what):
     say("exact" if wrong == 0 else "WRONG", what, wrong)
 
 
+def requests(word):
+    """(N, TAG) for each line "word N TAG", until a bare "word"."""
+    while True:
+        args = read(word)
+        if not args:
+            return
+        yield int(args[0]), int(args[1])
+
+
 def echo(ctx, comm, parent):
     """For each "echo N TAG": receives N bytes with TAG, checks them against
     pattern(N, TAG), and sends them back with TAG + 1000."""
-    while True:
-        args = read("echo")
-        if not args:
-            return
-        n, tag = int(args[0]), int(args[1])
+    for n, tag in requests("echo"):
         buf = ctx.enqueue_create_host_buffer(n, dtype="uint8")
         comm.enqueue_recv(buf, parent, tag)
         ctx.synchronize()
@@ -56,11 +61,7 @@ def echo(ctx, comm, parent):
 
 def send(ctx, comm, parent):
     """For each "send N TAG": sends pattern(N, TAG) with TAG."""
-    while True:
-        args = read("send")
-        if not args:
-            return
-        n, tag = int(args[0]), int(args[1])
+    for n, tag in requests("send"):
         buf = ctx.enqueue_create_host_buffer(n, dtype="uint8")
         buf.enqueue_copy_from(pattern(n, tag))
         comm.enqueue_send(buf, parent, tag)
