@@ -312,9 +312,15 @@ void bind_comm(py::module_& m) {
                "waits for the transfers in flight, then closes the connections. Later calls "
                "raise InvalidStateError.");
   cls.def("__repr__", [](const PyCommunicator& c) {
-    if (!c.value) return std::string("Communicator(closed)");
-    return "Communicator(peers=" + std::to_string(c.value->peer_count()) + ", memory_types='" +
-           c.value->memory_types() + "')";
+    if (!c.value) return py::str("Communicator(closed)");
+    const anydev::Communicator comm = *c.value;
+    std::string text;
+    {
+      const WithoutGil unlocked;
+      text = "Communicator(peers=" + std::to_string(comm.peer_count()) + ", memory_types='" +
+             comm.memory_types() + "')";
+    }
+    return library_text(text);
   });
 
   auto ctx_cls = py::reinterpret_borrow<py::class_<anydev::DeviceContext>>(m.attr("DeviceContext"));

@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """The second process of test_comm.py: a communicator on the cpu backend
-driven by lines on stdin, answering on stdout (one line each, flushed).
+driven by lines on stdin, answering on the pipe whose write end is REPLY_FD
+(one line each, flushed; stdout is left to UCX's log).
 
-    python comm_peer.py SCENARIO
+    python comm_peer.py SCENARIO REPLY_FD
 
 It prints "address HEX", reads "address HEX" (the test's) and connects, runs
 SCENARIO, then waits for "bye" and exits. Every check it makes is reported as
 a line ("exact ..." or "WRONG ..."); the test asserts on them. The test kills
 it if it is still running at the test's limit."""
+import os
 import sys
 
 import numpy
@@ -21,8 +23,11 @@ def pattern(n, seed):
     return ((i * 13 + (i >> 12) + seed * 71) & 0xFF).astype(numpy.uint8)
 
 
+REPLIES = None  # the reply pipe, opened by main()
+
+
 def say(*words):
-    print(*words, flush=True)
+    print(*words, file=REPLIES, flush=True)
 
 
 def read(word):
@@ -69,14 +74,19 @@ def send(ctx, comm, parent):
 
 
 def region(ctx, comm, parent):
-    """Exposes REGION_BYTES of pattern(REGION_BYTES, 5), says its key, and on
-    "check OFFSET N SEED" checks that the test put pattern(N, SEED) there."""
+    """Exposes REGION_BYTES of pattern(REGION_BYTES, 5), says its key, and
+    receives (tag 1) the test's note of what it put: three uint32, OFFSET,
+    N and SEED; then checks that pattern(N, SEED) is there. The receive is
+    in flight meanwhile, as a peer waiting for such a note would have it."""
     buf = ctx.enqueue_create_host_buffer(REGION_BYTES, dtype="uint8")
     buf.enqueue_copy_from(pattern(REGION_BYTES, 5))
     ctx.synchronize()
+    note = ctx.enqueue_create_host_buffer(3, dtype="uint32")
     with comm.expose(buf) as exposed:
+        comm.enqueue_recv(note, parent, 1)
         say("key", exposed.key.hex())
-        offset, n, seed = (int(a) for a in read("check"))
+        ctx.synchronize()
+        offset, n, seed = (int(v) for v in numpy.from_dlpack(note))
         expected = pattern(REGION_BYTES, 5)
         expected[offset:offset + n] = pattern(n, seed)
         verdict(numpy.from_dlpack(buf), expected, "region")
@@ -91,7 +101,9 @@ SCENARIOS = {"echo": echo, "send": send, "region": region, "idle": idle}
 
 
 def main():
+    global REPLIES
     scenario = SCENARIOS[sys.argv[1]]
+    REPLIES = os.fdopen(int(sys.argv[2]), "w")
     ctx = anydev.DeviceContext(0, api="cpu")
     with ctx.create_communicator() as comm:
         say("address", comm.address.hex())

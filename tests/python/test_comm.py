@@ -2,7 +2,7 @@
 """Transfers between two processes from Python (ctest python.comm;
 docs/python.md "Transfers between processes", docs/distributed.md): the
 test and a child (comm_peer.py, started with subprocess, no MPI) exchange
-their communicators' addresses over the child's pipes, then check exact
+their communicators' addresses over pipes, then check exact
 bytes of send/recv (1 B, odd sizes, 8 MiB; whole buffers and views at an
 odd offset, the bytes around them untouched), put and get at odd offsets,
 close() waiting for a transfer without holding the GIL, and the errors:
@@ -42,15 +42,20 @@ needs_ucx = pytest.mark.skipif(UCX_MISSING is not None, reason=f"no UCX transpor
 
 
 class Peer:
-    """A comm_peer.py child: lines in on its stdin, out on its stdout, each
-    read bounded by TIMEOUT_S."""
+    """A comm_peer.py child: lines in on its stdin, out on a pipe of their
+    own (UCX logs to stdout), each read bounded by TIMEOUT_S."""
 
     def __init__(self, scenario):
-        self.process = subprocess.Popen(
-            [sys.executable, os.path.join(HERE, "comm_peer.py"), scenario],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=HERE)
+        replies, child_end = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, os.path.join(HERE, "comm_peer.py"), scenario, str(child_end)],
+                stdin=subprocess.PIPE, pass_fds=(child_end,), text=True, cwd=HERE)
+        finally:
+            os.close(child_end)
+        self.replies = os.fdopen(replies, "r")
         self.selector = selectors.DefaultSelector()
-        self.selector.register(self.process.stdout, selectors.EVENT_READ)
+        self.selector.register(self.replies, selectors.EVENT_READ)
 
     def say(self, *words):
         self.process.stdin.write(" ".join(str(w) for w in words) + "\n")
@@ -60,7 +65,7 @@ class Peer:
         """The arguments of the child's next line, which must start with `word`."""
         if not self.selector.select(TIMEOUT_S):
             raise AssertionError(f"comm_peer.py said nothing for {TIMEOUT_S} s (expected '{word}')")
-        parts = self.process.stdout.readline().split()
+        parts = self.replies.readline().split()
         assert parts and parts[0] == word, f"comm_peer.py said {parts!r}, expected '{word}'"
         return parts[1:]
 
@@ -76,7 +81,7 @@ class Peer:
         self.process.wait()
         self.selector.close()
         self.process.stdin.close()
-        self.process.stdout.close()
+        self.replies.close()
 
 
 @pytest.fixture
@@ -170,7 +175,10 @@ def test_put_and_get_at_odd_offsets(cpu, connect):
         with pytest.raises(anydev.OutOfRangeError, match="anydev_comm_enqueue_get"):
             comm.enqueue_get(whole, remote, 1)
         cpu.synchronize()  # nothing was enqueued
-    child.say("check", 4099, 777, 9)
+    note = cpu.enqueue_create_host_buffer(3, dtype="uint32")
+    note.enqueue_copy_from(numpy.array([4099, 777, 9], dtype=numpy.uint32))
+    comm.enqueue_send(note, peer, 1)  # the peer learns of the put by a message
+    cpu.synchronize()
     expect_exact(child, "region")
     with pytest.raises(anydev.InvalidStateError, match="RemoteRegion.enqueue_put: .* closed"):
         comm.enqueue_put(put, remote, 0)
