@@ -210,6 +210,7 @@ def test_bad_addresses_are_invalid_argument(cpu, connect):
     for name, bad in cases.items():
         with pytest.raises(anydev.InvalidArgumentError, match="anydev_comm_connect"):
             comm.connect(bad)
+            pytest.fail(f"the {name} address was accepted")
     with pytest.raises(TypeError, match="must be bytes-like"):
         comm.connect(42)
     assert comm.peer_count == 1  # nothing was connected
@@ -281,7 +282,8 @@ def test_closed_objects_raise_invalid_state(cpu):
     assert comm.closed and repr(comm) == "Communicator(closed)"
     for call in (lambda: comm.address, lambda: comm.connect(b"x"), lambda: comm.peer_count,
                  lambda: comm.enqueue_send(buf, 0, 1), lambda: comm.expose(buf)):
-        with pytest.raises(anydev.InvalidStateError, match=r"Communicator\..*: the Communicator is closed"):
+        with pytest.raises(anydev.InvalidStateError,
+                           match=r"Communicator\..*: the Communicator is closed"):
             call()
     comm.close()  # again: nothing
     region.close()  # the last reference to the communicator
