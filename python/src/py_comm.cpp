@@ -26,8 +26,10 @@ namespace py = pybind11;
 namespace anydev::python {
 namespace {
 
-// One reference to a C++ comm object, dropped once. `T` is Communicator,
-// ExposedRegion or RemoteRegion; `name` is the Python class's.
+// One reference to a C++ comm object, owned by the Python object and dropped
+// once. `T` is Communicator, ExposedRegion or RemoteRegion; `name` is the
+// Python class's. get() and close() run with the GIL held, which serializes
+// them.
 template <class T>
 struct Held {
   std::optional<T> value;
