@@ -26,6 +26,7 @@ from typing import Any, Iterable, Literal, Optional, Tuple
 from ._anydev import BackendInfo as BackendInfo
 from ._anydev import BackendUnavailableError as BackendUnavailableError
 from ._anydev import Buffer as Buffer
+from ._anydev import Communicator as Communicator
 from ._anydev import DeviceBuffer as DeviceBuffer
 from ._anydev import DeviceContext as DeviceContext
 from ._anydev import DeviceError as DeviceError
@@ -34,6 +35,7 @@ from ._anydev import DeviceGraph as DeviceGraph
 from ._anydev import StreamCapture as StreamCapture
 from ._anydev import DeviceStream as DeviceStream
 from ._anydev import Error as Error
+from ._anydev import ExposedRegion as ExposedRegion
 from ._anydev import GraphNode as GraphNode
 from ._anydev import HostBuffer as HostBuffer
 from ._anydev import InternalError as InternalError
@@ -43,6 +45,7 @@ from ._anydev import InvalidStateError as InvalidStateError
 from ._anydev import MemoryInfo as MemoryInfo
 from ._anydev import OutOfMemoryError as OutOfMemoryError
 from ._anydev import OutOfRangeError as OutOfRangeError
+from ._anydev import RemoteRegion as RemoteRegion
 from ._anydev import ShareHandle as ShareHandle
 from ._anydev import UnsupportedError as UnsupportedError
 from ._anydev import __version__ as __version__
@@ -160,12 +163,13 @@ _install_sharing()
 
 # Spelled out (not computed) so that type checkers can read it.
 __all__ = [
-    "BackendInfo", "BackendUnavailableError", "Buffer", "DeviceBuffer", "DeviceContext",
-    "DeviceError", "DeviceEvent", "DeviceGraph", "DeviceStream", "Error", "GraphNode",
+    "BackendInfo", "BackendUnavailableError", "Buffer", "Communicator", "DeviceBuffer",
+    "DeviceContext", "DeviceError", "DeviceEvent", "DeviceGraph", "DeviceStream", "Error",
+    "ExposedRegion", "GraphNode",
     "HostBuffer", "HostMapping", "InternalError", "InvalidArgumentError", "InvalidStateError",
     "MemoryInfo", "NotReadyError",
-    "OutOfMemoryError", "OutOfRangeError", "ShapedView", "ShareHandle", "StreamCapture", "TRACE",
-    "UnsupportedError",
+    "OutOfMemoryError", "OutOfRangeError", "RemoteRegion", "ShapedView", "ShareHandle",
+    "StreamCapture", "TRACE", "UnsupportedError",
     "backends", "from_dlpack", "kDLCPU", "kDLCUDA", "kDLCUDAHost", "kDLOpenCL",
     "kDLROCM", "kDLROCMHost", "log_level", "set_log_handler", "set_log_level",
 ]

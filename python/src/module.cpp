@@ -8,6 +8,7 @@
 #include "py_share.h"
 
 namespace anydev::python {
+void bind_comm(pybind11::module_& m);
 void bind_context(pybind11::module_& m);
 void bind_graph(pybind11::module_& m);
 void bind_logging(pybind11::module_& m);
@@ -23,5 +24,6 @@ PYBIND11_MODULE(_anydev, m) {
   anydev::python::bind_timing(m);
   anydev::python::bind_buffers(m);
   anydev::python::bind_graph(m);
+  anydev::python::bind_comm(m);
   anydev::python::bind_logging(m);
 }
