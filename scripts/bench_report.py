@@ -5,7 +5,9 @@
 Usage: bench_report.py RESULTS_DIR OUTPUT_MD
 RESULTS_DIR holds cpu.json, cpu-nopool.json, opencl.json (Google Benchmark
 JSON), tool-cpu.json, tool-opencl.json (anydev-bench --json), scale.json
-(anydev-scale-bench) and machine.txt. docs/performance-scale.svg is written
+(anydev-scale-bench), optionally scale-<backend>.json (anydev-scale-bench
+--only=buffers on another backend: bench/run-scale-backends.sh) and
+machine.txt. docs/performance-scale.svg is written
 beside OUTPUT_MD.
 Every figure is a median over the repetitions of one run.
 """
@@ -497,9 +499,73 @@ def svg_lines(path, title, x_label, y_label, series, log_x=True, log_y=False):
     return True
 
 
-def scale_section(scale, svg_path):
+def live_buffers_lines(buf, other):
+    """The live-buffer table of anydev-scale-bench's `buffers` rows and its
+    verdict line: the cpu backend's (other None) or that of another backend's
+    run (`other`: its whole JSON, with "backend" and "device")."""
+    L = []
+    touch = all("touch_create_ns" in r for r in buf)
+    keep = all("keep_create_ns" in r for r in buf)
+    if other is None:
+        L += ["**Live buffers** (64-byte device buffers; per operation, ns). Baselines: `malloc` + "
+              "`free` of 64 bytes at the same live count, and the records baseline (*records*: "
+              "a handle and a record of anydev's sizes made and written, a view's handle made "
+              "and the record's count raised, all freed in the same order, without anydev). "
+              "*Kept*: anydev with the pool keeping every block (no trim at the release "
+              "threshold). Host memory per live handle: the heap's growth (`mallinfo2`) and the "
+              "resident set's growth less the 64 bytes of data, divided by the live count.", ""]
+    else:
+        L += [f"**Live buffers on {other.get('backend', '?')}** ({other.get('device', '?')}; "
+              "the same columns; the heap and resident set hold what the driver keeps per "
+              "allocation too, and an event per cached block).", ""]
+    head = "| live | create | sub-buffer | release | malloc+free |"
+    rule = "|---:|---:|---:|---:|---:|"
+    if keep:
+        head += " kept: create / sub / release |"
+        rule += "---:|"
+    if touch:
+        head += " records: create / sub / release |"
+        rule += "---:|"
+    L += [head + " heap bytes / handle | RSS bytes / handle |", rule + "---:|---:|"]
+    for r in buf:
+        row = (f"| {r['live']:,} | {r['create_ns']:.0f} | {r['sub_buffer_ns']:.0f} | "
+               f"{r['release_ns']:.0f} | {r['malloc_free_ns']:.0f} |")
+        if keep:
+            row += (f" {r['keep_create_ns']:.0f} / {r['keep_sub_buffer_ns']:.0f} / "
+                    f"{r['keep_release_ns']:.0f} |")
+        if touch:
+            row += (f" {r['touch_create_ns']:.0f} / {r['touch_sub_buffer_ns']:.0f} / "
+                    f"{r['touch_release_ns']:.0f} |")
+        L.append(row + f" {r['heap_bytes_per_handle']:.0f} | {r['rss_bytes_per_handle']:.0f} |")
+
+    def spread_of(prefix):
+        spreads = []
+        for key in ("create_ns", "sub_buffer_ns", "release_ns"):
+            values = [r[prefix + key] for r in buf if r.get(prefix + key, 0) > 0]
+            if values:
+                spreads.append(max(values) / min(values))
+        return max(spreads) if spreads else None
+
+    spread = spread_of("")
+    per_handle = max(r["heap_bytes_per_handle"] for r in buf)
+    top = max(r["live"] for r in buf)
+    span = "" if top >= 1000000 else f" (measured up to {top:,} live)"
+    pinned = ("pinned by `unit.BufferFootprint.HeapBytesPerLiveBufferAtMost256`" if other is None
+              else "the driver's share included")
+    L += ["", f"Targets: per-operation time within 2× across the range{span}: largest spread "
+          f"{fmt(spread, 2)}×, {verdict(spread, 2.0, higher_is_better=False)}"
+          + (f" (kept: {fmt(spread_of('keep_'), 2)}×; the records baseline: "
+             f"{fmt(spread_of('touch_'), 2)}×; why: Notes, *Live buffers*)" if touch and keep
+             else "")
+          + f"; host memory per live handle ≤ 256 bytes: {per_handle:.0f} bytes (heap), "
+          f"{verdict(per_handle, 256, higher_is_better=False)} ({pinned}).", ""]
+    return L
+
+
+def scale_section(scale, svg_path, others=()):
     """The lines of the `## Scale` section for anydev-scale-bench's JSON
-    (None: not measured), and the plot at `svg_path`."""
+    (None: not measured), and the plot at `svg_path`; `others`: the JSON of
+    runs on other backends (scale-<backend>.json), a live-buffer table each."""
     L = ["## Scale", ""]
     if not scale:
         L += ["Not measured in this run (no scale.json from `anydev-scale-bench`).", ""]
@@ -562,53 +628,10 @@ def scale_section(scale, svg_path):
         L.append("")
     buf = scale.get("buffers") or []
     if buf:
-        touch = all("touch_create_ns" in r for r in buf)
-        keep = all("keep_create_ns" in r for r in buf)
-        L += ["**Live buffers** (64-byte device buffers; per operation, ns). Baselines: `malloc` + "
-              "`free` of 64 bytes at the same live count, and the records baseline (*records*: "
-              "a handle and a record of anydev's sizes made and written, a view's handle made "
-              "and the record's count raised, all freed in the same order, without anydev). "
-              "*Kept*: anydev with the pool keeping every block (no trim at the release "
-              "threshold). Host memory per live handle: the heap's growth (`mallinfo2`) and the "
-              "resident set's growth less the 64 bytes of data, divided by the live count.", ""]
-        head = "| live | create | sub-buffer | release | malloc+free |"
-        rule = "|---:|---:|---:|---:|---:|"
-        if keep:
-            head += " kept: create / sub / release |"
-            rule += "---:|"
-        if touch:
-            head += " records: create / sub / release |"
-            rule += "---:|"
-        L += [head + " heap bytes / handle | RSS bytes / handle |", rule + "---:|---:|"]
-        for r in buf:
-            row = (f"| {r['live']:,} | {r['create_ns']:.0f} | {r['sub_buffer_ns']:.0f} | "
-                   f"{r['release_ns']:.0f} | {r['malloc_free_ns']:.0f} |")
-            if keep:
-                row += (f" {r['keep_create_ns']:.0f} / {r['keep_sub_buffer_ns']:.0f} / "
-                        f"{r['keep_release_ns']:.0f} |")
-            if touch:
-                row += (f" {r['touch_create_ns']:.0f} / {r['touch_sub_buffer_ns']:.0f} / "
-                        f"{r['touch_release_ns']:.0f} |")
-            L.append(row + f" {r['heap_bytes_per_handle']:.0f} | {r['rss_bytes_per_handle']:.0f} |")
-
-        def spread_of(prefix):
-            spreads = []
-            for key in ("create_ns", "sub_buffer_ns", "release_ns"):
-                values = [r[prefix + key] for r in buf if r.get(prefix + key, 0) > 0]
-                if values:
-                    spreads.append(max(values) / min(values))
-            return max(spreads) if spreads else None
-
-        spread = spread_of("")
-        per_handle = max(r["heap_bytes_per_handle"] for r in buf)
-        L += ["", f"Targets: per-operation time within 2× across the range: largest spread "
-              f"{fmt(spread, 2)}×, {verdict(spread, 2.0, higher_is_better=False)}"
-              + (f" (kept: {fmt(spread_of('keep_'), 2)}×; the records baseline: "
-                 f"{fmt(spread_of('touch_'), 2)}×; why: Notes, *Live buffers*)" if touch and keep
-                 else "")
-              + f"; host memory per live handle ≤ 256 bytes: {per_handle:.0f} bytes (heap), "
-              f"{verdict(per_handle, 256, higher_is_better=False)} (pinned by "
-              "`unit.BufferFootprint.HeapBytesPerLiveBufferAtMost256`).", ""]
+        L += live_buffers_lines(buf, None)
+    for other in others:
+        if other.get("buffers"):
+            L += live_buffers_lines(other["buffers"], other)
     st = scale.get("streams")
     if st:
         L += [f"**{st['live']:,} streams on one context** (per operation, ns; best of three "
@@ -1068,6 +1091,8 @@ def main():
     kept_sections = measured_elsewhere(output, GENERATED_SECTIONS)
     old_machine_rows = machine_rows(output)
     scale = load(os.path.join(results, "scale.json"))
+    others = [load(os.path.join(results, name)) for name in sorted(os.listdir(results))
+              if name.startswith("scale-") and name.endswith(".json")]
     machine = read_machine(os.path.join(results, "machine.txt"))
     cpu, cpu_err = samples(load(os.path.join(results, "cpu.json")))
     nopool, _ = samples(load(os.path.join(results, "cpu-nopool.json")))
@@ -1080,7 +1105,7 @@ def main():
     L = (intro_lines(machine) + machine_lines(machine, cpu_ctx) + targets_lines(cpu, f)
          + copies_lines(cpu, sizes) + fills_lines(cpu, sizes)
          + latency_lines(cpu, nopool, ocl, f) + opencl_lines(ocl, machine)
-         + error_lines(cpu_err, ocl_err) + scale_section(scale, svg_path)
+         + error_lines(cpu_err, ocl_err) + scale_section(scale, svg_path, [o for o in others if o])
          + machines_lines(old_machine_rows, machine_row(machine, f)))
     for section in kept_sections:
         L += [section, ""]
