@@ -334,6 +334,43 @@ TEST_F(LevelZero, AWaitKeepsItsEventSlotUntilTheStreamIsPastIt) {
   EXPECT_EQ(anydev_stream_release(stream), ANYDEV_SUCCESS);
 }
 
+// An event record takes a slot; when none is free it asks the driver about
+// a few of the oldest retired slots, never about every one: with many
+// released buffers (an event each in the core's pool) a record must cost the
+// same whatever their number. Under ANYDEV_LEVEL_ZERO_EMULATOR_DELAY_US the
+// retired slots are still far from signaled, where a scan of all of them
+// would query each; without it they may signal first (the bound holds either
+// way).
+TEST_F(LevelZero, ARecordQueriesAFewRetiredSlotsHoweverManyAreRetired) {
+  anydev_stream_t stream = nullptr;
+  ASSERT_EQ(anydev_context_create_stream(ctx_, &stream), ANYDEV_SUCCESS);
+  anydev_context_t slow = nullptr;
+  ASSERT_EQ(anydev_context_with_stream(ctx_, stream, &slow), ANYDEV_SUCCESS);
+  anydev_buffer_t b = device_bytes(slow, 4096);
+  const unsigned char one = 1;
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(anydev_enqueue_fill(slow, b, &one, 1), ANYDEV_SUCCESS);
+  // Records behind the fills, their events released at once: retired slots.
+  auto record_and_release = [&](int n) {
+    for (int i = 0; i < n; ++i) {
+      anydev_event_t e = nullptr;
+      ASSERT_EQ(anydev_context_create_event(slow, &e), ANYDEV_SUCCESS);
+      ASSERT_EQ(anydev_stream_record_event(stream, e), ANYDEV_SUCCESS)
+          << anydev_last_error_message();
+      ASSERT_EQ(anydev_event_release(e), ANYDEV_SUCCESS);
+    }
+  };
+  record_and_release(256);
+  constexpr int kRecords = 128;  // past the free slots left by the last pool
+  const unsigned long long before = calls("zeEventQueryStatus");
+  record_and_release(kRecords);
+  const unsigned long long queries = calls("zeEventQueryStatus") - before;
+  EXPECT_LE(queries, 4u * kRecords) << "zeEventQueryStatus calls for " << kRecords << " records";
+  EXPECT_EQ(anydev_context_synchronize(slow), ANYDEV_SUCCESS) << anydev_last_error_message();
+  EXPECT_EQ(anydev_buffer_release(b), ANYDEV_SUCCESS);
+  EXPECT_EQ(anydev_context_release(slow), ANYDEV_SUCCESS);
+  EXPECT_EQ(anydev_stream_release(stream), ANYDEV_SUCCESS);
+}
+
 TEST_F(LevelZero, CopiesBetweenTwoDevicesOfOneDriver) {
   if (anydev_device_count("level_zero") < 2) {
     GTEST_SKIP() << "needs ANYDEV_LEVEL_ZERO_EMULATOR_DEVICES=2";
