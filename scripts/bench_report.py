@@ -515,9 +515,13 @@ def live_buffers_lines(buf, other):
               "threshold). Host memory per live handle: the heap's growth (`mallinfo2`) and the "
               "resident set's growth less the 64 bytes of data, divided by the live count.", ""]
     else:
+        runs = other.get("runs", 1)
+        how = (f"times the best of {runs} runs, memory the highest" if runs > 1
+               else "one run")
         L += [f"**Live buffers on {other.get('backend', '?')}** ({other.get('device', '?')}; "
-              "the same columns; the heap and resident set hold what the driver keeps per "
-              "allocation too, and an event per cached block).", ""]
+              f"the same columns, {how}; the heap and resident set hold what the driver keeps "
+              "per allocation too; why the times grow: Notes, *Live buffers on other "
+              "backends*).", ""]
     head = "| live | create | sub-buffer | release | malloc+free |"
     rule = "|---:|---:|---:|---:|---:|"
     if keep:

@@ -69,8 +69,8 @@ class EventSlots {
   const ze_context_handle_t context_;
   const ze_event_pool_flags_t pool_flags_;
   mutable std::mutex mutex_;
-  std::vector<EventSlot*> free_;     // reset and unreferenced
-  std::deque<EventSlot*> retired_;   // unreferenced, maybe not yet signaled; oldest first
+  std::vector<EventSlot*> free_;    // reset and unreferenced
+  std::deque<EventSlot*> retired_;  // unreferenced, maybe not yet signaled; oldest first
   std::vector<ze_event_pool_handle_t> pools_;
   std::vector<std::unique_ptr<EventSlot>> slots_;
 };
