@@ -24,8 +24,8 @@
 //             (the first also grows the process's memory); host memory per live
 //             handle (mallinfo2 heap growth, and resident-set growth less
 //             the buffers' own bytes; on a backend other than cpu it holds
-//             what the vendor's library keeps per allocation too, and an
-//             event per cached block); baselines: malloc + free of 64 bytes
+//             what the vendor's library keeps per allocation too); baselines:
+//             malloc + free of 64 bytes
 //             at the same live counts, and the records baseline (touch_*:
 //             the same records made, written, counted and freed in the same
 //             order without anydev, touch_pass)
