@@ -323,8 +323,9 @@ those from the Intel Xeon VM say so.
   raw API, `mallinfo2`), PoCL keeps 480 heap bytes per 512-byte
   `clCreateBuffer` and the CUDA emulator 704 per `cuMemAlloc` of 512 bytes
   (an emulator's device memory is host heap by design; a GPU keeps those
-  bytes on the device), and a recorded event ~300 more (PoCL 302, the
-  emulator 310). Less that, anydev's share is ~150-320 bytes: the core's
+  bytes on the device); a cached block's event costs ~300 more (PoCL 302,
+  the emulator 310), not in the figure (taken with fresh blocks live). Less
+  the driver's bytes, anydev's share is ~150-320 bytes: the core's
   records, the same types as on cpu (pinned there by
   `unit.BufferFootprint.HeapBytesPerLiveBufferAtMost256`), and on opencl
   the backend's registry entry per `cl_mem`. No test pins it per backend:
