@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // anydev-scale-bench: whether anydev's costs stay flat as the work grows, on
-// the cpu backend, each figure beside its baseline. Prints one JSON object
+// the backend ANYDEV_BACKEND names (default cpu; device 0), each figure beside
+// its baseline. Prints one JSON object
 // (scripts/bench-report turns it into the Scale section of
 // docs/performance.md and docs/performance-scale.svg).
 //
@@ -22,7 +23,9 @@
 //             and release (views, then buffers), the faster of two passes
 //             (the first also grows the process's memory); host memory per live
 //             handle (mallinfo2 heap growth, and resident-set growth less
-//             the buffers' own bytes); baselines: malloc + free of 64 bytes
+//             the buffers' own bytes; on a backend other than cpu it holds
+//             what the vendor's library keeps per allocation too); baselines:
+//             malloc + free of 64 bytes
 //             at the same live counts, and the records baseline (touch_*:
 //             the same records made, written, counted and freed in the same
 //             order without anydev, touch_pass)
@@ -38,8 +41,11 @@
 //             ("pool_threshold_0": the pool then keeps only a quarter of
 //             its bytes in use and the block released last)
 //
-// Usage: anydev-scale-bench [--quick]   (--quick: fewer operations, the
-// largest live count and the pool mix scaled down; well under a minute)
+// Usage: anydev-scale-bench [--quick] [--only=SUITE] [--max-live=N]
+//   --quick: fewer operations, the largest live count and the pool mix
+//   scaled down; well under a minute. --max-live: the live-buffer suite
+//   stops at the largest power of ten <= N (a driver or emulator that cannot
+//   hold 10^6 buffers).
 // Every time is wall-clock; one run, the best of a few passes where said.
 #include <malloc.h>
 #include <pthread.h>
@@ -372,10 +378,11 @@ BufferPass buffer_pass(anydev_context_t ctx, std::size_t n, std::size_t bytes) {
 // process's memory (page faults on fresh heap and buffer pages), later ones
 // run in memory the process already has. Times: the fastest pass of each
 // operation; memory: the first pass (later ones may reuse what it left).
-void suite_buffers(anydev_context_t ctx, bool quick, std::string& json) {
+void suite_buffers(anydev_context_t ctx, bool quick, std::size_t max_live, std::string& json) {
   constexpr std::size_t kBytes = 64;
   std::vector<std::size_t> counts = {1000, 10000, 100000, 1000000};
   if (quick) counts.pop_back();
+  while (!counts.empty() && counts.back() > max_live) counts.pop_back();
   json += "\"buffers\": [";
   bool first = true;
   for (const std::size_t n : counts) {
@@ -604,23 +611,48 @@ void suite_pool(anydev_context_t ctx, bool quick, const char* key, std::size_t t
 
 }  // namespace
 
+// The JSON string for `text` (backend and device names: quotes and
+// backslashes escaped, control characters dropped).
+std::string json_string(const char* text) {
+  std::string out = "\"";
+  for (const char* c = text; *c != '\0'; ++c) {
+    if (*c == '"' || *c == '\\') out += '\\';
+    if (static_cast<unsigned char>(*c) >= 0x20) out += *c;
+  }
+  return out + "\"";
+}
+
 int main(int argc, char** argv) {
   bool quick = false;
   std::string only;
+  std::size_t max_live = SIZE_MAX;
+  auto usage = [] {
+    std::fprintf(stderr,
+                 "usage: anydev-scale-bench [--quick] [--only=enqueue|buffers|streams|pool] "
+                 "[--max-live=N (N >= 1000)]\n");
+    return 2;
+  };
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
     } else if (std::strncmp(argv[i], "--only=", 7) == 0) {
       only = argv[i] + 7;
+    } else if (std::strncmp(argv[i], "--max-live=", 11) == 0) {
+      char* end = nullptr;
+      max_live = std::strtoull(argv[i] + 11, &end, 10);
+      if (*end != '\0' || max_live < 1000) return usage();
     } else {
-      std::fprintf(stderr,
-                   "usage: anydev-scale-bench [--quick] [--only=enqueue|buffers|streams|pool]\n");
-      return 2;
+      return usage();
     }
   }
+  const char* backend = std::getenv("ANYDEV_BACKEND");
+  const std::string api = backend != nullptr && *backend != '\0' ? backend : "cpu";
   anydev_context_t ctx = nullptr;
-  check(anydev_context_create("cpu", 0, &ctx), "context_create");
-  std::string json = "{\"quick\": ";
+  check(anydev_context_create(api.c_str(), 0, &ctx), "context_create");
+  const char* device = "";
+  check(anydev_context_device_name(ctx, &device), "context_device_name");
+  std::string json = "{\"backend\": " + json_string(api.c_str()) +
+                     ", \"device\": " + json_string(device) + ", \"quick\": ";
   json += quick ? "true" : "false";
   auto want = [&](const char* name) { return only.empty() || only == name; };
   if (want("enqueue")) {
@@ -629,7 +661,7 @@ int main(int argc, char** argv) {
   }
   if (want("buffers")) {
     json += ", ";
-    suite_buffers(ctx, quick, json);
+    suite_buffers(ctx, quick, max_live, json);
   }
   if (want("streams")) {
     json += ", ";

@@ -49,20 +49,23 @@ anydev_status_t EventSlots::acquire(const char* operation, SlotRef* out) {
   EventSlot* slot = nullptr;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    if (free_.empty()) {
-      for (std::size_t i = 0; i < retired_.size(); ++i) {
-        EventSlot* candidate = retired_[i];
-        if (ze.zeEventQueryStatus(candidate->event) != ZE_RESULT_SUCCESS) continue;
-        const ze_result_t r = ze.zeEventHostReset(candidate->event);
-        if (r != ZE_RESULT_SUCCESS) {
-          return report_failure(r, "zeEventHostReset", cat(operation, " (recycling an event)"));
-        }
-        retired_.erase(retired_.begin() + static_cast<std::ptrdiff_t>(i));
-        released = std::move(candidate->holds);
-        candidate->holds.clear();
-        slot = candidate;
-        break;
+    for (int q = 0; free_.empty() && q < kQueriesPerAcquire && !retired_.empty(); ++q) {
+      EventSlot* candidate = retired_.front();
+      if (ze.zeEventQueryStatus(candidate->event) != ZE_RESULT_SUCCESS) {
+        if (retired_.size() == 1) break;
+        retired_.push_back(candidate);  // first: nothing changes if it throws
+        retired_.pop_front();
+        continue;
       }
+      const ze_result_t r = ze.zeEventHostReset(candidate->event);
+      if (r != ZE_RESULT_SUCCESS) {
+        return report_failure(r, "zeEventHostReset", cat(operation, " (recycling an event)"));
+      }
+      retired_.pop_front();
+      released = std::move(candidate->holds);
+      candidate->holds.clear();
+      slot = candidate;
+      break;
     }
     if (slot == nullptr) {
       if (free_.empty()) {

@@ -7,7 +7,11 @@
 // every stream that appended a wait on it, hold it. When the last reference
 // goes it is retired, not reused at once: a retired slot is reset and handed
 // out again only once zeEventQueryStatus says it signaled (the work it
-// tracks is done), so a reset never races its own signal. A slot's `holds`
+// tracks is done), so a reset never races its own signal. An acquire
+// queries at most kQueriesPerAcquire of the oldest retired slots (one not
+// signaled yet goes to the back, so a slow stream hides no other slot), so
+// it costs the same however many slots are retired, and there may be as
+// many as the core's pool has cached blocks (an event each). A slot's `holds`
 // (what the commands before its signal still use: waited-on slots, staging
 // memory, fill patterns) are released when the slot is recycled.
 //
@@ -20,6 +24,7 @@
 #include <level_zero/ze_api.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -39,6 +44,8 @@ class EventSlots {
  public:
   // Events per ze_event_pool_handle_t created when no slot is free.
   static constexpr std::uint32_t kPoolSize = 64;
+  // Retired slots an acquire asks zeEventQueryStatus about, at most.
+  static constexpr int kQueriesPerAcquire = 4;
 
   // `ze` is the process's loader table, which outlives every EventSlots.
   // `pool_flags`: ZE_EVENT_POOL_FLAG_HOST_VISIBLE, plus
@@ -62,8 +69,8 @@ class EventSlots {
   const ze_context_handle_t context_;
   const ze_event_pool_flags_t pool_flags_;
   mutable std::mutex mutex_;
-  std::vector<EventSlot*> free_;     // reset and unreferenced
-  std::vector<EventSlot*> retired_;  // unreferenced, maybe not yet signaled
+  std::vector<EventSlot*> free_;    // reset and unreferenced
+  std::deque<EventSlot*> retired_;  // unreferenced, maybe not yet signaled; oldest first
   std::vector<ze_event_pool_handle_t> pools_;
   std::vector<std::unique_ptr<EventSlot>> slots_;
 };

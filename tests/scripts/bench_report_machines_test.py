@@ -99,4 +99,17 @@ with tempfile.TemporaryDirectory() as folder:
         plot = f.read()
     if not plot.startswith("<svg") or "baseline malloc+free" not in plot:
         fail("the plot was not written")
-print("ok: one Machines row per machine; the Scale section and its plot")
+    # Another backend's run (scale-<backend>.json): its own live-buffer
+    # table and verdicts, the range it reached said when short of 10^6.
+    other = {"backend": "opencl", "device": "PoCL", "quick": False,
+             "buffers": [{"live": n, "create_ns": c, "sub_buffer_ns": 50.0, "release_ns": 60.0,
+                          "malloc_free_ns": 20.0, "first_create_ns": c,
+                          "heap_bytes_per_handle": 700.0, "rss_bytes_per_handle": 600.0}
+                         for n, c in [(1000, 100.0), (100000, 300.0)]]}
+    text = "\n".join(bench_report.scale_section(scale, svg, [other]))
+    for expected in ["**Live buffers on opencl** (PoCL;", "| 100,000 | 300 | 50 | 60 | 20 |",
+                     "(measured up to 100,000 live): largest spread 3.00×, **missed**",
+                     "700 bytes (heap), **missed** (the driver's share included)"]:
+        if expected not in text:
+            fail(f"{expected!r} not in the Scale section (other backend):\n{text}")
+print("ok: one Machines row per machine; the Scale section, its plot, other backends' tables")
