@@ -145,8 +145,8 @@ struct Transfer {
   std::vector<Chunk> chunks;
   std::size_t next_post = 0;  // chunks before it are posted (or copying out)
   bool lane_released = false;
-  void* flush_request = nullptr;
-  bool flush_done = false;
+  bool flush_waiting = false;  // on its peer's PutFlush
+  bool flushed = false;        // a flush posted after all its puts has ended
   ucs_status_t flush_status = UCS_OK;
   anydev_status_t status = ANYDEV_SUCCESS;
   std::string message;
@@ -186,10 +186,8 @@ void recv_done(void* /*request*/, ucs_status_t status, const ucp_tag_recv_info_t
   touch(*c->transfer);
 }
 void flush_done(void* /*request*/, ucs_status_t status, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  t->flush_done = true;
-  t->flush_status = status;
-  touch(*t);
+  auto* peer = static_cast<Peer*>(user);
+  peer->owner->put_flush_ended(*peer, status);
 }
 void endpoint_error(void* arg, ucp_ep_h /*ep*/, ucs_status_t status) {
   auto* peer = static_cast<Peer*>(arg);
@@ -328,6 +326,8 @@ Communicator::~Communicator() {
         ucx_->ucp_worker_progress(worker_);
       ucx_->ucp_request_free(r);
     }
+    // A flush whose puts all ended early (timed out) may still be UCX's.
+    for (auto& p : peers_) p->puts.release(*ucx_, worker_);
     ucx_->ucp_worker_destroy(worker_);
   }
   if (ucp_ != nullptr) ucx_->ucp_cleanup(ucp_);
@@ -593,6 +593,38 @@ void Communicator::post_chunk(Transfer& t, Chunk& c) {
   }
 }
 
+void Communicator::put_flush_ended(Peer& peer, ucs_status_t status) {
+  // Inside progress (or a close) on the progress thread, under ucx_mutex.
+  peer.puts.ended(status);
+  flushed_.push_back(&peer);
+}
+
+void Communicator::start_flush(Peer& peer) {
+  // Progress thread, under ucx_mutex.
+  if (!peer.puts.needs_flush()) return;
+  peer.puts.start(*ucx_, peer.ep, flush_done, &peer);
+  if (peer.puts.has_ended()) flushed_.push_back(&peer);
+}
+
+void Communicator::settle_flushes() {
+  // Progress thread, under ucx_mutex: frees each ended flush, ends the puts
+  // it covered and starts the next flush for the puts posted since.
+  while (!flushed_.empty()) {
+    std::vector<Peer*> peers;
+    peers.swap(flushed_);
+    for (Peer* peer : peers) {
+      peer->puts.settle(*ucx_, [](void* waiter, ucs_status_t status) {
+        auto& t = *static_cast<Transfer*>(waiter);
+        t.flush_waiting = false;
+        t.flushed = true;
+        t.flush_status = status;
+        touch(t);
+      });
+      start_flush(*peer);
+    }
+  }
+}
+
 void Communicator::finish(Transfer& t, anydev_status_t status, std::string message) {
   if (t.status == ANYDEV_SUCCESS && status != ANYDEV_SUCCESS) {
     t.status = status;
@@ -741,10 +773,10 @@ bool Communicator::advance(Transfer& t) {
       }
       if (c.state == Chunk::copying_in || c.state == Chunk::copying_out) busy = true;
     }
-    if (t.flush_request != nullptr && !t.flush_done) busy = true;
-    if (!busy && t.flush_request != nullptr) {
-      ucx_->ucp_request_free(t.flush_request);
-      t.flush_request = nullptr;
+    if (t.flush_waiting) {
+      // The flush is the peer's: it ends (and is freed) without this put.
+      peer.puts.forget(&t);
+      t.flush_waiting = false;
     }
     if (!busy) t.phase = Transfer::finished;
     return t.phase == Transfer::finished;
@@ -794,35 +826,21 @@ bool Communicator::advance(Transfer& t) {
       }
       ++t.next_post;
     }
+    if (t.kind == TransferKind::put && !t.flush_waiting && !t.flushed && all_posted(t)) {
+      // Remote completion: an endpoint flush posted after all its puts,
+      // shared with every other put to this peer posted before it.
+      peer.puts.wait(&t);
+      t.flush_waiting = true;
+      start_flush(peer);
+    }
     bool all_done = true;
     for (const Chunk& c : t.chunks) all_done = all_done && c.state == Chunk::done;
     if (all_done && t.next_post == t.chunks.size()) {
-      if (t.kind == TransferKind::put) {
-        // Remote completion: the bytes are in the peer's memory.
-        ucp_request_param_t rp{};
-        rp.op_attr_mask =
-            UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
-        rp.cb.send = flush_done;
-        rp.user_data = &t;
-        void* r = ucx_->ucp_ep_flush_nbx(peer.ep, &rp);
-        if (UCS_PTR_IS_ERR(r)) {
-          t.flush_done = true;
-          t.flush_status = UCS_PTR_STATUS(r);
-        } else {
-          t.flush_request = r;
-        }
-        t.phase = Transfer::flushing;
-      } else {
-        t.phase = Transfer::finished;
-      }
+      t.phase = t.kind == TransferKind::put ? Transfer::flushing : Transfer::finished;
     }
   }
   if (t.phase == Transfer::flushing) {
-    if (!t.flush_done) return false;
-    if (t.flush_request != nullptr) {
-      ucx_->ucp_request_free(t.flush_request);
-      t.flush_request = nullptr;
-    }
+    if (!t.flushed) return false;
     if (t.flush_status != UCS_OK) {
       finish(t, ANYDEV_ERROR_DEVICE,
              peer.failed != ANYDEV_SUCCESS ? peer.why
@@ -882,6 +900,7 @@ void Communicator::run() {
       std::lock_guard lock(ucx_mutex);
       GateBypass bypass;
       progressed = static_cast<int>(ucx_->ucp_worker_progress(worker_));
+      settle_flushes();
       for (auto it = waiting.begin(); it != waiting.end();) {
         std::deque<Transfer*>& queue = it->second;
         while (!queue.empty()) {
@@ -939,6 +958,7 @@ void Communicator::run() {
         }
       }
       work.clear();
+      settle_flushes();
     }
     for (auto& t : ended) {
       GateBypass bypass;
