@@ -542,12 +542,15 @@ anydev_status_t Communicator::enqueue(TransferKind kind, anydev_buffer_t buffer,
     }
   }
   gate_open(stream.native);
+  bool asleep = false;
   {
     std::lock_guard lock(queue_mutex_);
     submitted_.push_back(std::move(t));
     ++in_flight_;
+    asleep = sleeping_;
   }
-  wake();
+  // An awake progress thread sees the queue on its next pass: no syscall.
+  if (asleep) wake();
   return ANYDEV_SUCCESS;
 }
 
@@ -867,17 +870,27 @@ void Communicator::run() {
   constexpr auto kScanPeriod = std::chrono::milliseconds(2);
   Clock::time_point next_scan = Clock::now() + kScanPeriod;
   int empty_polls = 0;
+  // Idle, the thread keeps polling until this long after the last activity
+  // before it sleeps: the next message of a ping-pong, or the next of a
+  // peer's stream of emulated puts into exposed memory, then costs no
+  // sleep and wake-up. Bounded, so an idle communicator burns no core.
+  constexpr auto kLinger = std::chrono::microseconds(500);
+  Clock::time_point linger_until{};
   for (;;) {
     {
       std::unique_lock lock(queue_mutex_);
       if (active.empty() && submitted_.empty() && stopping_) break;
       if (active.empty() && submitted_.empty()) {
-        // Idle: sleep until UCX has an event (peers' puts and gets into
-        // exposed memory need this worker's progress on transports without
-        // hardware RMA) or new work arrives.
-        lock.unlock();
-        idle_wait();
-        lock.lock();
+        if (Clock::now() >= linger_until) {
+          // Idle: sleep until UCX has an event (peers' puts and gets into
+          // exposed memory need this worker's progress on transports
+          // without hardware RMA) or new work arrives.
+          sleeping_ = true;
+          lock.unlock();
+          idle_wait();
+          lock.lock();
+          sleeping_ = false;
+        }
       }
       while (!submitted_.empty()) {
         std::shared_ptr<Transfer> t = std::move(submitted_.front());
@@ -982,8 +995,9 @@ void Communicator::run() {
     // Busy-poll while transfers are in flight, as ucx_perftest does; yield
     // only after a long run of empty polls (a yield on a loaded machine can
     // cost a whole time slice per UCX round trip).
+    if (progressed > 0 || !active.empty()) linger_until = Clock::now() + kLinger;
     empty_polls = progressed == 0 ? empty_polls + 1 : 0;
-    if (!active.empty() && empty_polls >= 4096) {
+    if (empty_polls >= 4096) {
       empty_polls = 0;
       std::this_thread::yield();
     }

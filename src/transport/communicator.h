@@ -144,6 +144,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::deque<std::shared_ptr<Transfer>> submitted_;  // guarded by queue_mutex_
   std::size_t in_flight_ = 0;                        // guarded by queue_mutex_
   bool stopping_ = false;                            // guarded by queue_mutex_
+  bool sleeping_ = false;  // guarded by queue_mutex_: the progress thread waits on the fds
   // The transfers UCX's callbacks touched since the last pass (progress
   // thread only; callbacks run inside progress on that thread).
   std::vector<Transfer*> work_;
