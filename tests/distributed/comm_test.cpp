@@ -289,6 +289,21 @@ TEST(Comm, SameTagKeepsOrder) {
   }));
 }
 
+// The target's side of a one-sided test: exposes a region of `bytes`
+// filled with 0x5A, sends its key over `link` and returns the region once
+// the initiator's flag (tag 1) has arrived, sent after its puts completed.
+anydev::HostBuffer<std::uint8_t> expose_until_flag(Pair& p, const Link& link, std::size_t bytes) {
+  auto flag = p.ctx.enqueue_create_host_buffer<std::uint8_t>(1);
+  auto region = p.ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
+  region.enqueue_fill(0x5A);
+  p.ctx.synchronize();
+  auto exposed = p.comm.expose(region);
+  link.send(exposed.key());
+  p.comm.enqueue_recv(flag, p.peer, 1);
+  p.ctx.synchronize();
+  return region;
+}
+
 // Role 1 exposes a buffer; role 0 puts into it at an odd offset, gets it
 // back, then tells role 1 (a send) to check its memory.
 TEST(Comm, PutGetExactBytes) {
@@ -300,13 +315,7 @@ TEST(Comm, PutGetExactBytes) {
       Pair p(link);
       auto flag = p.ctx.enqueue_create_host_buffer<std::uint8_t>(1);
       if (role == 1) {
-        auto region = p.ctx.enqueue_create_host_buffer<std::uint8_t>(kRegion);
-        region.enqueue_fill(0x5A);
-        p.ctx.synchronize();
-        auto exposed = p.comm.expose(region);
-        link.send(exposed.key());
-        p.comm.enqueue_recv(flag, p.peer, 1);
-        p.ctx.synchronize();
+        const auto region = expose_until_flag(p, link, kRegion);
         const std::uint8_t* r = region.unsafe_ptr();
         for (std::size_t i = 0; i < kOffset; ++i) REQUIRE(r[i] == 0x5A, "byte %zu", i);
         for (std::size_t i = 0; i < kBytes; ++i) {
@@ -355,17 +364,10 @@ TEST(Comm, ManyPutsInFlightExactBytes) {
   expect_all_ok(run_pair([&](int role, const Link& link) {
     return unavailable_or(role, [&] {
       Pair p(link);
-      auto flag = p.ctx.enqueue_create_host_buffer<std::uint8_t>(1);
       if (role == 1) {
-        auto region = p.ctx.enqueue_create_host_buffer<std::uint8_t>(kRegion);
-        region.enqueue_fill(0x5A);
-        p.ctx.synchronize();
-        auto exposed = p.comm.expose(region);
-        link.send(exposed.key());
-        p.comm.enqueue_recv(flag, p.peer, 1);
-        p.ctx.synchronize();
-        const std::uint8_t* r = region.unsafe_ptr();
+        const auto region = expose_until_flag(p, link, kRegion);
         for (int i = 0; i <= kPuts; ++i) {
+          const std::uint8_t* r = region.unsafe_ptr();
           const std::uint8_t* slot = r + static_cast<std::size_t>(i) * kSlot;
           const std::size_t n = i == kPuts ? kLarge : size_of(i);
           for (std::size_t j = 0; j < n; ++j) {
@@ -396,6 +398,7 @@ TEST(Comm, ManyPutsInFlightExactBytes) {
         }
       }
       p.ctx.synchronize();  // every put is in the peer's memory
+      auto flag = p.ctx.enqueue_create_host_buffer<std::uint8_t>(1);
       p.comm.enqueue_send(flag, p.peer, 1);
       p.ctx.synchronize();
       return 0;
