@@ -829,17 +829,20 @@ bool Communicator::advance(Transfer& t) {
       }
       ++t.next_post;
     }
-    if (t.kind == TransferKind::put && !t.flush_waiting && !t.flushed && all_posted(t)) {
-      // Remote completion: an endpoint flush posted after all its puts,
-      // shared with every other put to this peer posted before it.
-      peer.puts.wait(&t);
-      t.flush_waiting = true;
-      start_flush(peer);
-    }
     bool all_done = true;
     for (const Chunk& c : t.chunks) all_done = all_done && c.state == Chunk::done;
     if (all_done && t.next_post == t.chunks.size()) {
-      t.phase = t.kind == TransferKind::put ? Transfer::flushing : Transfer::finished;
+      if (t.kind == TransferKind::put) {
+        // Remote completion: an endpoint flush posted once all its puts
+        // have completed locally (not while UCX still queues them), shared
+        // with every other put to this peer that completed before it.
+        peer.puts.wait(&t);
+        t.flush_waiting = true;
+        start_flush(peer);
+        t.phase = Transfer::flushing;
+      } else {
+        t.phase = Transfer::finished;
+      }
     }
   }
   if (t.phase == Transfer::flushing) {
