@@ -770,6 +770,12 @@ bool Communicator::advance(Transfer& t) {
     // and puts end when their endpoint fails or closes), then wait for it.
     bool busy = false;
     for (Chunk& c : t.chunks) {
+      if (c.state == Chunk::posted && c.completed && c.request != nullptr) {
+        // Completed since the harvest above (the endpoint's close ends
+        // outbound requests): returned to UCX, which reports it otherwise.
+        ucx_->ucp_request_free(c.request);
+        c.request = nullptr;
+      }
       if (c.state == Chunk::posted && !c.completed && c.request != nullptr) {
         if (t.kind == TransferKind::recv) ucx_->ucp_request_cancel(worker_, c.request);
         busy = true;
