@@ -2,9 +2,10 @@
 // PutFlush: remote completion of the puts to one endpoint. A put's bytes
 // are in the peer's memory once an endpoint flush posted after the put has
 // completed. Rather than one flush (a round trip) per put, at most one flush
-// is in flight per endpoint and it covers every put posted before it; puts
-// posted meanwhile wait for the next flush, which starts as soon as the
-// current one has ended. Back-to-back puts thus share their flushes.
+// is in flight per endpoint and it covers every put that began waiting
+// before it; puts that begin waiting meanwhile wait for the next flush,
+// which starts as soon as the current one has ended. Back-to-back puts thus
+// share their flushes.
 //
 // Ownership: each Peer owns one PutFlush. The flush request is UCX's until
 // settle() or release() frees it (never while in progress). Waiters are
@@ -25,8 +26,8 @@ namespace anydev::core::transport {
 
 class PutFlush {
  public:
-  // `waiter` has posted all its puts to the endpoint: it waits for a flush
-  // posted after them.
+  // `waiter`'s puts to the endpoint have all completed locally: it waits
+  // for a flush posted from now on.
   void wait(void* waiter) { waiters_.emplace_back(++posted_, waiter); }
   // Drops `waiter` (it ended without its flush). No-op when not waiting.
   void forget(void* waiter);
