@@ -145,8 +145,8 @@ struct Transfer {
   std::vector<Chunk> chunks;
   std::size_t next_post = 0;  // chunks before it are posted (or copying out)
   bool lane_released = false;
-  void* flush_request = nullptr;
-  bool flush_done = false;
+  bool flush_waiting = false;  // on its peer's PutFlush
+  bool flushed = false;        // a flush posted after all its puts has ended
   ucs_status_t flush_status = UCS_OK;
   anydev_status_t status = ANYDEV_SUCCESS;
   std::string message;
@@ -186,10 +186,8 @@ void recv_done(void* /*request*/, ucs_status_t status, const ucp_tag_recv_info_t
   touch(*c->transfer);
 }
 void flush_done(void* /*request*/, ucs_status_t status, void* user) {
-  auto* t = static_cast<Transfer*>(user);
-  t->flush_done = true;
-  t->flush_status = status;
-  touch(*t);
+  auto* peer = static_cast<Peer*>(user);
+  peer->owner->put_flush_ended(*peer, status);
 }
 void endpoint_error(void* arg, ucp_ep_h /*ep*/, ucs_status_t status) {
   auto* peer = static_cast<Peer*>(arg);
@@ -328,6 +326,8 @@ Communicator::~Communicator() {
         ucx_->ucp_worker_progress(worker_);
       ucx_->ucp_request_free(r);
     }
+    // A flush whose puts all ended early (timed out) may still be UCX's.
+    for (auto& p : peers_) p->puts.release(*ucx_, worker_);
     ucx_->ucp_worker_destroy(worker_);
   }
   if (ucp_ != nullptr) ucx_->ucp_cleanup(ucp_);
@@ -542,12 +542,15 @@ anydev_status_t Communicator::enqueue(TransferKind kind, anydev_buffer_t buffer,
     }
   }
   gate_open(stream.native);
+  bool asleep = false;
   {
     std::lock_guard lock(queue_mutex_);
     submitted_.push_back(std::move(t));
     ++in_flight_;
+    asleep = sleeping_;
   }
-  wake();
+  // An awake progress thread sees the queue on its next pass: no syscall.
+  if (asleep) wake();
   return ANYDEV_SUCCESS;
 }
 
@@ -590,6 +593,38 @@ void Communicator::post_chunk(Transfer& t, Chunk& c) {
     c.status = UCS_PTR_STATUS(r);
   } else {
     c.request = r;
+  }
+}
+
+void Communicator::put_flush_ended(Peer& peer, ucs_status_t status) {
+  // Inside progress (or a close) on the progress thread, under ucx_mutex.
+  peer.puts.ended(status);
+  flushed_.push_back(&peer);
+}
+
+void Communicator::start_flush(Peer& peer) {
+  // Progress thread, under ucx_mutex.
+  if (!peer.puts.needs_flush()) return;
+  peer.puts.start(*ucx_, peer.ep, flush_done, &peer);
+  if (peer.puts.has_ended()) flushed_.push_back(&peer);
+}
+
+void Communicator::settle_flushes() {
+  // Progress thread, under ucx_mutex: frees each ended flush, ends the puts
+  // it covered and starts the next flush for the puts posted since.
+  while (!flushed_.empty()) {
+    std::vector<Peer*> peers;
+    peers.swap(flushed_);
+    for (Peer* peer : peers) {
+      peer->puts.settle(*ucx_, [](void* waiter, ucs_status_t status) {
+        auto& t = *static_cast<Transfer*>(waiter);
+        t.flush_waiting = false;
+        t.flushed = true;
+        t.flush_status = status;
+        touch(t);
+      });
+      start_flush(*peer);
+    }
   }
 }
 
@@ -735,16 +770,22 @@ bool Communicator::advance(Transfer& t) {
     // and puts end when their endpoint fails or closes), then wait for it.
     bool busy = false;
     for (Chunk& c : t.chunks) {
+      if (c.state == Chunk::posted && c.completed && c.request != nullptr) {
+        // Completed since the harvest above (the endpoint's close ends
+        // outbound requests): returned to UCX, which reports it otherwise.
+        ucx_->ucp_request_free(c.request);
+        c.request = nullptr;
+      }
       if (c.state == Chunk::posted && !c.completed && c.request != nullptr) {
         if (t.kind == TransferKind::recv) ucx_->ucp_request_cancel(worker_, c.request);
         busy = true;
       }
       if (c.state == Chunk::copying_in || c.state == Chunk::copying_out) busy = true;
     }
-    if (t.flush_request != nullptr && !t.flush_done) busy = true;
-    if (!busy && t.flush_request != nullptr) {
-      ucx_->ucp_request_free(t.flush_request);
-      t.flush_request = nullptr;
+    if (t.flush_waiting) {
+      // The flush is the peer's: it ends (and is freed) without this put.
+      peer.puts.forget(&t);
+      t.flush_waiting = false;
     }
     if (!busy) t.phase = Transfer::finished;
     return t.phase == Transfer::finished;
@@ -798,19 +839,12 @@ bool Communicator::advance(Transfer& t) {
     for (const Chunk& c : t.chunks) all_done = all_done && c.state == Chunk::done;
     if (all_done && t.next_post == t.chunks.size()) {
       if (t.kind == TransferKind::put) {
-        // Remote completion: the bytes are in the peer's memory.
-        ucp_request_param_t rp{};
-        rp.op_attr_mask =
-            UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
-        rp.cb.send = flush_done;
-        rp.user_data = &t;
-        void* r = ucx_->ucp_ep_flush_nbx(peer.ep, &rp);
-        if (UCS_PTR_IS_ERR(r)) {
-          t.flush_done = true;
-          t.flush_status = UCS_PTR_STATUS(r);
-        } else {
-          t.flush_request = r;
-        }
+        // Remote completion: an endpoint flush posted once all its puts
+        // have completed locally (not while UCX still queues them), shared
+        // with every other put to this peer that completed before it.
+        peer.puts.wait(&t);
+        t.flush_waiting = true;
+        start_flush(peer);
         t.phase = Transfer::flushing;
       } else {
         t.phase = Transfer::finished;
@@ -818,11 +852,7 @@ bool Communicator::advance(Transfer& t) {
     }
   }
   if (t.phase == Transfer::flushing) {
-    if (!t.flush_done) return false;
-    if (t.flush_request != nullptr) {
-      ucx_->ucp_request_free(t.flush_request);
-      t.flush_request = nullptr;
-    }
+    if (!t.flushed) return false;
     if (t.flush_status != UCS_OK) {
       finish(t, ANYDEV_ERROR_DEVICE,
              peer.failed != ANYDEV_SUCCESS ? peer.why
@@ -849,17 +879,27 @@ void Communicator::run() {
   constexpr auto kScanPeriod = std::chrono::milliseconds(2);
   Clock::time_point next_scan = Clock::now() + kScanPeriod;
   int empty_polls = 0;
+  // Idle, the thread keeps polling until this long after the last activity
+  // before it sleeps: the next message of a ping-pong, or the next of a
+  // peer's stream of emulated puts into exposed memory, then costs no
+  // sleep and wake-up. Bounded, so an idle communicator burns no core.
+  constexpr auto kLinger = std::chrono::microseconds(500);
+  Clock::time_point linger_until{};
   for (;;) {
     {
       std::unique_lock lock(queue_mutex_);
       if (active.empty() && submitted_.empty() && stopping_) break;
       if (active.empty() && submitted_.empty()) {
-        // Idle: sleep until UCX has an event (peers' puts and gets into
-        // exposed memory need this worker's progress on transports without
-        // hardware RMA) or new work arrives.
-        lock.unlock();
-        idle_wait();
-        lock.lock();
+        if (Clock::now() >= linger_until) {
+          // Idle: sleep until UCX has an event (peers' puts and gets into
+          // exposed memory need this worker's progress on transports
+          // without hardware RMA) or new work arrives.
+          sleeping_ = true;
+          lock.unlock();
+          idle_wait();
+          lock.lock();
+          sleeping_ = false;
+        }
       }
       while (!submitted_.empty()) {
         std::shared_ptr<Transfer> t = std::move(submitted_.front());
@@ -882,6 +922,7 @@ void Communicator::run() {
       std::lock_guard lock(ucx_mutex);
       GateBypass bypass;
       progressed = static_cast<int>(ucx_->ucp_worker_progress(worker_));
+      settle_flushes();
       for (auto it = waiting.begin(); it != waiting.end();) {
         std::deque<Transfer*>& queue = it->second;
         while (!queue.empty()) {
@@ -939,6 +980,7 @@ void Communicator::run() {
         }
       }
       work.clear();
+      settle_flushes();
     }
     for (auto& t : ended) {
       GateBypass bypass;
@@ -962,8 +1004,9 @@ void Communicator::run() {
     // Busy-poll while transfers are in flight, as ucx_perftest does; yield
     // only after a long run of empty polls (a yield on a loaded machine can
     // cost a whole time slice per UCX round trip).
+    if (progressed > 0 || !active.empty()) linger_until = Clock::now() + kLinger;
     empty_polls = progressed == 0 ? empty_polls + 1 : 0;
-    if (!active.empty() && empty_polls >= 4096) {
+    if (empty_polls >= 4096) {
       empty_polls = 0;
       std::this_thread::yield();
     }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "api/objects.h"
+#include "transport/put_flush.h"
 #include "transport/ucx_library.h"
 
 namespace anydev::core::transport {
@@ -37,7 +38,8 @@ struct Chunk;
 enum class TransferKind { send, recv, put, get };
 
 // One connected peer. `ep` is used under ucx_mutex; `failed` (guarded by
-// ucx_mutex) is set once, by UCX's error callback or a timed-out send.
+// ucx_mutex) is set once, by UCX's error callback or a timed-out send;
+// `puts` (progress thread) holds the puts waiting for remote completion.
 struct Peer {
   ucp_ep_h ep = nullptr;
   std::uint32_t key = 0;        // the peer's sender key (in its address bytes)
@@ -47,6 +49,7 @@ struct Peer {
   std::chrono::steady_clock::time_point failed_at{};
   class Communicator* owner = nullptr;
   int index = 0;
+  PutFlush puts;
 };
 
 // A region of this process's memory that peers may put to and get from.
@@ -91,6 +94,8 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
 
   // Called from UCX's endpoint error callback (progress thread).
   void peer_failed(Peer& peer, ucs_status_t status);
+  // Called from the callback of a peer's put flush (progress thread).
+  void put_flush_ended(Peer& peer, ucs_status_t status);
 
   const UcxLibrary& ucx() const { return *ucx_; }
   ucp_context_h ucp() const { return ucp_; }
@@ -104,6 +109,8 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   bool advance(Transfer& t);
   void post_chunk(Transfer& t, Chunk& c);
   void finish(Transfer& t, anydev_status_t status, std::string message);
+  void start_flush(Peer& peer);
+  void settle_flushes();
   bool direct(const Allocation& allocation, const anydev_buffer_s& handle,
               ucs_memory_type_t* type) const;
   anydev_status_t ensure_staging();
@@ -137,9 +144,12 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::deque<std::shared_ptr<Transfer>> submitted_;  // guarded by queue_mutex_
   std::size_t in_flight_ = 0;                        // guarded by queue_mutex_
   bool stopping_ = false;                            // guarded by queue_mutex_
+  bool sleeping_ = false;  // guarded by queue_mutex_: the progress thread waits on the fds
   // The transfers UCX's callbacks touched since the last pass (progress
   // thread only; callbacks run inside progress on that thread).
   std::vector<Transfer*> work_;
+  // The peers whose put flush has ended and awaits settling (progress thread).
+  std::vector<Peer*> flushed_;
   int ucx_fd_ = -1;   // UCX's event fd (ucp_worker_get_efd)
   int wake_fd_ = -1;  // an eventfd: new work or shutdown wakes the idle thread
   std::thread progress_;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Runs a two-process scenario for the UCX transport's tests without MPI:
-// run_pair forks two children joined by a socketpair (the out-of-band
-// channel their addresses cross), each of which runs `body(role, link)`
-// and exits 0 on success. The parent never creates an anydev object, so
+// Runs a two-process (or n-process) scenario for the UCX transport's tests
+// without MPI: run_pair forks two children joined by a socketpair (the
+// out-of-band channel their addresses cross), each of which runs
+// `body(role, link)` and exits 0 on success; run_group forks n, every two
+// joined by a socketpair. The parent never creates an anydev object, so
 // each child starts UCX and anydev afresh. Every run is bounded: a child
 // still alive after the deadline is killed and the run fails.
 #ifndef ANYDEV_TESTS_DISTRIBUTED_COMM_HARNESS_H_
@@ -65,23 +66,41 @@ struct ChildEnd {
   int signal = 0;
 };
 
-// Forks role 0 and role 1, waits up to `limit` for both; a child still
-// running then is SIGKILLed and reported as killed by the harness
-// (signal = SIGKILL, exit_code = -2).
-inline std::vector<ChildEnd> run_pair(const std::function<int(int, const Link&)>& body,
-                                      std::chrono::seconds limit = std::chrono::seconds(45)) {
-  int fds[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) return {};
+// Forks roles 0 .. n-1, each joined to every other by a socketpair
+// (links[r] leads to role r; links[role] is unused), and waits up to
+// `limit` for all; a child still running then is SIGKILLed and reported as
+// killed by the harness (signal = SIGKILL, exit_code = -2).
+inline std::vector<ChildEnd> run_group(
+    int n, const std::function<int(int, const std::vector<Link>&)>& body,
+    std::chrono::seconds limit = std::chrono::seconds(45)) {
+  // fds[i][j]: role i's end of the pair joining i and j.
+  std::vector<std::vector<int>> fds(n, std::vector<int>(n, -1));
+  for (int i = 0; i < n; ++i) {
+    for (int j = i + 1; j < n; ++j) {
+      int pair[2];
+      if (::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0) return {};
+      fds[i][j] = pair[0];
+      fds[j][i] = pair[1];
+    }
+  }
+  const auto close_all_but = [&](int keep) {
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j < n; ++j) {
+        if (i != keep && fds[i][j] >= 0) ::close(fds[i][j]);
+      }
+    }
+  };
   std::fflush(nullptr);
-  pid_t pids[2];
-  for (int role = 0; role < 2; ++role) {
+  std::vector<pid_t> pids(n);
+  for (int role = 0; role < n; ++role) {
     pids[role] = ::fork();
     if (pids[role] == 0) {
-      ::close(fds[1 - role]);
-      Link link{fds[role]};
+      close_all_but(role);
+      std::vector<Link> links(n);
+      for (int j = 0; j < n; ++j) links[j].fd = fds[role][j];
       int code = 1;
       try {
-        code = body(role, link);
+        code = body(role, links);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "role %d: uncaught: %s\n", role, e.what());
       }
@@ -89,23 +108,23 @@ inline std::vector<ChildEnd> run_pair(const std::function<int(int, const Link&)>
       ::_exit(code);
     }
   }
-  ::close(fds[0]);
-  ::close(fds[1]);
-  std::vector<ChildEnd> ends(2);
-  bool done[2] = {false, false};
+  close_all_but(-1);
+  std::vector<ChildEnd> ends(n);
+  std::vector<bool> done(n, false);
   const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!(done[0] && done[1])) {
-    for (int role = 0; role < 2; ++role) {
+  for (int left = n; left > 0;) {
+    for (int role = 0; role < n; ++role) {
       if (done[role]) continue;
       int status = 0;
       if (::waitpid(pids[role], &status, WNOHANG) == pids[role]) {
         done[role] = true;
+        --left;
         if (WIFEXITED(status)) ends[role].exit_code = WEXITSTATUS(status);
         if (WIFSIGNALED(status)) ends[role].signal = WTERMSIG(status);
       }
     }
     if (std::chrono::steady_clock::now() > deadline) {
-      for (int role = 0; role < 2; ++role) {
+      for (int role = 0; role < n; ++role) {
         if (done[role]) continue;
         ::kill(pids[role], SIGKILL);
         ::waitpid(pids[role], nullptr, 0);
@@ -113,11 +132,20 @@ inline std::vector<ChildEnd> run_pair(const std::function<int(int, const Link&)>
         ends[role].signal = SIGKILL;
         std::fprintf(stderr, "role %d did not finish within the limit: killed\n", role);
         done[role] = true;
+        --left;
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return ends;
+}
+
+// Two roles: body(role, the link to the other).
+inline std::vector<ChildEnd> run_pair(const std::function<int(int, const Link&)>& body,
+                                      std::chrono::seconds limit = std::chrono::seconds(45)) {
+  return run_group(
+      2, [&](int role, const std::vector<Link>& links) { return body(role, links[1 - role]); },
+      limit);
 }
 
 }  // namespace anydev_test
