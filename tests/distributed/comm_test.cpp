@@ -633,10 +633,29 @@ TEST(Comm, PutsToAStalledPeerTimeOut) {
   EXPECT_EQ(ends[1].signal, SIGKILL);
 }
 
+// Whether UCX may move large messages with cma (process_vm_readv/writev):
+// UCX_TLS unset or naming all, sm or cma.
+bool cma_may_be_used() {
+  const char* tls = std::getenv("UCX_TLS");
+  if (tls == nullptr || *tls == '\0') return true;
+  std::string list = std::string(",") + tls + ",";
+  if (list.find(",^") != std::string::npos) return list.find("cma") == std::string::npos;
+  for (const char* name : {",all,", ",sm,", ",cma,"}) {
+    if (list.find(name) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // Role 0 is SIGKILLed while it sends 64 MiB; role 1's receive ends with an
 // error (connection failure or timeout), never a hang, and role 1 can
 // still use its context.
 TEST(Comm, PeerKilledMidTransfer) {
+  if (cma_may_be_used()) {
+    GTEST_SKIP() << "UCX 1.13's cma transport (part of UCX_TLS=sm) aborts the surviving process "
+                    "when its peer dies during a large transfer (process_vm_readv fails, no "
+                    "failure handling): run over tcp or posix,sysv,self "
+                    "(distributed.cpu.shm_no_cma.PeerKilledMidTransfer)";
+  }
   const auto ends = run_pair([&](int role, const Link& link) {
     return unavailable_or(role, [&] {
       Pair p(link, 3000);
