@@ -280,7 +280,7 @@ those from the Intel Xeon VM say so.
   while other engineers built on it (load average 6-12), times the best of
   the runs. That load is large here: the records baseline reads 2-13x its
   10^3 figure at 10^5 and 10^6, and the cpu backend, measured in the same
-  runs, spreads 4.56x where the quiet report above has 1.70x; a row moves
+  runs, spreads 4.56x where a quiet report had 1.70x (2.64x in the latest); a row moves
   by up to 3x between runs. The backends' spreads, 8-10x, are beyond that, and
   their cause is measured: **missed** on opencl (PoCL), cuda, hip and
   level_zero (the emulators), for time and for heap bytes. (1) One backend
