@@ -31,8 +31,6 @@ void gate_open(anydev_bk_stream_t stream);
 // Closes one transfer opened on `stream`. A status other than SUCCESS is
 // kept (the first since the last synchronize) for stream_synchronize.
 void gate_close(anydev_bk_stream_t stream, anydev_status_t status, const std::string& message);
-// Waits until no transfer is open on `stream` (no-op inside a GateBypass).
-void gate_wait(anydev_bk_stream_t stream);
 
 // While one lives, this thread's backend calls pass the gate unchecked.
 class GateBypass {
