@@ -228,13 +228,9 @@ std::vector<PluginFolderReport> scan_plugin_path(std::string_view path) {
   return folders;
 }
 
-SelectionReport collect_selection() {
+// What the default selection's context `ctx` is.
+SelectionReport describe_selection(const ContextHandle& ctx) {
   SelectionReport selection;
-  ContextHandle ctx;
-  if (anydev_status_t s = anydev_context_create(nullptr, -1, ctx.out()); s != ANYDEV_SUCCESS) {
-    selection.error = last_error(s);
-    return selection;
-  }
   const char* api = nullptr;
   const char* name = nullptr;
   int device = 0;
@@ -251,15 +247,10 @@ SelectionReport collect_selection() {
   return selection;
 }
 
-// Makes and releases one communicator on the default context: UCX is opened
-// and its worker made, so "available" means transfers can start here.
-TransportReport collect_transport() {
+// Makes and releases one communicator on `ctx`: UCX is opened and its
+// worker made, so "available" means transfers can start here.
+TransportReport probe_transport(const ContextHandle& ctx) {
   TransportReport transport;
-  ContextHandle ctx;
-  if (anydev_status_t s = anydev_context_create(nullptr, -1, ctx.out()); s != ANYDEV_SUCCESS) {
-    transport.error = last_error(s);
-    return transport;
-  }
   anydev_comm_t comm = nullptr;
   if (anydev_status_t s = anydev_comm_create(ctx.get(), 0, &comm); s != ANYDEV_SUCCESS) {
     transport.error = last_error(s);
@@ -288,9 +279,16 @@ SystemReport collect_system_report() {
   collect_backends(report);
   const char* plugin_path = anydev_plugin_path();
   report.plugin_folders = scan_plugin_path(plugin_path != nullptr ? plugin_path : "");
-  report.selection = collect_selection();
   report.pools_enabled = anydev_pool_enabled() != 0;
-  report.transport = collect_transport();
+  // One context of the default selection serves both reports.
+  ContextHandle ctx;
+  if (anydev_status_t s = anydev_context_create(nullptr, -1, ctx.out()); s != ANYDEV_SUCCESS) {
+    report.selection.error = last_error(s);
+    report.transport.error = report.selection.error;
+  } else {
+    report.selection = describe_selection(ctx);
+    report.transport = probe_transport(ctx);
+  }
   return report;
 }
 
