@@ -18,31 +18,12 @@ namespace py = pybind11;
 namespace anydev::python {
 namespace {
 
-// A C-contiguous view of a Python object's memory (bytearray, numpy array,
-// memoryview ...), released on destruction. Call with the GIL held.
-class PyView {
- public:
-  PyView(py::handle object, bool writable, const char* method) {
-    const int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(object.ptr(), &view_, flags) != 0) {
-      PyErr_Clear();
-      throw py::type_error(std::string(method) + ": expected a HostBuffer, a DeviceBuffer or a " +
-                           (writable ? "writable " : "") +
-                           "C-contiguous object with the buffer protocol, not " +
-                           std::string(py::str(object.get_type().attr("__name__"))));
-    }
-  }
-  ~PyView() { PyBuffer_Release(&view_); }
-  PyView(const PyView&) = delete;
-  PyView& operator=(const PyView&) = delete;
-  void* data() const { return view_.buf; }
-  std::size_t bytes() const { return static_cast<std::size_t>(view_.len); }
-  const char* format() const { return view_.format; }
-  std::size_t itemsize() const { return static_cast<std::size_t>(view_.itemsize); }
-
- private:
-  Py_buffer view_{};
-};
+// The C-contiguous view that enqueue_copy_to/_from (`method`) copy with.
+PyView copy_view(py::handle object, bool writable, const char* method) {
+  return PyView(object, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0),
+                std::string(method) + ": expected a HostBuffer, a DeviceBuffer or a " +
+                    (writable ? "writable " : "") + "C-contiguous object with the buffer protocol");
+}
 
 // Waits for the buffer's context (copies to/from Python objects are
 // synchronous, so the object may be dropped at once). Releases the GIL.
@@ -196,7 +177,7 @@ void copy_to(const Buffer& src, py::handle dst) {
     check(anydev_enqueue_copy(nullptr, to, from));
     return;
   }
-  const PyView view(dst, true, "enqueue_copy_to");
+  const PyView view = copy_view(dst, true, "enqueue_copy_to");
   const anydev_buffer_t s = src.get("enqueue_copy_to");
   require_matching_elements("enqueue_copy_to", src, view, "destination");
   {
@@ -215,7 +196,7 @@ void copy_from(const Buffer& dst, py::handle src) {
     check(anydev_enqueue_copy(nullptr, to, from));
     return;
   }
-  const PyView view(src, false, "enqueue_copy_from");
+  const PyView view = copy_view(src, false, "enqueue_copy_from");
   const anydev_buffer_t d = dst.get("enqueue_copy_from");
   require_matching_elements("enqueue_copy_from", dst, view, "source");
   {
@@ -293,6 +274,14 @@ extern "C" void host_releasebuffer(PyObject*, Py_buffer* view) {
 }
 
 }  // namespace
+
+PyView::PyView(py::handle object, int flags, const std::string& expected) {
+  if (PyObject_GetBuffer(object.ptr(), &view_, flags) != 0) {
+    PyErr_Clear();
+    throw py::type_error(expected + ", not " +
+                         std::string(py::str(object.get_type().attr("__name__"))));
+  }
+}
 
 anydev_buffer_t Buffer::get(const char* method) const {
   if (handle.get() == nullptr) anydev::detail::throw_empty(type_name(), method, "buffer");

@@ -12,6 +12,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstddef>
+#include <string>
 
 #include "anydev/anydev.hpp"
 
@@ -33,6 +34,25 @@ struct Buffer {
 };
 struct HostBuffer : Buffer {};
 struct DeviceBuffer : Buffer {};
+
+// A view of a Python object's memory through the buffer protocol (bytes,
+// bytearray, memoryview, a NumPy array), released on destruction. `flags`
+// are PyBUF_* request flags; an object that cannot give such a view is a
+// TypeError "<expected>, not <type name>". Call with the GIL held.
+class PyView {
+ public:
+  PyView(pybind11::handle object, int flags, const std::string& expected);
+  ~PyView() { PyBuffer_Release(&view_); }
+  PyView(const PyView&) = delete;
+  PyView& operator=(const PyView&) = delete;
+  void* data() const { return view_.buf; }
+  std::size_t bytes() const { return static_cast<std::size_t>(view_.len); }
+  const char* format() const { return view_.format; }
+  std::size_t itemsize() const { return static_cast<std::size_t>(view_.itemsize); }
+
+ private:
+  Py_buffer view_{};
+};
 
 // A HostBuffer or DeviceBuffer object for a C buffer, taking over the
 // caller's reference.

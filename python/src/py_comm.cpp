@@ -67,27 +67,15 @@ using PyExposedRegion = Held<anydev::ExposedRegion>;
 using PyRemoteRegion = Held<anydev::RemoteRegion>;
 
 // The contiguous bytes of a bytes-like object (bytes, bytearray,
-// memoryview, a NumPy array), held for the call; TypeError otherwise.
-class BytesArgument {
- public:
-  BytesArgument(py::handle object, const std::string& where) {
-    if (PyObject_GetBuffer(object.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) {
-      PyErr_Clear();
-      throw py::type_error(where + " must be bytes-like (bytes, bytearray, memoryview), not " +
-                           std::string(py::str(object.get_type().attr("__name__"))));
-    }
-  }
-  ~BytesArgument() { PyBuffer_Release(&view_); }
-  BytesArgument(const BytesArgument&) = delete;
-  BytesArgument& operator=(const BytesArgument&) = delete;
+// memoryview, a NumPy array), held while `view` lives; TypeError otherwise.
+PyView bytes_argument(py::handle object, const std::string& where) {
+  return PyView(object, PyBUF_C_CONTIGUOUS,
+                where + " must be bytes-like (bytes, bytearray, memoryview)");
+}
 
-  std::span<const std::uint8_t> span() const {
-    return {static_cast<const std::uint8_t*>(view_.buf), static_cast<std::size_t>(view_.len)};
-  }
-
- private:
-  Py_buffer view_{};
-};
+std::span<const std::uint8_t> span_of(const PyView& view) {
+  return {static_cast<const std::uint8_t*>(view.data()), view.bytes()};
+}
 
 // The bytes `get()` returns (an address, a key), called without the GIL.
 template <class Get>
@@ -207,9 +195,9 @@ void bind_connections(py::class_<PyCommunicator>& cls) {
           "connect",
           [](const PyCommunicator& c, py::handle address) {
             const anydev::Communicator comm = c.get("connect");
-            const BytesArgument bytes(address, "Communicator.connect: the address");
+            const PyView bytes = bytes_argument(address, "Communicator.connect: the address");
             const WithoutGil unlocked;
-            return comm.connect(bytes.span());
+            return comm.connect(span_of(bytes));
           },
           py::arg("address"),
           "Connects to the peer whose address (bytes) is given and returns its index (0, 1, ... "
@@ -267,11 +255,11 @@ void bind_transfers(py::class_<PyCommunicator>& cls) {
           "import_region",
           [](const PyCommunicator& c, int peer, py::handle key) {
             const anydev::Communicator comm = c.get("import_region");
-            const BytesArgument bytes(key, "Communicator.import_region: the key");
+            const PyView bytes = bytes_argument(key, "Communicator.import_region: the key");
             std::optional<anydev::RemoteRegion> out;
             {
               const WithoutGil unlocked;
-              out.emplace(comm.import_region(peer, bytes.span()));
+              out.emplace(comm.import_region(peer, span_of(bytes)));
             }
             return new PyRemoteRegion(std::move(*out), "RemoteRegion");
           },
