@@ -400,6 +400,57 @@ TEST(Comm, PutGetExactBytes) {
   }));
 }
 
+// Small gets and puts into a peer with nothing in flight (it waits on the
+// link, not in a receive): UCX may complete the endpoint flush behind a put
+// at once, and such a put must still end, with its bytes in place. Whether
+// UCX does so also depends on the pair of processes, hence several pairs.
+TEST(Comm, SmallPutsIntoAnIdlePeerComplete) {
+  constexpr int kPairs = 10;
+  constexpr int kRounds = 4;
+  constexpr std::size_t kPut = 777;
+  constexpr std::size_t kRegion = kRounds * 1024 + 4096;
+  const auto at = [](int round) { return 4099 + static_cast<std::size_t>(round) * 1024; };
+  for (int pair = 0; pair < kPairs && !HasFailure() && !IsSkipped(); ++pair) {
+    SCOPED_TRACE("pair " + std::to_string(pair));
+    expect_all_ok(run_pair([&](int role, const Link& link) {
+      return unavailable_or(role, [&] {
+        Pair p(link, 3000);
+        if (role == 1) {
+          auto region = p.ctx.enqueue_create_host_buffer<std::uint8_t>(kRegion);
+          region.enqueue_fill(0x5A);
+          p.ctx.synchronize();
+          auto exposed = p.comm.expose(region);
+          link.send(exposed.key());
+          link.recv();  // idle until role 0's puts have all ended
+          const std::uint8_t* r = region.unsafe_ptr();
+          for (int round = 0; round < kRounds; ++round) {
+            for (std::size_t i = 0; i < kPut; ++i) {
+              REQUIRE(r[at(round) + i] == pattern(i, round), "round %d: byte %zu", round, i);
+            }
+          }
+          return 0;
+        }
+        auto remote = p.comm.import_region(p.peer, link.recv());
+        auto got = p.ctx.enqueue_create_host_buffer<std::uint8_t>(1000);
+        auto src = p.ctx.enqueue_create_host_buffer<std::uint8_t>(kPut);
+        for (int round = 0; round < kRounds; ++round) {
+          p.comm.enqueue_get(got, remote, 13);
+          p.ctx.synchronize();
+          // Both progress threads idle (asleep) before the put, as between a
+          // program's separate steps.
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          const auto bytes = make_bytes(kPut, round);
+          src.enqueue_copy_from(bytes.data());
+          p.comm.enqueue_put(src, remote, at(round));
+          p.ctx.synchronize();
+        }
+        link.send({1});
+        return 0;
+      });
+    }));
+  }
+}
+
 // Many puts in flight at once (they share endpoint flushes): role 0
 // enqueues puts of different sizes from host and device buffers into
 // separate slots of role 1's region and synchronizes once; then every slot
