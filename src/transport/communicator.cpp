@@ -106,8 +106,8 @@ bool read_number(const char* name, unsigned long long low, unsigned long long hi
 }  // namespace
 
 // One piece of a transfer: one UCX message (or put/get) of at most the
-// chunk size. Owned by its Transfer; touched by the progress thread only
-// (UCX's callbacks run inside progress or cancel on that thread).
+// chunk size. Owned by its Transfer; touched inside passes only
+// (UCX's callbacks run inside progress or cancel, under ucx_mutex).
 struct Chunk {
   enum State { waiting, copying_out, posted, copying_in, done };
   Transfer* transfer = nullptr;
@@ -123,7 +123,7 @@ struct Chunk {
   int bounce = -1;
 };
 
-// One enqueued transfer. Owned by the progress thread's list (and the
+// One enqueued transfer. Owned by the pass state (active_; and the
 // submission queue before that); holds its buffer's memory and context.
 struct Transfer {
   enum Phase { waiting_stream, running, flushing, draining, finished };
@@ -161,7 +161,7 @@ struct Transfer {
 
 namespace {
 
-// Puts `t` on the progress thread's work list (once).
+// Puts `t` on the pass's work list (once).
 void touch(Transfer& t) {
   if (t.queued) return;
   t.queued = true;
@@ -206,7 +206,7 @@ bool all_posted(const Transfer& t) {
 
 // Lanes order the transfers with one (peer, tag, direction): a later one
 // posts its chunks only after an earlier one has posted all of its own, so
-// that chunks match in order. Progress thread only.
+// that chunks match in order. Inside passes.
 using LaneKey = std::tuple<int, std::uint32_t, bool>;
 
 }  // namespace
@@ -408,7 +408,7 @@ int Communicator::peer_count() {
 }
 
 void Communicator::peer_failed(Peer& peer, ucs_status_t status) {
-  // Under ucx_mutex (inside progress on the progress thread).
+  // Under ucx_mutex (inside a pass).
   if (peer.failed != ANYDEV_SUCCESS) return;
   peer.failed = ANYDEV_ERROR_DEVICE;
   peer.failed_at = std::chrono::steady_clock::now();
@@ -524,7 +524,7 @@ anydev_status_t Communicator::enqueue(TransferKind kind, anydev_buffer_t buffer,
     c.last = i + 1 == n;
   }
   // Orders the transfer after the work already on the buffer's stream (and
-  // the buffer's last user's stream): an event the progress thread waits for.
+  // the buffer's last user's stream): an event the passes query.
   Stream& stream = *view.context->stream;
   const anydev_backend_table_t* table = stream.table;
   {
@@ -541,13 +541,15 @@ anydev_status_t Communicator::enqueue(TransferKind kind, anydev_buffer_t buffer,
       return s;
     }
   }
-  gate_open(stream.native);
+  gate_open(stream.native, weak_from_this());
   bool asleep = false;
   {
     std::lock_guard lock(queue_mutex_);
     submitted_.push_back(std::move(t));
     ++in_flight_;
-    asleep = sleeping_;
+    // A driving caller's thread takes it in its next pass, and wakes the
+    // progress thread when it stops if work is left.
+    asleep = sleeping_ && driving_.load(std::memory_order_acquire) == 0;
   }
   // An awake progress thread sees the queue on its next pass: no syscall.
   if (asleep) wake();
@@ -555,7 +557,7 @@ anydev_status_t Communicator::enqueue(TransferKind kind, anydev_buffer_t buffer,
 }
 
 void Communicator::post_chunk(Transfer& t, Chunk& c) {
-  // Progress thread, under ucx_mutex.
+  // Inside a pass, under ucx_mutex.
   Peer& peer = *peers_[static_cast<std::size_t>(t.peer)];
   void* where = c.bounce >= 0 ? bounces_[static_cast<std::size_t>(c.bounce)].address
                               : static_cast<char*>(t.address) + c.offset;
@@ -597,20 +599,20 @@ void Communicator::post_chunk(Transfer& t, Chunk& c) {
 }
 
 void Communicator::put_flush_ended(Peer& peer, ucs_status_t status) {
-  // Inside progress (or a close) on the progress thread, under ucx_mutex.
+  // Inside progress (or a close) in a pass, under ucx_mutex.
   peer.puts.ended(status);
   flushed_.push_back(&peer);
 }
 
 void Communicator::start_flush(Peer& peer) {
-  // Progress thread, under ucx_mutex.
+  // Inside a pass, under ucx_mutex.
   if (!peer.puts.needs_flush()) return;
   peer.puts.start(*ucx_, peer.ep, flush_done, &peer);
   if (peer.puts.has_ended()) flushed_.push_back(&peer);
 }
 
 void Communicator::settle_flushes() {
-  // Progress thread, under ucx_mutex: frees each ended flush, ends the puts
+  // Inside a pass, under ucx_mutex: frees each ended flush, ends the puts
   // it covered and starts the next flush for the puts posted since.
   while (!flushed_.empty()) {
     std::vector<Peer*> peers;
@@ -635,8 +637,8 @@ void Communicator::finish(Transfer& t, anydev_status_t status, std::string messa
   }
 }
 
-// Moves `t` on as far as it can go; true when it has ended. Progress
-// thread, under ucx_mutex.
+// Moves `t` on as far as it can go; true when it has ended. Inside a
+// pass, under ucx_mutex.
 bool Communicator::advance(Transfer& t) {
   GateBypass bypass;
   const anydev_backend_table_t* table = context_->backend->table;
@@ -864,20 +866,118 @@ bool Communicator::advance(Transfer& t) {
   return t.phase == Transfer::finished;
 }
 
-void Communicator::run() {
+int Communicator::pass() {
   // Only the transfers that can move are advanced: those a UCX callback
   // touched, those whose stream became ready, a lane's new head, staged ones
   // (their copies are polled), and, every few milliseconds, those past their
   // deadline or whose peer failed. Thousands may be in flight.
-  std::unordered_map<Transfer*, std::shared_ptr<Transfer>> active;
-  std::map<LaneKey, std::deque<Transfer*>> lanes;
-  // Per stream, in enqueue order: a stream's events complete in order, so
-  // only each queue's oldest event is queried.
-  std::map<anydev_bk_stream_t, std::deque<Transfer*>> waiting;
-  std::vector<Transfer*> staged;  // started staged transfers, polled every pass
-  std::vector<Transfer*> work;
   constexpr auto kScanPeriod = std::chrono::milliseconds(2);
-  Clock::time_point next_scan = Clock::now() + kScanPeriod;
+  std::vector<std::shared_ptr<Transfer>> ended;
+  int progressed = 0;
+  {
+    std::lock_guard lock(ucx_mutex);
+    GateBypass bypass;
+    {
+      std::lock_guard queue_lock(queue_mutex_);
+      while (!submitted_.empty()) {
+        std::shared_ptr<Transfer> t = std::move(submitted_.front());
+        submitted_.pop_front();
+        t->work = &work_;
+        if (t->kind == TransferKind::send || t->kind == TransferKind::recv) {
+          auto& lane = lanes_[LaneKey{t->peer, t->tag, t->kind == TransferKind::send}];
+          t->lane_front = lane.empty();
+          lane.push_back(t.get());
+        } else {
+          t->lane_released = true;
+        }
+        waiting_[t->context->stream->native].push_back(t.get());
+        active_.emplace(t.get(), std::move(t));
+      }
+    }
+    progressed = static_cast<int>(ucx_->ucp_worker_progress(worker_));
+    settle_flushes();
+    for (auto it = waiting_.begin(); it != waiting_.end();) {
+      std::deque<Transfer*>& queue = it->second;
+      while (!queue.empty()) {
+        Transfer& t = *queue.front();
+        int complete = 0;
+        if (bk(t.context->stream->table).event_query(t.ready, &complete) != ANYDEV_SUCCESS) {
+          finish(t, ANYDEV_ERROR_DEVICE, "the work before it on the stream failed");
+          t.phase = Transfer::draining;
+        } else if (complete == 0) {
+          break;
+        }
+        t.stream_ready = true;
+        if (t.staged) staged_.push_back(&t);
+        touch(t);
+        queue.pop_front();
+      }
+      it = queue.empty() ? waiting_.erase(it) : std::next(it);
+    }
+    for (Transfer* t : staged_) touch(*t);
+    const Clock::time_point now = Clock::now();
+    if (now >= next_scan_) {
+      next_scan_ = now + kScanPeriod;
+      for (auto& [raw, t] : active_) {
+        if (t->stream_ready &&
+            (now > t->deadline ||
+             peers_[static_cast<std::size_t>(t->peer)]->failed != ANYDEV_SUCCESS)) {
+          touch(*raw);
+        }
+      }
+    }
+    pass_work_.swap(work_);
+    for (Transfer* raw : pass_work_) {
+      auto found = active_.find(raw);
+      if (found == active_.end()) continue;  // ended earlier in this pass
+      Transfer& t = *raw;
+      t.queued = false;
+      if (!t.stream_ready || (!t.lane_released && !t.lane_front)) continue;
+      const bool ended_now = advance(t);
+      if (!t.lane_released && (ended_now || all_posted(t))) {
+        const LaneKey lane_key{t.peer, t.tag, t.kind == TransferKind::send};
+        std::deque<Transfer*>& lane = lanes_[lane_key];
+        lane.pop_front();
+        t.lane_released = true;
+        if (lane.empty()) {
+          lanes_.erase(lane_key);
+        } else {
+          lane.front()->lane_front = true;
+          touch(*lane.front());
+        }
+      }
+      if (ended_now) {
+        if (t.staged) staged_.erase(std::find(staged_.begin(), staged_.end(), raw));
+        ended.push_back(std::move(found->second));
+        active_.erase(found);
+      }
+    }
+    pass_work_.clear();
+    settle_flushes();
+  }
+  for (auto& t : ended) {
+    GateBypass bypass;
+    bk(t->context->stream->table).event_destroy(t->ready);
+    gate_close(t->context->stream->native, t->status, t->message);
+    t->allocation.reset();
+    // A remote region's last reference may hold the communicator's last
+    // one: release it off this thread, which the destructor joins.
+    if (t->remote && t->remote.use_count() == 1) {
+      std::thread([r = std::move(t->remote)]() mutable { r.reset(); }).detach();
+    }
+    t->remote.reset();
+  }
+  if (!ended.empty()) {
+    {
+      std::lock_guard lock(queue_mutex_);
+      in_flight_ -= ended.size();
+    }
+    queue_cv_.notify_all();
+  }
+  return progressed + static_cast<int>(ended.size());
+}
+
+void Communicator::run() {
   int empty_polls = 0;
   // Idle, the thread keeps polling until this long after the last activity
   // before it sleeps: the next message of a ping-pong, or the next of a
@@ -886,131 +986,69 @@ void Communicator::run() {
   constexpr auto kLinger = std::chrono::microseconds(500);
   Clock::time_point linger_until{};
   for (;;) {
+    bool busy = false;
     {
       std::unique_lock lock(queue_mutex_);
-      if (active.empty() && submitted_.empty() && stopping_) break;
-      if (active.empty() && submitted_.empty()) {
-        if (Clock::now() >= linger_until) {
-          // Idle: sleep until UCX has an event (peers' puts and gets into
-          // exposed memory need this worker's progress on transports
-          // without hardware RMA) or new work arrives.
-          sleeping_ = true;
-          lock.unlock();
-          idle_wait();
-          lock.lock();
-          sleeping_ = false;
-        }
+      if (driving_.load(std::memory_order_acquire) != 0) {
+        // A caller's thread makes the passes: stand aside (bounded, so a
+        // missed notification costs at most this long).
+        driver_cv_.wait_for(lock, std::chrono::milliseconds(1),
+                            [&] { return driving_.load(std::memory_order_acquire) == 0; });
+        linger_until = Clock::now() + kLinger;
+        continue;
       }
-      while (!submitted_.empty()) {
-        std::shared_ptr<Transfer> t = std::move(submitted_.front());
-        submitted_.pop_front();
-        t->work = &work_;
-        if (t->kind == TransferKind::send || t->kind == TransferKind::recv) {
-          auto& lane = lanes[LaneKey{t->peer, t->tag, t->kind == TransferKind::send}];
-          t->lane_front = lane.empty();
-          lane.push_back(t.get());
-        } else {
-          t->lane_released = true;
-        }
-        waiting[t->context->stream->native].push_back(t.get());
-        active.emplace(t.get(), std::move(t));
+      if (in_flight_ == 0 && stopping_) break;
+      if (in_flight_ == 0 && Clock::now() >= linger_until) {
+        // Idle: sleep until UCX has an event (peers' puts and gets into
+        // exposed memory need this worker's progress on transports
+        // without hardware RMA) or new work arrives.
+        sleeping_ = true;
+        lock.unlock();
+        idle_wait();
+        lock.lock();
+        sleeping_ = false;
       }
+      busy = in_flight_ != 0;
     }
-    std::vector<std::shared_ptr<Transfer>> ended;
-    int progressed = 0;
-    {
-      std::lock_guard lock(ucx_mutex);
-      GateBypass bypass;
-      progressed = static_cast<int>(ucx_->ucp_worker_progress(worker_));
-      settle_flushes();
-      for (auto it = waiting.begin(); it != waiting.end();) {
-        std::deque<Transfer*>& queue = it->second;
-        while (!queue.empty()) {
-          Transfer& t = *queue.front();
-          int complete = 0;
-          if (bk(t.context->stream->table).event_query(t.ready, &complete) != ANYDEV_SUCCESS) {
-            finish(t, ANYDEV_ERROR_DEVICE, "the work before it on the stream failed");
-            t.phase = Transfer::draining;
-          } else if (complete == 0) {
-            break;
-          }
-          t.stream_ready = true;
-          if (t.staged) staged.push_back(&t);
-          touch(t);
-          queue.pop_front();
-        }
-        it = queue.empty() ? waiting.erase(it) : std::next(it);
-      }
-      for (Transfer* t : staged) touch(*t);
-      const Clock::time_point now = Clock::now();
-      if (now >= next_scan) {
-        next_scan = now + kScanPeriod;
-        for (auto& [raw, t] : active) {
-          if (t->stream_ready &&
-              (now > t->deadline ||
-               peers_[static_cast<std::size_t>(t->peer)]->failed != ANYDEV_SUCCESS)) {
-            touch(*raw);
-          }
-        }
-      }
-      work.swap(work_);
-      for (Transfer* raw : work) {
-        auto found = active.find(raw);
-        if (found == active.end()) continue;  // ended earlier in this pass
-        Transfer& t = *raw;
-        t.queued = false;
-        if (!t.stream_ready || (!t.lane_released && !t.lane_front)) continue;
-        const bool ended_now = advance(t);
-        if (!t.lane_released && (ended_now || all_posted(t))) {
-          const LaneKey lane_key{t.peer, t.tag, t.kind == TransferKind::send};
-          std::deque<Transfer*>& lane = lanes[lane_key];
-          lane.pop_front();
-          t.lane_released = true;
-          if (lane.empty()) {
-            lanes.erase(lane_key);
-          } else {
-            lane.front()->lane_front = true;
-            touch(*lane.front());
-          }
-        }
-        if (ended_now) {
-          if (t.staged) staged.erase(std::find(staged.begin(), staged.end(), raw));
-          ended.push_back(std::move(found->second));
-          active.erase(found);
-        }
-      }
-      work.clear();
-      settle_flushes();
-    }
-    for (auto& t : ended) {
-      GateBypass bypass;
-      bk(t->context->stream->table).event_destroy(t->ready);
-      gate_close(t->context->stream->native, t->status, t->message);
-      t->allocation.reset();
-      // A remote region's last reference may hold the communicator's last
-      // one: release it off this thread, which the destructor joins.
-      if (t->remote && t->remote.use_count() == 1) {
-        std::thread([r = std::move(t->remote)]() mutable { r.reset(); }).detach();
-      }
-      t->remote.reset();
-    }
-    if (!ended.empty()) {
-      {
-        std::lock_guard lock(queue_mutex_);
-        in_flight_ -= ended.size();
-      }
-      queue_cv_.notify_all();
-    }
+    const int progressed = pass();
     // Busy-poll while transfers are in flight, as ucx_perftest does; yield
     // only after a long run of empty polls (a yield on a loaded machine can
     // cost a whole time slice per UCX round trip).
-    if (progressed > 0 || !active.empty()) linger_until = Clock::now() + kLinger;
+    if (progressed > 0 || busy) linger_until = Clock::now() + kLinger;
     empty_polls = progressed == 0 ? empty_polls + 1 : 0;
     if (empty_polls >= 4096) {
       empty_polls = 0;
       std::this_thread::yield();
     }
   }
+}
+
+bool Communicator::drive(const std::function<bool()>& done) {
+  int expected = 0;
+  if (!driving_.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return false;
+  int empty_polls = 0;
+  while (!done()) {
+    empty_polls = pass() == 0 ? empty_polls + 1 : 0;
+    if (empty_polls >= 4096) {
+      empty_polls = 0;
+      std::this_thread::yield();
+    }
+  }
+  // Transfers still in flight (other streams') go back to the progress
+  // thread; with none, it finds out by itself (its stand-aside is bounded),
+  // which spares a ping-pong's every round a wake-up call.
+  bool others = false, asleep = false;
+  {
+    std::lock_guard lock(queue_mutex_);
+    driving_.store(0, std::memory_order_release);
+    others = in_flight_ != 0;
+    asleep = sleeping_;
+  }
+  if (others) {
+    driver_cv_.notify_all();
+    if (asleep) wake();
+  }
+  return true;
 }
 
 void Communicator::wake() {

@@ -7,26 +7,34 @@
 // and the staging copies are done with it, so no memory is freed while UCX
 // uses it. Exposed regions and imported remote keys hold the Communicator.
 //
-// Threads: one progress thread per communicator makes every UCX call that
-// touches requests (posting, progress, cancel); callers' threads take
-// `ucx_mutex` for the few calls they make themselves (connect, expose,
-// import). All public members are thread-safe. Destruction waits for the
-// transfers in flight, each bounded by the timeout.
+// Threads: every UCX call is made under `ucx_mutex`. Transfers move in
+// passes (pass()), made by the communicator's progress thread or, while a
+// caller's thread waits at the transfer gate for one of them, by that
+// thread (drive(); the progress thread stands aside meanwhile), so that a
+// round trip costs no thread hand-over. All public members are thread-safe.
+// Destruction waits for the transfers in flight, each bounded by the
+// timeout.
 #ifndef ANYDEV_SRC_TRANSPORT_COMMUNICATOR_H_
 #define ANYDEV_SRC_TRANSPORT_COMMUNICATOR_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "api/objects.h"
 #include "transport/put_flush.h"
+#include "transport/transfer_gate.h"
 #include "transport/ucx_library.h"
 
 namespace anydev::core::transport {
@@ -39,7 +47,7 @@ enum class TransferKind { send, recv, put, get };
 
 // One connected peer. `ep` is used under ucx_mutex; `failed` (guarded by
 // ucx_mutex) is set once, by UCX's error callback or a timed-out send;
-// `puts` (progress thread) holds the puts waiting for remote completion.
+// `puts` (inside passes) holds the puts waiting for remote completion.
 struct Peer {
   ucp_ep_h ep = nullptr;
   std::uint32_t key = 0;        // the peer's sender key (in its address bytes)
@@ -72,7 +80,7 @@ struct RemoteRegion {
   ~RemoteRegion();
 };
 
-class Communicator : public std::enable_shared_from_this<Communicator> {
+class Communicator : public GateDriver, public std::enable_shared_from_this<Communicator> {
  public:
   // Creates UCP's context and worker and starts the progress thread.
   // `timeout_ms` 0: ANYDEV_UCX_TIMEOUT_MS, else the default (30000).
@@ -92,18 +100,25 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // "host" or "host,cuda": the memory types UCX reaches directly.
   std::string memory_types() const;
 
-  // Called from UCX's endpoint error callback (progress thread).
+  // Called from UCX's endpoint error callback (inside a pass).
   void peer_failed(Peer& peer, ucs_status_t status);
-  // Called from the callback of a peer's put flush (progress thread).
+  // Called from the callback of a peer's put flush (inside a pass).
   void put_flush_ended(Peer& peer, ucs_status_t status);
+  // GateDriver: passes on the calling thread until done(); false when
+  // another thread drives already.
+  bool drive(const std::function<bool()>& done) override;
 
   const UcxLibrary& ucx() const { return *ucx_; }
   ucp_context_h ucp() const { return ucp_; }
-  std::mutex ucx_mutex;  // every UCX call outside the progress thread's loop
+  std::mutex ucx_mutex;  // every UCX call is made under it
 
  private:
   Communicator() = default;
   void run();
+  // One pass: takes the submitted transfers, polls UCX, advances what can
+  // move and ends what has ended. Returns UCX's progress count plus the
+  // transfers ended. Any thread.
+  int pass();
   void idle_wait();
   void wake();
   bool advance(Transfer& t);
@@ -126,7 +141,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::vector<std::unique_ptr<Peer>> peers_;  // guarded by ucx_mutex
 
   // Staging: a private stream and pinned bounce buffers of chunk_bytes_.
-  // Made on first use, under ucx_mutex; used by the progress thread only.
+  // Made on first use, under ucx_mutex; used inside passes only.
   std::size_t chunk_bytes_ = 4u << 20;
   bool force_staging_ = false;  // ANYDEV_UCX_FORCE_STAGING=1: stage all device memory (tests)
   int bounce_count_ = 8;        // half outbound, half inbound
@@ -145,11 +160,28 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::size_t in_flight_ = 0;                        // guarded by queue_mutex_
   bool stopping_ = false;                            // guarded by queue_mutex_
   bool sleeping_ = false;  // guarded by queue_mutex_: the progress thread waits on the fds
-  // The transfers UCX's callbacks touched since the last pass (progress
-  // thread only; callbacks run inside progress on that thread).
+  // The transfers UCX's callbacks touched since the last pass (callbacks
+  // run inside progress). Guarded by ucx_mutex, like the rest of a pass's
+  // state below.
   std::vector<Transfer*> work_;
-  // The peers whose put flush has ended and awaits settling (progress thread).
+  // The peers whose put flush has ended and awaits settling.
   std::vector<Peer*> flushed_;
+  // The transfers taken from submitted_ and not yet ended; lanes order the
+  // transfers with one (peer, tag, direction); `waiting_` holds, per stream
+  // in enqueue order, those whose stream's earlier work may not have
+  // completed (a stream's events complete in order, so only each queue's
+  // oldest is queried); `staged_` the started staged ones (polled every
+  // pass); `next_scan_` when deadlines and failed peers are next checked.
+  std::unordered_map<Transfer*, std::shared_ptr<Transfer>> active_;
+  std::map<std::tuple<int, std::uint32_t, bool>, std::deque<Transfer*>> lanes_;
+  std::map<anydev_bk_stream_t, std::deque<Transfer*>> waiting_;
+  std::vector<Transfer*> staged_;
+  std::vector<Transfer*> pass_work_;
+  std::chrono::steady_clock::time_point next_scan_{};
+  // 1 while a caller's thread drives; the progress thread then waits on
+  // driver_cv_ (under queue_mutex_) instead of polling.
+  std::atomic<int> driving_{0};
+  std::condition_variable driver_cv_;
   int ucx_fd_ = -1;   // UCX's event fd (ucp_worker_get_efd)
   int wake_fd_ = -1;  // an eventfd: new work or shutdown wakes the idle thread
   std::thread progress_;

@@ -10,8 +10,8 @@
 // Ownership: each Peer owns one PutFlush. The flush request is UCX's until
 // settle() or release() frees it (never while in progress). Waiters are
 // opaque pointers owned by the caller, which forget()s one that ends early.
-// Threads: the progress thread only (under the communicator's ucx_mutex);
-// UCX runs the flush's callback inside progress on that thread. Not
+// Threads: inside the communicator's passes (under the communicator's ucx_mutex);
+// UCX runs the flush's callback inside progress, within the pass. Not
 // thread-safe.
 #ifndef ANYDEV_SRC_TRANSPORT_PUT_FLUSH_H_
 #define ANYDEV_SRC_TRANSPORT_PUT_FLUSH_H_

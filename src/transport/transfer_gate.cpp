@@ -17,6 +17,7 @@ namespace {
 // One stream's open transfers and its first unreported error.
 struct StreamGate {
   int open = 0;
+  std::weak_ptr<GateDriver> driver;  // the last opener's
   anydev_status_t status = ANYDEV_SUCCESS;
   std::string message;
 };
@@ -50,11 +51,26 @@ thread_local int t_bypass = 0;
 [[gnu::noinline, gnu::cold]] void wait_slow(anydev_bk_stream_t stream) {
   if (t_bypass > 0) return;
   Gates& g = gates();
-  std::unique_lock lock(g.mutex);
-  g.closed.wait(lock, [&] {
+  const auto clear = [&] {
     auto it = g.by_stream.find(stream);
     return it == g.by_stream.end() || it->second.open == 0;
-  });
+  };
+  std::unique_lock lock(g.mutex);
+  if (clear()) return;
+  // Drive the transfers here rather than wait for a hand-over from the
+  // progress thread: a round trip then costs no thread switch.
+  std::shared_ptr<GateDriver> driver = g.by_stream[stream].driver.lock();
+  if (driver != nullptr) {
+    lock.unlock();
+    const bool drove = driver->drive([&] {
+      std::lock_guard relock(g.mutex);
+      return clear();
+    });
+    driver.reset();  // unlocked: it may be the communicator's last reference
+    lock.lock();
+    if (drove) return;
+  }
+  g.closed.wait(lock, clear);
 }
 
 inline void wait_for_transfers(anydev_bk_stream_t stream) {
@@ -152,10 +168,12 @@ struct GateLayer {
 
 }  // namespace
 
-void gate_open(anydev_bk_stream_t stream) {
+void gate_open(anydev_bk_stream_t stream, std::weak_ptr<GateDriver> driver) {
   Gates& g = gates();
   std::lock_guard lock(g.mutex);
-  ++g.by_stream[stream].open;
+  StreamGate& gate = g.by_stream[stream];
+  ++gate.open;
+  if (!driver.expired()) gate.driver = std::move(driver);
   g_tracked.store(g.by_stream.size(), std::memory_order_relaxed);
   g_open_total.fetch_add(1, std::memory_order_relaxed);
 }
