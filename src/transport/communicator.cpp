@@ -872,6 +872,7 @@ int Communicator::pass() {
   // (their copies are polled), and, every few milliseconds, those past their
   // deadline or whose peer failed. Thousands may be in flight.
   constexpr auto kScanPeriod = std::chrono::milliseconds(2);
+  constexpr std::size_t kKeptQueues = 64;
   std::vector<std::shared_ptr<Transfer>> ended;
   int progressed = 0;
   {
@@ -912,8 +913,12 @@ int Communicator::pass() {
         touch(t);
         queue.pop_front();
       }
-      it = queue.empty() ? waiting_.erase(it) : std::next(it);
+      ++it;
     }
+    // Empty queues and lanes are kept for the next message (a deque's
+    // first block is an allocation) while they are few.
+    if (waiting_.size() > kKeptQueues)
+      std::erase_if(waiting_, [](auto& e) { return e.second.empty(); });
     for (Transfer* t : staged_) touch(*t);
     const Clock::time_point now = Clock::now();
     if (now >= next_scan_) {
@@ -939,9 +944,7 @@ int Communicator::pass() {
         std::deque<Transfer*>& lane = lanes_[lane_key];
         lane.pop_front();
         t.lane_released = true;
-        if (lane.empty()) {
-          lanes_.erase(lane_key);
-        } else {
+        if (!lane.empty()) {
           lane.front()->lane_front = true;
           touch(*lane.front());
         }
@@ -953,6 +956,8 @@ int Communicator::pass() {
       }
     }
     pass_work_.clear();
+    if (lanes_.size() > kKeptQueues)
+      std::erase_if(lanes_, [](auto& e) { return e.second.empty(); });
     settle_flushes();
   }
   for (auto& t : ended) {
