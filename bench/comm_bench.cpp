@@ -9,6 +9,9 @@
 //              the receiver's acknowledgement (ucx_perftest -t tag_bw)
 //   put        n puts into the peer's exposed buffer, timed until the last
 //              is in the peer's memory (ucx_perftest -t ucp_put_bw)
+//   put (UCX-allocated target)  the same into memory the peer allocated
+//              through UCX (Communicator::expose_new), as ucx_perftest's
+//              buffers are
 //   staged     send/recv of device buffers through the staging path
 //              (ANYDEV_UCX_FORCE_STAGING=1 on the cpu backend), beside the
 //              host path's figure
@@ -17,7 +20,7 @@
 //
 // Usage: anydev-comm-bench [ucx_perftest path [rows [repeats]]]: the tool
 // (default ucx_perftest on PATH), the rows to run: those whose name
-// contains `rows` ("send", "put", "staged", "latency"; default all), and
+// contains `rows` ("send", "put", "allocated", "staged", "latency"; default all), and
 // how many times to measure each figure, on both sides, keeping the best
 // (default 1; on a shared machine single runs vary widely). The two anydev
 // processes are forks of this one, joined by a socketpair; ucx_perftest
@@ -54,7 +57,7 @@ constexpr std::size_t kSizes[] = {std::size_t{64} << 10, std::size_t{1} << 20,
 constexpr std::size_t kBytesPerSize = std::size_t{1} << 30;
 constexpr int kLatencyRounds = 2000;
 
-enum class Op { send, put, staged, latency };
+enum class Op { send, put, put_allocated, staged, latency };
 
 // Iterations for `bytes`-sized messages: about kBytesPerSize in all (a
 // quarter of it for puts, which UCX emulates slowly over tcp), at least 4.
@@ -91,7 +94,8 @@ std::vector<std::uint8_t> get_bytes(int fd) {
 // the figure (MB/s, or microseconds for latency); role 1 returns 0.
 double measure(Op op, int role, int fd, const anydev::DeviceContext& ctx,
                const anydev::Communicator& comm, int peer, std::size_t bytes) {
-  const int n = op == Op::latency ? kLatencyRounds : iterations(bytes, op == Op::put);
+  const bool put = op == Op::put || op == Op::put_allocated;
+  const int n = op == Op::latency ? kLatencyRounds : iterations(bytes, put);
   const auto ack = [&] { put_bytes(fd, {1}); };
   const auto wait = [&] { get_bytes(fd); };
   if (op == Op::latency) {
@@ -113,10 +117,18 @@ double measure(Op op, int role, int fd, const anydev::DeviceContext& ctx,
     }
     return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / (2.0 * n);
   }
-  if (op == Op::put) {
+  if (put) {
     auto b = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
     b.enqueue_fill(static_cast<std::uint8_t>(role));
     ctx.synchronize();
+    if (role == 1 && op == Op::put_allocated) {
+      auto made = comm.expose_new<std::uint8_t>(bytes);
+      made.buffer.enqueue_fill(1);
+      ctx.synchronize();
+      put_bytes(fd, made.region.key());
+      wait();  // role 0 has finished
+      return 0;
+    }
     if (role == 1) {
       auto region = comm.expose(b);
       put_bytes(fd, region.key());
@@ -307,6 +319,7 @@ int main(int argc, char** argv) {
   };
   const Row rows[] = {{"send/recv (host)", Op::send, "tag_bw"},
                       {"put (host)", Op::put, "ucp_put_bw"},
+                      {"put (host, UCX-allocated target)", Op::put_allocated, "ucp_put_bw"},
                       {"send/recv (device staged)", Op::staged, "tag_bw"}};
   for (const Row& row : rows) {
     if (std::string(row.name).find(only) == std::string::npos) continue;
