@@ -7,8 +7,12 @@
 //   send/recv  n tagged messages of one size in flight at once, the receives
 //              posted first; timed on the sender from the first enqueue to
 //              the receiver's acknowledgement (ucx_perftest -t tag_bw)
-//   put        n puts into the peer's exposed buffer, timed until the last
-//              is in the peer's memory (ucx_perftest -t ucp_put_bw)
+//   put        n puts into the peer's exposed buffer after 2 untimed ones,
+//              timed until the last is in the peer's memory (ucx_perftest
+//              -t ucp_put_bw -w 2)
+//   put (UCX-allocated target)  the same into memory the peer allocated
+//              through UCX (Communicator::expose_new), as ucx_perftest's
+//              buffers are; "source and target": the source as well
 //   staged     send/recv of device buffers through the staging path
 //              (ANYDEV_UCX_FORCE_STAGING=1 on the cpu backend), beside the
 //              host path's figure
@@ -17,7 +21,7 @@
 //
 // Usage: anydev-comm-bench [ucx_perftest path [rows [repeats]]]: the tool
 // (default ucx_perftest on PATH), the rows to run: those whose name
-// contains `rows` ("send", "put", "staged", "latency"; default all), and
+// contains `rows` ("send", "put", "allocated", "staged", "latency"; default all), and
 // how many times to measure each figure, on both sides, keeping the best
 // (default 1; on a shared machine single runs vary widely). The two anydev
 // processes are forks of this one, joined by a socketpair; ucx_perftest
@@ -35,6 +39,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -54,7 +59,7 @@ constexpr std::size_t kSizes[] = {std::size_t{64} << 10, std::size_t{1} << 20,
 constexpr std::size_t kBytesPerSize = std::size_t{1} << 30;
 constexpr int kLatencyRounds = 2000;
 
-enum class Op { send, put, staged, latency };
+enum class Op { send, put, put_allocated, put_allocated_both, staged, latency };
 
 // Iterations for `bytes`-sized messages: about kBytesPerSize in all (a
 // quarter of it for puts, which UCX emulates slowly over tcp), at least 4.
@@ -91,7 +96,8 @@ std::vector<std::uint8_t> get_bytes(int fd) {
 // the figure (MB/s, or microseconds for latency); role 1 returns 0.
 double measure(Op op, int role, int fd, const anydev::DeviceContext& ctx,
                const anydev::Communicator& comm, int peer, std::size_t bytes) {
-  const int n = op == Op::latency ? kLatencyRounds : iterations(bytes, op == Op::put);
+  const bool put = op == Op::put || op == Op::put_allocated || op == Op::put_allocated_both;
+  const int n = op == Op::latency ? kLatencyRounds : iterations(bytes, put);
   const auto ack = [&] { put_bytes(fd, {1}); };
   const auto wait = [&] { get_bytes(fd); };
   if (op == Op::latency) {
@@ -113,10 +119,18 @@ double measure(Op op, int role, int fd, const anydev::DeviceContext& ctx,
     }
     return std::chrono::duration<double, std::micro>(Clock::now() - start).count() / (2.0 * n);
   }
-  if (op == Op::put) {
+  if (put) {
     auto b = ctx.enqueue_create_host_buffer<std::uint8_t>(bytes);
     b.enqueue_fill(static_cast<std::uint8_t>(role));
     ctx.synchronize();
+    if (role == 1 && op != Op::put) {
+      auto made = comm.expose_new<std::uint8_t>(bytes);
+      made.buffer.enqueue_fill(1);
+      ctx.synchronize();
+      put_bytes(fd, made.region.key());
+      wait();  // role 0 has finished
+      return 0;
+    }
     if (role == 1) {
       auto region = comm.expose(b);
       put_bytes(fd, region.key());
@@ -124,6 +138,15 @@ double measure(Op op, int role, int fd, const anydev::DeviceContext& ctx,
       return 0;
     }
     auto remote = comm.import_region(peer, get_bytes(fd));
+    if (op == Op::put_allocated_both) {
+      auto made = comm.expose_new<std::uint8_t>(bytes);
+      made.buffer.enqueue_fill(0);
+      b = made.buffer;
+    }
+    // Two untimed puts first, as ucx_perftest's -w 2: the first touch of
+    // the peer's mapped pages is not part of the bandwidth.
+    for (int i = 0; i < 2; ++i) comm.enqueue_put(b, remote);
+    ctx.synchronize();
     const auto start = Clock::now();
     for (int i = 0; i < n; ++i) comm.enqueue_put(b, remote);
     ctx.synchronize();
@@ -305,9 +328,13 @@ int main(int argc, char** argv) {
     Op op;
     const char* test;
   };
-  const Row rows[] = {{"send/recv (host)", Op::send, "tag_bw"},
-                      {"put (host)", Op::put, "ucp_put_bw"},
-                      {"send/recv (device staged)", Op::staged, "tag_bw"}};
+  const Row rows[] = {
+      {"send/recv (host)", Op::send, "tag_bw"},
+      {"put (host)", Op::put, "ucp_put_bw"},
+      {"put (host, UCX-allocated target)", Op::put_allocated, "ucp_put_bw"},
+      {"put (UCX-allocated source and target)", Op::put_allocated_both, "ucp_put_bw"},
+      {"send/recv (device staged)", Op::staged, "tag_bw"}};
+  std::map<std::string, double> perftest;
   for (const Row& row : rows) {
     if (std::string(row.name).find(only) == std::string::npos) continue;
     std::vector<double> mine(sizes.size(), 0.0);
@@ -316,8 +343,12 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < sizes.size(); ++i) mine[i] = std::max(mine[i], run[i]);
     }
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const double theirs =
-          best_of(repeats, false, [&] { return run_perftest(tool, row.test, sizes[i], port++); });
+      // Rows with the same ucx_perftest test share its figure.
+      double& theirs = perftest[std::string(row.test) + "/" + std::to_string(sizes[i])];
+      if (theirs == 0) {
+        theirs =
+            best_of(repeats, false, [&] { return run_perftest(tool, row.test, sizes[i], port++); });
+      }
       std::printf("| %s | %s | %.0f | %.0f | %.2f |\n", row.name, size_name(sizes[i]).c_str(),
                   mine[i], theirs, theirs > 0 ? mine[i] / theirs : 0.0);
       std::fflush(stdout);

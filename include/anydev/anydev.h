@@ -858,6 +858,28 @@ ANYDEV_API anydev_status_t anydev_comm_enqueue_recv(anydev_comm_t comm, anydev_b
  * alive. Its key (bytes) goes to the peer, which imports it. */
 ANYDEV_API anydev_status_t anydev_comm_expose(anydev_comm_t comm, anydev_buffer_t buffer,
                                               anydev_comm_region_t* out);
+/* Allocates `count` elements of `dtype` through UCX (ucp_mem_map with
+ * UCP_MEM_MAP_ALLOCATE) and exposes them at once: *buffer receives a host
+ * buffer of comm's context over that memory, usable wherever a host buffer
+ * is (copies, fills, send/recv, the source of puts and gets), and *region
+ * its exposed region (as anydev_comm_expose's, from the same mapping). The
+ * target of puts over shared memory (UCX_TLS=sm,self or posix,self) should
+ * be such memory: UCX maps it into the peer, so puts into it are plain
+ * stores, where memory the backend allocated has UCX carry every put in
+ * messages this process's progress thread copies in. The buffer is
+ * registered host memory (anydev_buffer_is_registered: 1; take_ptr:
+ * UNSUPPORTED). The memory is unmapped once both the buffer (after its
+ * last use has completed, in stream order) and the region are released;
+ * each keeps comm alive. Errors, allocating nothing: NULL comm, buffer or
+ * region, an unknown dtype or count 0: INVALID_ARGUMENT; a byte count that
+ * overflows: OUT_OF_RANGE; more than PTRDIFF_MAX bytes, more than the
+ * machine's available memory (MemAvailable; checked before UCX allocates,
+ * since UCX backs the memory with shared memory in RAM), or more than UCX
+ * can allocate: OUT_OF_MEMORY. Without the UCX transport:
+ * BACKEND_UNAVAILABLE. */
+ANYDEV_API anydev_status_t anydev_comm_expose_new(anydev_comm_t comm, anydev_dtype_t dtype,
+                                                  size_t count, anydev_buffer_t* buffer,
+                                                  anydev_comm_region_t* region);
 ANYDEV_API anydev_status_t anydev_comm_region_key(anydev_comm_region_t region, void* out,
                                                   size_t capacity, size_t* size);
 ANYDEV_API anydev_status_t anydev_comm_region_release(anydev_comm_region_t region);

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "anydev/anydev.h"
+#include "anydev/buffer.hpp"
 #include "anydev/context.hpp"
+#include "anydev/dtype.hpp"
 #include "anydev/status.hpp"
 
 namespace anydev {
@@ -32,9 +34,11 @@ class ExposedRegion {
     detail::check(anydev_comm_region_key(handle_.get(), out.data(), out.size(), &size));
     return out;
   }
+  anydev_comm_region_t handle() const noexcept { return handle_.get(); }
+  // Wraps a C region handle, taking over the caller's reference.
+  static ExposedRegion adopt(anydev_comm_region_t owned) { return ExposedRegion(owned); }
 
  private:
-  friend class Communicator;
   explicit ExposedRegion(anydev_comm_region_t h)
       : handle_(h, [](anydev_comm_region_t p) { anydev_comm_region_release(p); }) {}
   std::shared_ptr<anydev_comm_region_s> handle_;
@@ -50,6 +54,14 @@ class RemoteRegion {
   explicit RemoteRegion(anydev_comm_remote_t h)
       : handle_(h, [](anydev_comm_remote_t p) { anydev_comm_remote_release(p); }) {}
   std::shared_ptr<anydev_comm_remote_s> handle_;
+};
+
+// What Communicator::expose_new returns: host memory UCX allocated and its
+// exposed region. Each keeps the memory (and the communicator) alive.
+template <Element T>
+struct ExposedBuffer {
+  HostBuffer<T> buffer;
+  ExposedRegion region;
 };
 
 class Communicator {
@@ -96,7 +108,20 @@ class Communicator {
   ExposedRegion expose(const Buffer& buffer) const {
     anydev_comm_region_t h = nullptr;
     detail::check(anydev_comm_expose(handle_.get(), buffer.handle(), &h));
-    return ExposedRegion(h);
+    return ExposedRegion::adopt(h);
+  }
+  // `count` elements of T allocated through UCX and exposed at once
+  // (anydev_comm_expose_new): over shared memory, peers' puts into it are
+  // plain stores. The memory is unmapped once the buffer (after its last
+  // use) and the region are both released.
+  template <Element T>
+  ExposedBuffer<T> expose_new(std::size_t count) const {
+    anydev_buffer_t buffer = nullptr;
+    anydev_comm_region_t region = nullptr;
+    detail::check(anydev_comm_expose_new(handle_.get(), static_cast<anydev_dtype_t>(dtype_of<T>),
+                                         count, &buffer, &region));
+    ExposedRegion exposed = ExposedRegion::adopt(region);
+    return ExposedBuffer<T>{HostBuffer<T>::adopt(buffer), std::move(exposed)};
   }
   RemoteRegion import_region(int peer, std::span<const std::uint8_t> key) const {
     anydev_comm_remote_t h = nullptr;

@@ -10,6 +10,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,6 +21,7 @@
 #include "anydev/comm.hpp"
 #include "py_buffer.h"
 #include "py_errors.h"
+#include "py_values.h"
 
 namespace py = pybind11;
 
@@ -251,6 +253,28 @@ void bind_transfers(py::class_<PyCommunicator>& cls) {
           py::arg("buffer"),
           "Exposes `buffer` (host memory, or device memory UCX reaches directly; else "
           "UnsupportedError) to peers' enqueue_put and enqueue_get; returns an ExposedRegion.")
+      .def(
+          "expose_new",
+          [](const PyCommunicator& c, std::size_t size, py::handle dtype) {
+            const anydev::Communicator comm = c.get("expose_new");
+            const anydev_dtype_t type = dtype_from_object(dtype);
+            anydev_buffer_t buffer = nullptr;
+            anydev_comm_region_t region = nullptr;
+            {
+              const WithoutGil unlocked;
+              check(anydev_comm_expose_new(comm.handle(), type, size, &buffer, &region));
+            }
+            // Each owns its reference from here, whatever throws next.
+            auto exposed = std::make_unique<PyExposedRegion>(anydev::ExposedRegion::adopt(region),
+                                                             "ExposedRegion");
+            py::object host = wrap_buffer(buffer);
+            return py::make_tuple(std::move(host), py::cast(std::move(exposed)));
+          },
+          py::arg("size"), py::arg("dtype") = "float32",
+          "Allocates `size` elements of `dtype` through UCX and exposes them at once; returns "
+          "(HostBuffer, ExposedRegion). Over shared memory (UCX_TLS=sm,self) peers' puts into it "
+          "are plain stores, not messages this process copies in as for expose()d memory. The "
+          "memory lives until both the buffer and the region are closed or gone.")
       .def(
           "import_region",
           [](const PyCommunicator& c, int peer, py::handle key) {

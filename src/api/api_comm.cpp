@@ -11,6 +11,9 @@
 #include "api/api_common.h"
 #include "api/buffer_access.h"
 #include "api/capture.h"
+#include "api/registration.h"
+#include "support/dtype.h"
+#include "support/range_check.h"
 #if ANYDEV_HAVE_UCX
 #include "transport/communicator.h"
 #endif
@@ -18,6 +21,7 @@
 using namespace anydev::core;
 
 #if ANYDEV_HAVE_UCX
+using transport::AllocatedMemory;
 using transport::Communicator;
 using transport::ExposedRegion;
 using transport::RemoteRegion;
@@ -158,6 +162,58 @@ anydev_status_t anydev_comm_expose(anydev_comm_t comm, anydev_buffer_t buffer,
   });
 }
 
+anydev_status_t anydev_comm_expose_new(anydev_comm_t comm, anydev_dtype_t dtype, size_t count,
+                                       anydev_buffer_t* buffer, anydev_comm_region_t* region) {
+  static constexpr const char* op = "anydev_comm_expose_new";
+  return guarded(op, [&] {
+    ANYDEV_REQUIRE_ARG(op, comm);
+    ANYDEV_REQUIRE_ARG(op, buffer);
+    ANYDEV_REQUIRE_ARG(op, region);
+    const auto traits = dtype_traits(dtype);
+    if (!traits) {
+      return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "unknown dtype ", static_cast<int>(dtype));
+    }
+    if (count == 0) {
+      return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "count is 0 (", traits->name,
+                  "): an exposed region holds at least one element");
+    }
+    std::size_t bytes = 0;
+    if (auto error = check_byte_count(op, count, traits->size, &bytes)) {
+      return set_error(error->status, error->message);
+    }
+    if (bytes > static_cast<std::size_t>(PTRDIFF_MAX)) {
+      return fail(ANYDEV_ERROR_OUT_OF_MEMORY, op, count, " ", traits->name, " elements (", bytes,
+                  " bytes) exceed the largest allocation (PTRDIFF_MAX bytes)");
+    }
+    std::shared_ptr<AllocatedMemory> memory;
+    std::shared_ptr<ExposedRegion> exposed;
+    if (anydev_status_t s = comm->comm->allocate_exposed(op, bytes, &memory, &exposed);
+        s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    // The buffer's release callback owns the mapping: unmapped once the
+    // buffer's last use has completed and the region (which holds the
+    // buffer's allocation) is gone too.
+    void* const address = memory->address;
+    anydev_buffer_t made = nullptr;
+    if (anydev_status_t s = register_host_range(
+            op, comm->comm->context(), address, bytes, dtype,
+            [memory = std::move(memory)]() mutable { memory.reset(); }, &made);
+        s != ANYDEV_SUCCESS) {
+      return s;
+    }
+    exposed->allocation = made->allocation;
+    try {
+      *region = new anydev_comm_region_s{std::move(exposed)};
+    } catch (...) {
+      anydev_buffer_release(made);
+      throw;
+    }
+    *buffer = made;
+    return ANYDEV_SUCCESS;
+  });
+}
+
 anydev_status_t anydev_comm_region_key(anydev_comm_region_t region, void* out, size_t capacity,
                                        size_t* size) {
   ANYDEV_REQUIRE_ARG("anydev_comm_region_key", region);
@@ -225,6 +281,8 @@ ANYDEV_NO_UCX_(anydev_comm_peer_count, (anydev_comm_t, int*))
 ANYDEV_NO_UCX_(anydev_comm_enqueue_send, (anydev_comm_t, anydev_buffer_t, int, uint32_t))
 ANYDEV_NO_UCX_(anydev_comm_enqueue_recv, (anydev_comm_t, anydev_buffer_t, int, uint32_t))
 ANYDEV_NO_UCX_(anydev_comm_expose, (anydev_comm_t, anydev_buffer_t, anydev_comm_region_t*))
+ANYDEV_NO_UCX_(anydev_comm_expose_new,
+               (anydev_comm_t, anydev_dtype_t, size_t, anydev_buffer_t*, anydev_comm_region_t*))
 ANYDEV_NO_UCX_(anydev_comm_region_key, (anydev_comm_region_t, void*, size_t, size_t*))
 ANYDEV_NO_UCX_(anydev_comm_region_release, (anydev_comm_region_t))
 ANYDEV_NO_UCX_(anydev_comm_import, (anydev_comm_t, int, const void*, size_t, anydev_comm_remote_t*))

@@ -12,6 +12,7 @@
 #include "anydev/anydev.h"
 #include "api/api_common.h"
 #include "api/buffer_access.h"
+#include "api/registration.h"
 #include "memory/registered_memory.h"
 #include "support/backend_calls.h"
 #include "support/dtype.h"
@@ -68,21 +69,16 @@ anydev_status_t check_range(const char* op, void* pointer, std::size_t bytes, an
 
 }  // namespace
 
-extern "C" {
+namespace anydev::core {
 
-anydev_status_t anydev_context_register_host_memory(anydev_context_t ctx, void* pointer,
-                                                    size_t bytes, anydev_dtype_t dtype,
-                                                    anydev_unregistered_callback_t on_unregistered,
-                                                    void* user_data, anydev_buffer_t* out) {
-  static constexpr const char* op = "anydev_context_register_host_memory";
-  ANYDEV_REQUIRE_ARG(op, ctx);
-  ANYDEV_REQUIRE_ARG(op, out);
-  if (anydev_status_t s = check_fork(op, ctx, "context"); s != ANYDEV_SUCCESS) return s;
+anydev_status_t register_host_range(const char* op, const std::shared_ptr<const ContextState>& ctx,
+                                    void* pointer, std::size_t bytes, anydev_dtype_t dtype,
+                                    std::function<void()> on_unregistered, anydev_buffer_t* out) {
   DTypeTraits traits{};
   if (anydev_status_t s = check_range(op, pointer, bytes, dtype, &traits); s != ANYDEV_SUCCESS) {
     return s;
   }
-  const ContextState& state = *ctx->state;
+  const ContextState& state = *ctx;
   const Backend* const backend = state.backend;
   const anydev_backend_table_t* table = backend->table;
   if (table->host_register == nullptr || table->host_unregister == nullptr) {
@@ -108,11 +104,8 @@ anydev_status_t anydev_context_register_host_memory(anydev_context_t ctx, void* 
     }
     std::shared_ptr<Allocation> allocation;
     try {
-      std::function<void()> done;
-      if (on_unregistered != nullptr)
-        done = [on_unregistered, user_data] { on_unregistered(user_data); };
       allocation = make_registered_allocation(backend, state.device, handle, pointer, bytes,
-                                              state.stream, std::move(done));
+                                              state.stream, std::move(on_unregistered));
     } catch (...) {
       bk(table).host_unregister(state.device, handle);
       unclaim_registration(backend, start);
@@ -125,10 +118,30 @@ anydev_status_t anydev_context_register_host_memory(anydev_context_t ctx, void* 
     buf->count = bytes / traits.size;
     buf->size_bytes = bytes;
     buf->offset_bytes = 0;
-    buf->context = ctx->state;
+    buf->context = ctx;
     buf->allocation = std::move(allocation);
     *out = buf;
     return ANYDEV_SUCCESS;
+  });
+}
+
+}  // namespace anydev::core
+
+extern "C" {
+
+anydev_status_t anydev_context_register_host_memory(anydev_context_t ctx, void* pointer,
+                                                    size_t bytes, anydev_dtype_t dtype,
+                                                    anydev_unregistered_callback_t on_unregistered,
+                                                    void* user_data, anydev_buffer_t* out) {
+  static constexpr const char* op = "anydev_context_register_host_memory";
+  ANYDEV_REQUIRE_ARG(op, ctx);
+  ANYDEV_REQUIRE_ARG(op, out);
+  if (anydev_status_t s = check_fork(op, ctx, "context"); s != ANYDEV_SUCCESS) return s;
+  return guarded(op, [&] {
+    std::function<void()> done;
+    if (on_unregistered != nullptr)
+      done = [on_unregistered, user_data] { on_unregistered(user_data); };
+    return register_host_range(op, ctx->state, pointer, bytes, dtype, std::move(done), out);
   });
 }
 

@@ -1114,24 +1114,34 @@ anydev_status_t Communicator::expose(anydev_buffer_t buffer, std::shared_ptr<Exp
     return fail(ANYDEV_ERROR_DEVICE, op, "ucp_mem_map of ", buffer->size_bytes,
                 " bytes failed: ", ucx_->ucs_status_string(s));
   }
+  if (anydev_status_t st =
+          pack_key(op, region->memh, view.address(), buffer->size_bytes, &region->key);
+      st != ANYDEV_SUCCESS) {
+    return st;
+  }
+  *out = std::move(region);
+  return ANYDEV_SUCCESS;
+}
+
+anydev_status_t Communicator::pack_key(const char* op, ucp_mem_h memh, const void* address,
+                                       std::size_t bytes, std::vector<std::uint8_t>* key) {
   void* packed = nullptr;
   std::size_t packed_size = 0;
-  s = ucx_->ucp_rkey_pack(ucp_, region->memh, &packed, &packed_size);
+  const ucs_status_t s = ucx_->ucp_rkey_pack(ucp_, memh, &packed, &packed_size);
   if (s != UCS_OK) {
     return fail(ANYDEV_ERROR_DEVICE, op, "ucp_rkey_pack failed: ", ucx_->ucs_status_string(s));
   }
-  region->key.assign(kRegionMagic, kRegionMagic + 8);
-  put_u32(region->key, key_);
-  put_u64(region->key, reinterpret_cast<std::uintptr_t>(view.address()));
-  put_u64(region->key, buffer->size_bytes);
-  put_u32(region->key, static_cast<std::uint32_t>(packed_size));
+  key->assign(kRegionMagic, kRegionMagic + 8);
+  put_u32(*key, key_);
+  put_u64(*key, reinterpret_cast<std::uintptr_t>(address));
+  put_u64(*key, bytes);
+  put_u32(*key, static_cast<std::uint32_t>(packed_size));
   const auto* b = static_cast<const std::uint8_t*>(packed);
-  put_u64(region->key, 0);  // the checksum, below
-  region->key.insert(region->key.end(), b, b + packed_size);
-  const std::uint64_t sum = checksum(region->key.data() + 8, 24) ^ checksum(b, packed_size);
-  std::memcpy(region->key.data() + 32, &sum, 8);
+  put_u64(*key, 0);  // the checksum, below
+  key->insert(key->end(), b, b + packed_size);
+  const std::uint64_t sum = checksum(key->data() + 8, 24) ^ checksum(b, packed_size);
+  std::memcpy(key->data() + 32, &sum, 8);
   ucx_->ucp_rkey_buffer_release(packed);
-  *out = std::move(region);
   return ANYDEV_SUCCESS;
 }
 

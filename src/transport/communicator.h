@@ -61,13 +61,29 @@ struct Peer {
 };
 
 // A region of this process's memory that peers may put to and get from.
-// Owns the mapping and holds the buffer and communicator. Immutable.
+// Owns the mapping `memh` (null when the memory is an AllocatedMemory,
+// which the buffer's allocation owns) and holds the buffer and
+// communicator. Immutable.
 struct ExposedRegion {
   std::shared_ptr<class Communicator> comm;
   std::shared_ptr<Allocation> allocation;
   ucp_mem_h memh = nullptr;
   std::vector<std::uint8_t> key;  // what a peer imports
   ~ExposedRegion();
+};
+
+// Memory UCX allocated and mapped for anydev_comm_expose_new (ucp_mem_map
+// with UCP_MEM_MAP_ALLOCATE): UCX's shared-memory transports map such memory
+// into peers, so their puts into it are plain stores. Owned by the release
+// callback of the host buffer made over it (registered memory), whose
+// allocation the region holds too: unmapped once both are released and the
+// buffer's last use has completed. Holds the communicator. Immutable.
+struct AllocatedMemory {
+  std::shared_ptr<class Communicator> comm;
+  ucp_mem_h memh = nullptr;
+  void* address = nullptr;
+  std::size_t bytes = 0;
+  ~AllocatedMemory();
 };
 
 // A peer's exposed region, imported. Immutable.
@@ -95,6 +111,12 @@ class Communicator : public GateDriver, public std::enable_shared_from_this<Comm
   anydev_status_t enqueue(TransferKind kind, anydev_buffer_t buffer, int peer, std::uint32_t tag,
                           std::shared_ptr<RemoteRegion> remote, std::size_t remote_offset);
   anydev_status_t expose(anydev_buffer_t buffer, std::shared_ptr<ExposedRegion>* out);
+  // Allocates `bytes` through UCX and exposes them (anydev_comm_expose_new):
+  // *memory owns the mapping; *region carries its key and no allocation yet
+  // (the caller sets the buffer's). Nothing is kept on failure.
+  anydev_status_t allocate_exposed(const char* op, std::size_t bytes,
+                                   std::shared_ptr<AllocatedMemory>* memory,
+                                   std::shared_ptr<ExposedRegion>* region);
   anydev_status_t import(int peer, const void* bytes, std::size_t size,
                          std::shared_ptr<RemoteRegion>* out);
   // "host" or "host,cuda": the memory types UCX reaches directly.
@@ -108,6 +130,8 @@ class Communicator : public GateDriver, public std::enable_shared_from_this<Comm
   // another thread drives already.
   bool drive(const std::function<bool()>& done) override;
 
+  const std::shared_ptr<const ContextState>& context() const { return context_; }
+  bool on_progress_thread() const { return std::this_thread::get_id() == progress_.get_id(); }
   const UcxLibrary& ucx() const { return *ucx_; }
   ucp_context_h ucp() const { return ucp_; }
   std::mutex ucx_mutex;  // every UCX call is made under it
@@ -129,6 +153,10 @@ class Communicator : public GateDriver, public std::enable_shared_from_this<Comm
   bool direct(const Allocation& allocation, const anydev_buffer_s& handle,
               ucs_memory_type_t* type) const;
   anydev_status_t ensure_staging();
+  // A region's key: this communicator's key, the region's address and size,
+  // and UCX's packed remote key of `memh`. Under ucx_mutex.
+  anydev_status_t pack_key(const char* op, ucp_mem_h memh, const void* address, std::size_t bytes,
+                           std::vector<std::uint8_t>* key);
 
   std::shared_ptr<const ContextState> context_;
   const UcxLibrary* ucx_ = nullptr;

@@ -42,6 +42,7 @@ namespace anydev::core::transport {
   X(ucp_request_free)           \
   X(ucp_mem_map)                \
   X(ucp_mem_unmap)              \
+  X(ucp_mem_query)              \
   X(ucp_rkey_pack)              \
   X(ucp_rkey_buffer_release)    \
   X(ucp_ep_rkey_unpack)         \

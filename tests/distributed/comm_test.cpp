@@ -11,8 +11,10 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -893,6 +895,231 @@ TEST(Comm, DuplicateAndForeignAddress) {
       return 0;
     });
   }));
+}
+
+// Memory UCX allocated (expose_new) as the target of puts and the source of
+// gets: exact bytes from 1 B to 64 MiB at odd offsets, from host and device
+// buffers; the target fills it and reads it back with ordinary copies, and
+// sends from it.
+TEST(Comm, ExposeNewPutGetExactBytes) {
+  constexpr std::size_t kBig = std::size_t{64} << 20;
+  constexpr std::size_t kRegion = kBig + (std::size_t{1} << 20);
+  // Slots at odd offsets, apart ({bytes, offset}); the last is 64 MiB.
+  const SizeCase slots[] = {{1, 0},        {7, 3},          {4095, 17},
+                            {65537, 4117}, {777777, 70001}, {kBig, (1u << 20) - 1}};
+  expect_all_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link);
+      if (role == 1) {
+        auto [region, exposed] = p.comm.expose_new<std::uint8_t>(kRegion);
+        REQUIRE(region.size() == kRegion, "size %zu", region.size());
+        REQUIRE(region.is_registered(), "not registered memory");
+        region.enqueue_fill(0x5A);
+        p.ctx.synchronize();
+        link.send(exposed.key());
+        link.recv();  // role 0's puts have completed
+        std::vector<std::uint8_t> got(kRegion);
+        region.enqueue_copy_to(got.data());
+        p.ctx.synchronize();
+        std::size_t at = 0;
+        for (const SizeCase& s : slots) {
+          for (; at < s.offset; ++at) REQUIRE(got[at] == 0x5A, "byte %zu between slots", at);
+          for (std::size_t i = 0; i < s.bytes; ++i, ++at) {
+            REQUIRE(got[at] == pattern(i, static_cast<int>(s.offset)), "slot at %zu: byte %zu",
+                    s.offset, i);
+          }
+        }
+        for (; at < kRegion; ++at) REQUIRE(got[at] == 0x5A, "byte %zu after the slots", at);
+        // A send from a view of it.
+        p.comm.enqueue_send(region.create_sub_buffer<std::uint8_t>(3, 7), p.peer, 2);
+        p.ctx.synchronize();
+        return 0;
+      }
+      auto remote = p.comm.import_region(p.peer, link.recv());
+      bool device = false;
+      for (const SizeCase& s : slots) {
+        const auto bytes = make_bytes(s.bytes, static_cast<int>(s.offset));
+        std::vector<std::uint8_t> got(s.bytes);
+        if (device) {
+          auto src = p.ctx.enqueue_create_buffer<std::uint8_t>(s.bytes);
+          auto back = p.ctx.enqueue_create_buffer<std::uint8_t>(s.bytes);
+          src.enqueue_copy_from(bytes.data());
+          p.comm.enqueue_put(src, remote, s.offset);
+          p.comm.enqueue_get(back, remote, s.offset);
+          back.enqueue_copy_to(got.data());
+        } else {
+          auto src = p.ctx.enqueue_create_host_buffer<std::uint8_t>(s.bytes);
+          auto back = p.ctx.enqueue_create_host_buffer<std::uint8_t>(s.bytes);
+          src.enqueue_copy_from(bytes.data());
+          p.comm.enqueue_put(src, remote, s.offset);
+          p.ctx.synchronize();  // the put is in the peer's memory
+          p.comm.enqueue_get(back, remote, s.offset);
+          back.enqueue_copy_to(got.data());
+        }
+        p.ctx.synchronize();
+        const std::size_t bad = first_difference(got, static_cast<int>(s.offset));
+        REQUIRE(bad == std::string::npos, "slot at %zu (%zu bytes): get's byte %zu", s.offset,
+                s.bytes, bad);
+        device = !device;
+      }
+      link.send({1});
+      auto seven = p.ctx.enqueue_create_host_buffer<std::uint8_t>(7);
+      p.comm.enqueue_recv(seven, p.peer, 2);
+      p.ctx.synchronize();
+      for (std::size_t i = 0; i < 7; ++i) {
+        REQUIRE(seven.unsafe_ptr()[i] == pattern(i, 3), "sent byte %zu", i);
+      }
+      return 0;
+    });
+  }));
+}
+
+// The memory outlives whichever of buffer and region is released first, and
+// any transfer still using it. Role 1 keeps only the region of one
+// allocation (buffer released) and only the buffer of another (region
+// released, then the buffer still fills and copies); role 0 puts from
+// allocations of its own whose region and buffer it releases, in both
+// orders, while the puts are in flight, then gets the bytes back.
+TEST(Comm, ExposeNewReleaseOrders) {
+  constexpr std::size_t kBytes = (3u << 20) + 11;
+  expect_all_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link);
+      if (role == 1) {
+        std::optional<anydev::ExposedRegion> kept;
+        {
+          auto made = p.comm.expose_new<std::uint8_t>(kBytes);
+          made.buffer.enqueue_fill(0x5A);
+          p.ctx.synchronize();
+          link.send(made.region.key());
+          kept.emplace(std::move(made.region));
+        }  // the buffer is gone: the region alone holds the memory
+        auto other = p.comm.expose_new<std::uint8_t>(kBytes);
+        { const anydev::ExposedRegion dropped = std::move(other.region); }
+        other.buffer.enqueue_fill(0x33);
+        std::vector<std::uint8_t> got(kBytes);
+        other.buffer.enqueue_copy_to(got.data());
+        p.ctx.synchronize();
+        for (std::size_t i = 0; i < kBytes; ++i) REQUIRE(got[i] == 0x33, "byte %zu", i);
+        link.recv();  // role 0 is done with the region
+        return 0;
+      }
+      auto remote = p.comm.import_region(p.peer, link.recv());
+      const auto first = make_bytes(kBytes / 2, 21);
+      const auto second = make_bytes(kBytes - kBytes / 2, 22);
+      {
+        auto a = p.comm.expose_new<std::uint8_t>(first.size());
+        auto b = p.comm.expose_new<std::uint8_t>(second.size());
+        a.buffer.enqueue_copy_from(first.data());
+        b.buffer.enqueue_copy_from(second.data());
+        p.comm.enqueue_put(a.buffer, remote, 0);
+        p.comm.enqueue_put(b.buffer, remote, first.size());
+        // In flight: a's region first, then its buffer; b's the other way.
+        { const anydev::ExposedRegion r = std::move(a.region); }
+        { const anydev::HostBuffer<std::uint8_t> h = std::move(a.buffer); }
+        { const anydev::HostBuffer<std::uint8_t> h = std::move(b.buffer); }
+        { const anydev::ExposedRegion r = std::move(b.region); }
+      }
+      p.ctx.synchronize();
+      std::vector<std::uint8_t> got(kBytes);
+      auto back = p.ctx.enqueue_create_host_buffer<std::uint8_t>(kBytes);
+      p.comm.enqueue_get(back, remote, 0);
+      back.enqueue_copy_to(got.data());
+      p.ctx.synchronize();
+      for (std::size_t i = 0; i < first.size(); ++i) REQUIRE(got[i] == first[i], "byte %zu", i);
+      for (std::size_t i = 0; i < second.size(); ++i) {
+        REQUIRE(got[first.size() + i] == second[i], "byte %zu", first.size() + i);
+      }
+      link.send({1});
+      return 0;
+    });
+  }));
+}
+
+// The buffer and region keep the communicator alive: both work after the
+// last Communicator handle is gone.
+TEST(Comm, ExposeNewOutlivesTheCommunicator) {
+  const auto ends = run_group(1, [&](int role, const std::vector<Link>&) {
+    return unavailable_or(role, [&] {
+      anydev::DeviceContext ctx(0, backend_name());
+      std::optional<anydev::ExposedBuffer<float>> made;
+      {
+        anydev::Communicator comm(ctx);
+        made.emplace(comm.expose_new<float>(1001));
+      }
+      REQUIRE(!made->region.key().empty(), "no key");
+      made->buffer.enqueue_fill(2.5f);
+      std::vector<float> got(1001);
+      made->buffer.enqueue_copy_to(got.data());
+      ctx.synchronize();
+      for (std::size_t i = 0; i < got.size(); ++i) REQUIRE(got[i] == 2.5f, "element %zu", i);
+      made.reset();
+      return 0;
+    });
+  });
+  expect_all_ok(ends);
+}
+
+// Bad input: each refused with its status, naming the operation and the
+// values, allocating nothing. A size beyond the machine's memory is refused
+// before UCX sees it (UCX would fill RAM with shared memory first).
+TEST(Comm, ExposeNewBadInput) {
+  const auto ends = run_group(1, [&](int role, const std::vector<Link>&) {
+    return unavailable_or(role, [&]() -> int {
+      anydev::DeviceContext ctx(0, backend_name());
+      anydev::Communicator comm(ctx);
+      const auto expect = [&](anydev_status_t want, const char* what, anydev_comm_t c,
+                              anydev_dtype_t dtype, std::size_t count, const char* names) -> int {
+        anydev_buffer_t buffer = nullptr;
+        anydev_comm_region_t region = nullptr;
+        const anydev_status_t s = anydev_comm_expose_new(c, dtype, count, &buffer, &region);
+        const std::string message = anydev_last_error_message();
+        REQUIRE(s == want, "%s: status %d (%s)", what, static_cast<int>(s), message.c_str());
+        REQUIRE(buffer == nullptr && region == nullptr, "%s: something was made", what);
+        REQUIRE(message.find("anydev_comm_expose_new") != std::string::npos, "%s: %s", what,
+                message.c_str());
+        REQUIRE(message.find(names) != std::string::npos, "%s: %s lacks %s", what, message.c_str(),
+                names);
+        return 0;
+      };
+      const anydev_comm_t c = comm.handle();
+      const std::size_t physical = static_cast<std::size_t>(::sysconf(_SC_PHYS_PAGES)) *
+                                   static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+      const std::size_t too_many = 2 * physical;
+      int r = 0;
+      r |= expect(ANYDEV_ERROR_INVALID_ARGUMENT, "null comm", nullptr, ANYDEV_DTYPE_UINT8, 1,
+                  "comm");
+      r |= expect(ANYDEV_ERROR_INVALID_ARGUMENT, "0 elements", c, ANYDEV_DTYPE_FLOAT32, 0,
+                  "count is 0");
+      r |= expect(ANYDEV_ERROR_INVALID_ARGUMENT, "unknown dtype", c,
+                  static_cast<anydev_dtype_t>(999), 1, "999");
+      r |= expect(ANYDEV_ERROR_OUT_OF_RANGE, "overflow", c, ANYDEV_DTYPE_FLOAT64, SIZE_MAX / 2,
+                  std::to_string(SIZE_MAX / 2).c_str());
+      r |= expect(ANYDEV_ERROR_OUT_OF_MEMORY, "beyond PTRDIFF_MAX", c, ANYDEV_DTYPE_UINT8,
+                  SIZE_MAX / 2 + 1, std::to_string(SIZE_MAX / 2 + 1).c_str());
+      r |= expect(ANYDEV_ERROR_OUT_OF_MEMORY, "twice the machine's memory", c, ANYDEV_DTYPE_UINT8,
+                  too_many, std::to_string(too_many).c_str());
+      anydev_buffer_t buffer = nullptr;
+      anydev_comm_region_t region = nullptr;
+      REQUIRE(anydev_comm_expose_new(c, ANYDEV_DTYPE_UINT8, 1, nullptr, &region) ==
+                  ANYDEV_ERROR_INVALID_ARGUMENT,
+              "null buffer pointer");
+      REQUIRE(region == nullptr, "a region without a buffer");
+      REQUIRE(anydev_comm_expose_new(c, ANYDEV_DTYPE_UINT8, 1, &buffer, nullptr) ==
+                  ANYDEV_ERROR_INVALID_ARGUMENT,
+              "null region pointer");
+      REQUIRE(buffer == nullptr, "a buffer without a region");
+      // C++: the same error as an exception.
+      try {
+        (void)comm.expose_new<std::uint8_t>(too_many);
+        REQUIRE(false, "twice the machine's memory was accepted");
+      } catch (const anydev::Error& e) {
+        REQUIRE(e.status() == anydev::Status::out_of_memory, "%s", e.what());
+      }
+      return r;
+    });
+  });
+  expect_all_ok(ends);
 }
 
 // No UCX: a clear unavailable status naming the library.

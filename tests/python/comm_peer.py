@@ -92,12 +92,28 @@ def region(ctx, comm, parent):
         verdict(numpy.from_dlpack(buf), expected, "region")
 
 
+def allocated(ctx, comm, parent):
+    """As region, into REGION_BYTES that UCX allocated (expose_new), filled
+    and read through the buffer protocol."""
+    buf, exposed = comm.expose_new(REGION_BYTES, "uint8")
+    memoryview(buf)[:] = pattern(REGION_BYTES, 5).tobytes()
+    note = ctx.enqueue_create_host_buffer(3, dtype="uint32")
+    with exposed:
+        comm.enqueue_recv(note, parent, 1)
+        say("key", exposed.key.hex())
+        ctx.synchronize()
+        offset, n, seed = (int(v) for v in numpy.from_dlpack(note))
+        expected = pattern(REGION_BYTES, 5)
+        expected[offset:offset + n] = pattern(n, seed)
+        verdict(numpy.frombuffer(memoryview(buf), dtype=numpy.uint8), expected, "region")
+
+
 def idle(ctx, comm, parent):
     """Connected, sends and receives nothing."""
 
 
 REGION_BYTES = 1 << 16
-SCENARIOS = {"echo": echo, "send": send, "region": region, "idle": idle}
+SCENARIOS = {"echo": echo, "send": send, "region": region, "allocated": allocated, "idle": idle}
 
 
 def main():

@@ -4,7 +4,9 @@ docs/python.md "Transfers between processes", docs/distributed.md): the
 test and a child (comm_peer.py, started with subprocess, no MPI) exchange
 their communicators' addresses over pipes, then check exact
 bytes of send/recv (1 B, odd sizes, 8 MiB; whole buffers and views at an
-odd offset, the bytes around them untouched), put and get at odd offsets,
+odd offset, the bytes around them untouched), put and get at odd offsets
+(into an exposed buffer and into memory UCX allocated, expose_new),
+expose_new's buffer and region and its refused sizes,
 close() waiting for a transfer without holding the GIL, and the errors:
 bad addresses, an unmatched receive with a short timeout, out-of-range
 puts, closed objects, UCX missing. Every read from a child has
@@ -151,8 +153,11 @@ def test_send_and_receive_exact_bytes_both_ways(cpu, connect, layout):
 # ---- put and get ----
 
 @needs_ucx
-def test_put_and_get_at_odd_offsets(cpu, connect):
-    comm, peer, child = connect("region")
+@pytest.mark.parametrize("scenario", ["region", "allocated"])
+def test_put_and_get_at_odd_offsets(cpu, connect, scenario):
+    """Into a buffer the child exposed, or memory UCX allocated for it
+    (expose_new)."""
+    comm, peer, child = connect(scenario)
     with comm.import_region(peer, bytes.fromhex(child.read("key")[0])) as remote:
         got = cpu.enqueue_create_host_buffer(1000, dtype="uint8")
         comm.enqueue_get(got, remote, 13)
@@ -183,6 +188,42 @@ def test_put_and_get_at_odd_offsets(cpu, connect):
     with pytest.raises(anydev.InvalidStateError, match="RemoteRegion.enqueue_put: .* closed"):
         comm.enqueue_put(put, remote, 0)
     child.finish()
+
+
+@needs_ucx
+def test_expose_new_is_a_host_buffer_and_a_region(cpu):
+    with cpu.create_communicator() as comm:
+        buf, region = comm.expose_new(1001, "float32")
+        assert isinstance(buf, anydev.HostBuffer) and isinstance(region, anydev.ExposedRegion)
+        assert len(buf) == 1001 and buf.dtype == "float32" and len(region.key) > 0
+        buf.enqueue_fill(2.5)
+        view = memoryview(buf)  # the buffer protocol, as any host buffer
+        cpu.synchronize()
+        assert (numpy.frombuffer(view, dtype=numpy.float32) == 2.5).all()
+        view.release()
+        region.close()  # the memory stays while the buffer lives
+        copy = cpu.enqueue_create_host_buffer(1001, dtype="float32")
+        buf.enqueue_copy_to(copy)
+        cpu.synchronize()
+        assert (numpy.from_dlpack(copy) == 2.5).all()
+    buf.enqueue_fill(1.0)  # and while the communicator is closed
+    cpu.synchronize()
+    assert (numpy.from_dlpack(buf) == 1.0).all()
+
+
+@needs_ucx
+def test_expose_new_refuses_bad_sizes_allocating_nothing(cpu):
+    with cpu.create_communicator() as comm:
+        with pytest.raises(anydev.InvalidArgumentError, match="anydev_comm_expose_new: .*count is 0"):
+            comm.expose_new(0)
+        # Twice the machine's memory is refused before UCX allocates any.
+        too_many = 2 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGESIZE")
+        with pytest.raises(anydev.OutOfMemoryError, match=f"anydev_comm_expose_new: {too_many} bytes"):
+            comm.expose_new(too_many, "uint8")
+        with pytest.raises(TypeError):
+            comm.expose_new(-1)
+    with pytest.raises(anydev.InvalidStateError, match="Communicator.expose_new: .* closed"):
+        comm.expose_new(1)
 
 
 @needs_ucx
