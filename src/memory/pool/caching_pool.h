@@ -76,10 +76,12 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "anydev/backend.h"
+#include "memory/release_event.h"
 #include "memory/stream_ordered_release.h"
 #include "support/core_mutex.h"
 
@@ -112,9 +114,9 @@ struct PoolNode {
   PoolSizeClass* size_class = nullptr;  // the class of the block it holds
   void* handle = nullptr;
   void* address = nullptr;
-  std::weak_ptr<Stream> owner;        // identity only: never locked
-  anydev_bk_event_t event = nullptr;  // null: reusable by anyone at once
-  PoolNode* prev = nullptr;           // in the class's ready or pending list
+  std::weak_ptr<Stream> owner;   // identity only: never locked
+  SharedEvent* event = nullptr;  // one reference; null: reusable by anyone at once
+  PoolNode* prev = nullptr;      // in the class's ready or pending list
   PoolNode* next = nullptr;
   PoolNode* older = nullptr;  // in the pool's age list (also links detached lists)
   PoolNode* newer = nullptr;
@@ -195,12 +197,15 @@ class CachingPool {
   // Takes back a block. `owner` has already been made to wait for every
   // other stream that used it; `used_by_streams` is false when no stream work
   // ever touched it. `in_use` is false for a block that left the accounting
-  // (forget_in_use). Returns false when the pool did not keep the block
+  // (forget_in_use). `use_epoch`: the owner's release epoch at the block's
+  // last use there (Allocation::use_epoch), so that the block may share the
+  // release event of an earlier release (release_event.h); nullopt: it gets
+  // an event of its own. Returns false when the pool did not keep the block
   // (caching off, the release event could not be recorded, or no memory for
   // its node): the caller then frees it itself. Never throws; allocates
-  // only a chunk of nodes now and then (nothrow).
+  // only a chunk of nodes now and then, and a release event's record (nothrow).
   bool give_back(const PoolBlock& block, const std::shared_ptr<Stream>& owner, bool used_by_streams,
-                 bool in_use) noexcept;
+                 bool in_use, std::optional<std::uint16_t> use_epoch = std::nullopt) noexcept;
 
   // A block handed to the user (take_ptr) no longer counts as in use.
   void forget_in_use(std::size_t bytes) noexcept;
@@ -249,11 +254,11 @@ class CachingPool {
   void recycle_node(PoolNode* node) noexcept;
   // Clears what a node held (all but its `newer` link), as a spare has it.
   static void clear_node(PoolNode* node) noexcept;
-  anydev_bk_event_t acquire_event() noexcept;
-  // Gives an event back to the event pool; destroys it when `usable` is
-  // false (its wait failed).
-  void recycle_event(anydev_bk_event_t event, bool usable) noexcept;
   void free_now(void* handle, const char* why) noexcept;
+  // Where a stream without an event pool takes its shared release events
+  // (release_event.h): the process's pool, never the pool's own, which dies
+  // with the pool while a stream may keep its latest release event longer.
+  EventPool* shared_events() noexcept { return own_events_ != nullptr ? nullptr : &events_; }
 
   const Backend* const backend_;
   const anydev_backend_table_t* const table_;
