@@ -58,7 +58,8 @@ anydev_status_t ReleaseSlot::event_for_release(const Backend* backend, Stream& s
                                                std::optional<std::uint16_t> use_epoch,
                                                EventPool* fallback, SharedEvent** out) noexcept {
   *out = nullptr;
-  SharedEvent* replaced = nullptr;
+  SharedEvent* replaced = nullptr;  // a failed record's
+  SharedEvent* previous = nullptr;  // the slot's event before this record
   anydev_status_t status = ANYDEV_SUCCESS;
   {
     std::lock_guard lock(mutex_);
@@ -73,37 +74,52 @@ anydev_status_t ReleaseSlot::event_for_release(const Backend* backend, Stream& s
     }
     const anydev_backend_table_t* table = stream.table;
     EventPool* const events = stream.events != nullptr ? stream.events : fallback;
-    anydev_bk_event_t event = nullptr;
-    status =
-        events != nullptr ? events->take(&event) : bk(table).event_create(stream.device, &event);
-    auto* shared = status == ANYDEV_SUCCESS ? new (std::nothrow) SharedEvent() : nullptr;
-    if (status == ANYDEV_SUCCESS && shared == nullptr) {
-      give_back_or_destroy(events, table, event);
-      status = set_error(ANYDEV_ERROR_OUT_OF_MEMORY, "no memory for a release event's record");
+    // Only the slot holds its event (the blocks behind it were reused or
+    // freed): recorded again, without a trip through the event pool. No
+    // one else can take a reference meanwhile: only the slot hands them out.
+    SharedEvent* shared = nullptr;
+    if (current_ != nullptr && current_->event != nullptr &&
+        !current_->failed.load(std::memory_order_relaxed) &&
+        current_->refs.load(std::memory_order_acquire) == 1) {
+      shared = current_;
+      current_ = nullptr;
+      shared->complete.store(false, std::memory_order_relaxed);
+    } else {
+      anydev_bk_event_t event = nullptr;
+      status =
+          events != nullptr ? events->take(&event) : bk(table).event_create(stream.device, &event);
+      if (status == ANYDEV_SUCCESS) {
+        shared = new (std::nothrow) SharedEvent();
+        if (shared == nullptr) {
+          give_back_or_destroy(events, table, event);
+          status = set_error(ANYDEV_ERROR_OUT_OF_MEMORY, "no memory for a release event's record");
+        } else {
+          shared->table = table;
+          shared->events = events;
+          shared->event = event;
+          shared->fork_generation = fork_generation();
+        }
+      }
     }
-    if (status == ANYDEV_SUCCESS) {
+    if (shared != nullptr) {
       // Published before the record (see release_event.h): a use that reads
       // the old epoch was enqueued before this record.
       epoch_.store(static_cast<std::uint16_t>(epoch + 1), std::memory_order_seq_cst);
-      status = bk(table).event_record(event, stream.native);
+      status = bk(table).event_record(shared->event, stream.native);
       if (status != ANYDEV_SUCCESS) {
-        bk(table).event_destroy(event);  // a failed event is not reused
-        delete shared;
+        shared->failed.store(true, std::memory_order_relaxed);  // destroyed, not reused
+        replaced = shared;                                      // the slot's only reference
         shared = nullptr;
       }
     }
     // The slot's event always belongs to its current epoch: after a failure,
     // none (the next release records afresh).
-    replaced = std::exchange(current_, shared);
+    previous = std::exchange(current_, shared);
     if (shared != nullptr) {
-      shared->table = table;
-      shared->events = events;
-      shared->event = event;
-      shared->fork_generation = fork_generation();
-      if (completed_at_once(backend, event)) {
+      if (completed_at_once(backend, shared->event)) {
         // Idle stream, cheap query: the event goes back at once; the blocks
         // released behind it need none.
-        give_back_or_destroy(events, table, event);
+        give_back_or_destroy(shared->events, table, shared->event);
         shared->event = nullptr;
         shared->complete.store(true, std::memory_order_relaxed);
       } else {
@@ -113,6 +129,7 @@ anydev_status_t ReleaseSlot::event_for_release(const Backend* backend, Stream& s
     }
   }
   shared_event_unref(replaced);
+  shared_event_unref(previous);
   return status;
 }
 
