@@ -317,20 +317,20 @@ those from the Intel Xeon VM say so.
   once per pass, not once per block. Releases in a row record one event
   (`DriverCalls.BuffersReleasedInARowRecordOneEvent`, counted by the cuda
   emulator), so 10^6 cached blocks hold one driver event, not 10^6. The
-  tables above are from after the change: two runs of
+  tables above are from after the change: three runs of
   `bench/run-scale-backends.sh` and the cpu beside them, on the same 2-core
   AMD EPYC VM under a heavier load than before (load average 7-20, with
   other engineers' builds and this branch's own test build): the
   `malloc` + `free` baseline reads 1.0-1.3x its 10^3 figure up to 10^4 but
   2.3-6x at 10^5 and 10^6, and the records baseline up to 21x. Release at
-  10^6 live went from 2,104-3,219 ns to 351-419 ns on the emulators and
+  10^6 live went from 2,104-3,219 ns to 320-419 ns on the emulators and
   from 2,292 to 369 ns on PoCL (the runs before at load 6-12); at 10^3,
-  release went from 218-369 ns to 71-75, create from 114-229 to 128-136.
+  release went from 218-369 ns to 69-75, create from 114-229 to 126-129.
   From 10^3 to 10^4 every backend's create, sub-buffer and release now
-  grow 1.08-1.34x (before: release 2.2-3.7x, create up to 2.1x), less than
-  the records baseline (1.4-2.7x in the same runs). Past 10^4 the tables'
-  spreads (5-15x, create the largest) come with the load: in the same runs
-  the baselines spread 2.3-21x and the cpu backend, measured beside them,
+  grow 1.03-1.18x (before: release 2.2-3.7x, create up to 2.1x), less than
+  the records baseline (1.2-2.6x in the same runs). Past 10^4 the tables'
+  spreads (5-13x, create the largest) come with the load: in the same runs
+  the baselines spread 2.5-21x and the cpu backend, measured beside them,
   7.9x (2.64x on a quiet machine before the change). So the 2x target is
   **missed** as measured here; what is left of it beyond the load could
   not be told apart on this machine today, and a run on a quiet machine
