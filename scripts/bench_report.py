@@ -329,9 +329,9 @@ those from the Intel Xeon VM say so.
   From 10^3 to 10^4 every backend's create, sub-buffer and release now
   grow 1.03-1.18x (before: release 2.2-3.7x, create up to 2.1x), less than
   the records baseline (1.2-2.6x in the same runs). Past 10^4 the tables'
-  spreads (5-13x, create the largest: 1.2-1.9x its ns before the change at
-  10^6 on the emulators, where `malloc` + `free` reads 2-3x its figure of
-  those runs) cannot be told from the load's: in the same runs the
+  spreads (5-13x, create the largest: at 10^6 on the emulators 0.7-1.25x
+  its ns before the change, with `malloc` + `free` at 0.7-3.3x its figure
+  of those runs) cannot be told from the load's: in the same runs the
   baselines spread 2.5-21x and the cpu backend, measured beside them,
   7.9x (2.64x on a quiet machine before the change). So the 2x target is
   **missed** as measured here; what is left of it beyond the load could
