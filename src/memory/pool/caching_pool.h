@@ -7,7 +7,8 @@
 // When a block may be reused. A block comes back with the stream that owns it
 // (every other stream that used it has already been made to wait for, so the
 // owner's work covers every use) and, if any stream work touched it, an event
-// recorded on that owner stream at release time. It is handed out again:
+// recorded on that owner stream after its last use (shared by the blocks
+// released in a row there, release_event.h). It is handed out again:
 //   - at once, when no stream work ever touched it;
 //   - at once, for device memory requested on its owner stream: the new
 //     user's work is queued behind the old user's on that stream (device
@@ -58,8 +59,9 @@
 // to, the event pool of the device (event_pool.h; bounded, never allocating
 // on give-back), shared with cross-stream ordering and the reclaimer.
 //
-// Ownership: the pool owns the cached blocks and their events, and frees
-// them through the backend table (the events back to the event pool). The
+// Ownership: the pool owns the cached blocks and one reference each to their
+// release events, and frees them through the backend table (an event goes
+// back to the event pool with its last reference). The
 // event pool is the process's (pool_registry.h passes it), or the pool's own
 // when none is given (pools that unit tests make). Blocks handed out belong to their
 // Allocation until given back. Every node's storage belongs to the pool
