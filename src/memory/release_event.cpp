@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "memory/event_pool.h"
-#include "memory/stream.h"
 #include "runtime/registry.h"
 #include "support/backend_calls.h"
 #include "support/fork_guard.h"
@@ -54,9 +53,10 @@ bool shared_event_wait(SharedEvent* shared) noexcept {
 
 ReleaseSlot::~ReleaseSlot() { shared_event_unref(current_); }
 
-anydev_status_t ReleaseSlot::event_for_release(const Backend* backend, Stream& stream,
+anydev_status_t ReleaseSlot::event_for_release(const Backend* backend, int device,
+                                               anydev_bk_stream_t native, EventPool* events,
                                                std::optional<std::uint16_t> use_epoch,
-                                               EventPool* fallback, SharedEvent** out) noexcept {
+                                               SharedEvent** out) noexcept {
   *out = nullptr;
   SharedEvent* replaced = nullptr;  // a failed record's
   SharedEvent* previous = nullptr;  // the slot's event before this record
@@ -72,8 +72,7 @@ anydev_status_t ReleaseSlot::event_for_release(const Backend* backend, Stream& s
       }
       return ANYDEV_SUCCESS;
     }
-    const anydev_backend_table_t* table = stream.table;
-    EventPool* const events = stream.events != nullptr ? stream.events : fallback;
+    const anydev_backend_table_t* table = backend->table;
     // Only the slot holds its event (the blocks behind it were reused or
     // freed): recorded again, without a trip through the event pool. No
     // one else can take a reference meanwhile: only the slot hands them out.
@@ -86,13 +85,17 @@ anydev_status_t ReleaseSlot::event_for_release(const Backend* backend, Stream& s
       shared->complete.store(false, std::memory_order_relaxed);
     } else {
       anydev_bk_event_t event = nullptr;
-      status =
-          events != nullptr ? events->take(&event) : bk(table).event_create(stream.device, &event);
+      status = events != nullptr ? events->take(&event) : bk(table).event_create(device, &event);
       if (status == ANYDEV_SUCCESS) {
         shared = new (std::nothrow) SharedEvent();
         if (shared == nullptr) {
           give_back_or_destroy(events, table, event);
-          status = set_error(ANYDEV_ERROR_OUT_OF_MEMORY, "no memory for a release event's record");
+          status = ANYDEV_ERROR_OUT_OF_MEMORY;
+          try {
+            set_error(status, "no memory for a release event's record");
+          } catch (...) {
+            // No memory for the message either: the status says it.
+          }
         } else {
           shared->table = table;
           shared->events = events;
@@ -105,7 +108,7 @@ anydev_status_t ReleaseSlot::event_for_release(const Backend* backend, Stream& s
       // Published before the record (see release_event.h): a use that reads
       // the old epoch was enqueued before this record.
       epoch_.store(static_cast<std::uint16_t>(epoch + 1), std::memory_order_seq_cst);
-      status = bk(table).event_record(shared->event, stream.native);
+      status = bk(table).event_record(shared->event, native);
       if (status != ANYDEV_SUCCESS) {
         shared->failed.store(true, std::memory_order_relaxed);  // destroyed, not reused
         replaced = shared;                                      // the slot's only reference

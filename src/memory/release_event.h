@@ -38,7 +38,6 @@
 namespace anydev::core {
 
 struct Backend;
-struct Stream;
 class EventPool;
 
 // One backend event recorded on a stream, shared by reference count.
@@ -82,16 +81,16 @@ class ReleaseSlot {
   // Read after an operation was enqueued on the stream (Allocation::use_epoch).
   std::uint16_t epoch() const noexcept { return epoch_.load(std::memory_order_seq_cst); }
 
-  // The event a release of a block last used on `stream` (this slot's
-  // stream) must wait for, with a reference for the caller; *out null when
-  // the block needs none (the shared event was already seen complete).
-  // `use_epoch`: the block's use epoch, or nullopt when the release itself
-  // just enqueued work on the stream (a wait for another stream) or the
-  // epoch is unknown: a fresh event then, from the stream's event pool
-  // (`fallback` when it has none; null: created). On failure the backend's
-  // status with its last error set, the slot holding no event. Never throws.
-  anydev_status_t event_for_release(const Backend* backend, Stream& stream,
-                                    std::optional<std::uint16_t> use_epoch, EventPool* fallback,
+  // The event a release of a block last used on `native` (this slot's
+  // stream, of `device`) must wait for, with a reference for the caller;
+  // *out null when the block needs none (the shared event was already seen
+  // complete). `use_epoch`: the block's use epoch, or nullopt when the
+  // release itself just enqueued work on the stream (a wait for another
+  // stream) or the epoch is unknown: a fresh event then, from `events`
+  // (null: created). On failure the backend's status (its last error set
+  // when there was memory for it), the slot holding no event. Never throws.
+  anydev_status_t event_for_release(const Backend* backend, int device, anydev_bk_stream_t native,
+                                    EventPool* events, std::optional<std::uint16_t> use_epoch,
                                     SharedEvent** out) noexcept;
 
  private:

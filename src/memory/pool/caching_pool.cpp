@@ -316,8 +316,9 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
   // cached as ready (see Cost).
   SharedEvent* event = nullptr;
   if (used_by_streams &&
-      owner->release.event_for_release(backend_, *owner, use_epoch, shared_events(), &event) !=
-          ANYDEV_SUCCESS) {
+      owner->release.event_for_release(backend_, owner->device, owner->native,
+                                       owner->events != nullptr ? owner->events : shared_events(),
+                                       use_epoch, &event) != ANYDEV_SUCCESS) {
     log_error(backend_->name, ": pool: recording the release event of a ", kind_name(kind_),
               " block failed (", last_error_message(), "); freeing it instead of caching it");
     if (in_use) forget_in_use(block.bytes);
