@@ -77,7 +77,7 @@ anydev_status_t anydev_buffer_create(anydev_context_t ctx, anydev_memory_kind_t 
     auto allocation =
         make_pooled_allocation(state.backend, state.device, bk_kind, block, bytes, state.stream);
     // Device memory is ordered on the allocating stream.
-    if (kind == ANYDEV_MEMORY_DEVICE) allocation->last_stream = state.stream;
+    if (kind == ANYDEV_MEMORY_DEVICE) note_use(*allocation, *state.stream, state.stream);
     anydev_buffer_s like;
     like.kind = kind;
     like.dtype = dtype;

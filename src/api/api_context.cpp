@@ -317,6 +317,9 @@ anydev_status_t anydev_context_free(anydev_context_t ctx, void* taken) {
     {
       std::lock_guard lock(allocation->mutex);
       allocation->owner_stream = state.stream;
+      // Work on the taken pointer was enqueued outside anydev: a shared
+      // release event must be recorded after now.
+      allocation->use_epoch = state.stream->release.epoch();
     }
     allocation.reset();  // stream-ordered release on ctx's stream
     return ANYDEV_SUCCESS;

@@ -143,7 +143,7 @@ anydev_status_t replay_graph(const char* op, anydev_graph_s& graph, const Stream
   // Even after a failure part of the graph may be enqueued: the stream is
   // the allocations' last user either way (waiting for it is always safe).
   for (Allocation* a : graph.allocations) {
-    if (a->last_stream.get() != &stream) a->last_stream = *use.shared;
+    note_use(*a, stream, *use.shared);
   }
   return status;
 }

@@ -99,8 +99,12 @@ struct Allocation {
   void* const address;                 // unsafe_ptr() at offset 0
   const std::size_t bytes;
 
-  SmallMutex mutex;                      // 4 bytes: one per live allocation (small_mutex.h)
-  bool taken = false;                    // guarded by mutex: take_ptr handed the memory out
+  SmallMutex mutex;    // 4 bytes: one per live allocation (small_mutex.h)
+  bool taken = false;  // guarded by mutex: take_ptr handed the memory out
+  // Guarded by mutex: last_stream's release epoch read after the last use
+  // was enqueued there (release_event.h), so that its pooled release may
+  // share the event of an earlier one.
+  std::uint16_t use_epoch = 0;
   std::shared_ptr<Stream> owner_stream;  // guarded by mutex
   std::shared_ptr<Stream> last_stream;   // guarded by mutex
 
@@ -162,6 +166,16 @@ struct StreamUse {
 template <class Enqueue>
 anydev_status_t use_allocations(const StreamUse& use, std::span<Allocation* const> allocations,
                                 Enqueue&& enqueue);
+
+// Notes that an operation using `allocation` was just enqueued on `stream`
+// (its last user from now on). With the allocation's mutex held.
+inline void note_use(Allocation& allocation, Stream& stream,
+                     const std::shared_ptr<Stream>& shared) noexcept {
+  // Assigned only when it changes: a shared_ptr copy is two atomic
+  // operations on the stream's reference count.
+  if (allocation.last_stream.get() != &stream) allocation.last_stream = shared;
+  allocation.use_epoch = stream.release.epoch();  // after the enqueue: release_event.h
+}
 
 // Makes `waiter` wait for the work enqueued so far on `signaler` (an event
 // recorded on signaler, waited on by waiter). No-op when they are the same.

@@ -54,11 +54,7 @@ anydev_status_t use_allocations(const StreamUse& use, std::span<Allocation* cons
   }
   const anydev_status_t status = enqueue();
   if (status == ANYDEV_SUCCESS) {
-    for (std::size_t i = 0; i < n; ++i) {
-      // Assigned only when it changes: a shared_ptr copy is two atomic
-      // operations on the stream's reference count.
-      if (unique[i]->last_stream.get() != use.stream) unique[i]->last_stream = *use.shared;
-    }
+    for (std::size_t i = 0; i < n; ++i) note_use(*unique[i], *use.stream, *use.shared);
   }
   return status;
 }

@@ -7,7 +7,8 @@
 // Ownership: the Stream owns its backend stream, handed to the reclaimer
 // (stream_ordered_release.h) when the last shared_ptr goes; the event pool
 // is the process's (never destroyed). Immutable, so thread-safe, except
-// `capture`, which guards itself (capture_slot.h).
+// `capture` and `release`, which guard themselves (capture_slot.h,
+// release_event.h).
 #ifndef ANYDEV_SRC_MEMORY_STREAM_H_
 #define ANYDEV_SRC_MEMORY_STREAM_H_
 
@@ -15,6 +16,7 @@
 
 #include "anydev/backend.h"
 #include "memory/capture_slot.h"
+#include "memory/release_event.h"
 
 namespace anydev::core {
 
@@ -37,6 +39,9 @@ struct Stream {
   int priority = 0;
   // Whether a capture records this stream's copies and fills (api/capture.h).
   CaptureSlot capture{};
+  // The event of its latest pooled release, shared by the next ones
+  // (release_event.h).
+  ReleaseSlot release{};
 };
 
 // Creates a Stream that hands its backend stream to the reclaimer when the

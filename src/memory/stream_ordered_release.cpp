@@ -19,6 +19,7 @@
 
 #include "memory/event_pool.h"
 #include "memory/host_memory_locks.h"
+#include "memory/release_event.h"
 #include "runtime/registry.h"
 #include "support/backend_calls.h"
 #include "support/core_mutex.h"
@@ -33,6 +34,7 @@ struct Item {
   const Backend* backend = nullptr;
   int device = -1;
   anydev_bk_event_t event = nullptr;  // what the release waits for (may be null)
+  SharedEvent* shared = nullptr;      // or this shared one (release_event.h), one reference
   anydev_bk_memory_kind_t kind = ANYDEV_BK_MEMORY_HOST;
   void* handle = nullptr;               // memory handle
   anydev_bk_stream_t stream = nullptr;  // stream to destroy (null for memory)
@@ -148,7 +150,15 @@ void prepare_stream(Item& item) noexcept {
 
 // True when the item's release would not wait: no event, or the event has
 // completed (or cannot be queried: run() then reports the failure).
-bool ready(const Item& item) noexcept {
+// `not_done`: a shared event a query of this pass found running (the blocks
+// of a trim share a few events: each is queried once per pass).
+bool ready(const Item& item, SharedEvent** not_done = nullptr) noexcept {
+  if (item.shared != nullptr) {
+    if (not_done != nullptr && item.shared == *not_done) return false;
+    if (shared_event_complete(item.shared)) return true;
+    if (not_done != nullptr) *not_done = item.shared;
+    return false;
+  }
   if (item.event == nullptr) return true;
   const anydev_backend_table_t* table = item.backend->table;
   if (table->event_query == nullptr) return true;  // run() waits in order
@@ -160,6 +170,10 @@ bool ready(const Item& item) noexcept {
 void run_release(Item& item) noexcept {
   const anydev_backend_table_t* table = item.backend->table;
   bool event_done = true;
+  if (item.shared != nullptr && !shared_event_wait(item.shared)) {
+    report(item.backend, "event_synchronize", ANYDEV_ERROR_DEVICE);
+    event_done = false;
+  }
   if (item.event != nullptr) {
     const anydev_status_t waited = bk(table).event_synchronize(item.event);
     report(item.backend, "event_synchronize", waited);
@@ -177,6 +191,7 @@ void run_release(Item& item) noexcept {
     note_host_free(item.backend, item.device, item.kind, item.handle);
     report(item.backend, "memory_free", bk(table).memory_free(item.device, item.kind, item.handle));
   }
+  shared_event_unref(item.shared);  // destroyed by its last holder when the wait failed
   if (item.event == nullptr) return;
   if (item.events != nullptr && event_done) {
     item.events->give_back(item.event);  // complete: idle for the next taker
@@ -199,6 +214,7 @@ Item block_of(const Item& batch, const EventRelease& release) noexcept {
   one.kind = batch.kind;
   one.events = batch.events;
   one.event = release.event;
+  one.shared = release.shared;
   one.handle = release.handle;
   one.bytes = release.bytes;
   one.waiting = batch.waiting;
@@ -454,8 +470,9 @@ class Reclaimer {
       prepare_stream(item);
       progressed |= finish_or_keep(item);
     }
+    SharedEvent* not_done = nullptr;
     const auto done = std::partition(pending_.begin(), pending_.end(),
-                                     [](const Item& item) { return !ready(item); });
+                                     [&](const Item& item) { return !ready(item, &not_done); });
     for (auto it = done; it != pending_.end(); ++it) {
       thread_pending_bytes_ -= it->bytes;
       run(*it);
@@ -467,8 +484,8 @@ class Reclaimer {
 
   // Runs `item` when it is ready, else keeps it in pending_ (runs it here,
   // waiting, when there is no memory to keep it); true when it ran.
-  bool finish_or_keep(Item& item) noexcept {
-    if (ready(item)) {
+  bool finish_or_keep(Item& item, SharedEvent** not_done = nullptr) noexcept {
+    if (ready(item, not_done)) {
       run(item);
       return true;
     }
@@ -486,9 +503,10 @@ class Reclaimer {
   // One request per block of a batch, each finished or kept on its own.
   bool work_batch(const Item& batch) noexcept {
     bool progressed = false;
+    SharedEvent* not_done = nullptr;
     for (const EventRelease& release : batch.batch) {
       Item item = block_of(batch, release);
-      progressed |= finish_or_keep(item);
+      progressed |= finish_or_keep(item, &not_done);
     }
     return progressed;
   }
@@ -531,6 +549,20 @@ void release_after_event(const Backend* backend, int device, anydev_bk_event_t e
   item.backend = backend;
   item.device = device;
   item.event = event;
+  item.kind = kind;
+  item.handle = handle;
+  Reclaimer::instance().push(std::move(item));
+}
+
+void release_after_shared_event(const Backend* backend, int device, SharedEvent* shared,
+                                anydev_bk_memory_kind_t kind, void* handle, std::size_t bytes,
+                                WaitingReleases* waiting) noexcept {
+  Item item;
+  item.bytes = bytes;
+  item.waiting = waiting;
+  item.backend = backend;
+  item.device = device;
+  item.shared = shared;
   item.kind = kind;
   item.handle = handle;
   Reclaimer::instance().push(std::move(item));

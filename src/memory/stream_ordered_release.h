@@ -45,6 +45,7 @@ namespace anydev::core {
 
 struct Backend;
 class EventPool;
+struct SharedEvent;
 
 // Memory handed to the reclaimer and not freed yet, for one pool's
 // statistics (anydev_pool_stats_t): counted up when a release is handed
@@ -63,12 +64,21 @@ void release_after_event(const Backend* backend, int device, anydev_bk_event_t e
                          std::size_t bytes = 0, WaitingReleases* waiting = nullptr) noexcept;
 
 // One block of a batch (release_after_events): its memory handle, its size
-// and the event its release waits for (null: none).
+// and the event its release waits for (null: none): a backend event of its
+// own (`event`, given back to the batch's event pool), or one reference to a
+// shared release event (`shared`, release_event.h; dropped once freed).
 struct EventRelease {
   anydev_bk_event_t event = nullptr;
   void* handle = nullptr;
   std::size_t bytes = 0;
+  SharedEvent* shared = nullptr;
 };
+
+// release_after_event for a block waiting on a shared release event
+// (release_event.h), whose reference it takes. Never throws.
+void release_after_shared_event(const Backend* backend, int device, SharedEvent* shared,
+                                anydev_bk_memory_kind_t kind, void* handle, std::size_t bytes,
+                                WaitingReleases* waiting) noexcept;
 
 // release_after_event for each of `releases` (all of `kind`, on `device`),
 // handed over as one request: one lock round trip and at most one wake-up

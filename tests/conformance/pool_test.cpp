@@ -131,6 +131,55 @@ TEST_P(PoolTest, AnotherStreamNeverOverwritesABlockStillInUse) {
   }
 }
 
+// Blocks released in a row on one stream share one release event
+// (src/memory/release_event.h); a block used again after that event was
+// recorded must wait for its own. Neither may go to another stream early.
+TEST_P(PoolTest, BlocksReleasedInARowAreNotOverwrittenByAnotherStream) {
+  const DeviceContext other = OtherStream();
+  constexpr std::size_t kBig = std::size_t{1} << 20;
+  constexpr int kBuffers = 4;
+  using DeviceBuffer = decltype(ctx().enqueue_create_buffer<std::uint8_t>(1));
+  std::vector<Array<std::uint8_t>> patterns;
+  std::vector<HostBuffer<std::uint8_t>> results;
+  std::vector<HostBuffer<std::uint8_t>> other_results;
+  for (int i = 0; i < kBuffers; ++i) {
+    patterns.push_back(Pattern<std::uint8_t>(kBig, 300 + i));
+    results.push_back(ctx().enqueue_create_host_buffer<std::uint8_t>(kBig));
+    other_results.push_back(other.enqueue_create_host_buffer<std::uint8_t>(kBig));
+  }
+  for (int round = 0; round < 3; ++round) {
+    {
+      std::vector<DeviceBuffer> sources;
+      for (int i = 0; i < kBuffers; ++i) {
+        sources.push_back(ctx().enqueue_create_buffer<std::uint8_t>(kBig));
+        sources.back().enqueue_copy_from(patterns[i].cspan());
+      }
+      for (int i = 0; i < kBuffers / 2; ++i) sources[i].enqueue_copy_to(results[i]);
+      // Released in a row, their copies possibly still queued.
+      sources.erase(sources.begin(), sources.begin() + kBuffers / 2);
+      // Used after those releases, then released.
+      for (int i = kBuffers / 2; i < kBuffers; ++i) {
+        sources[i - kBuffers / 2].enqueue_copy_to(results[i]);
+      }
+    }
+    std::vector<DeviceBuffer> stomps;
+    for (int i = 0; i < kBuffers; ++i) {
+      stomps.push_back(other.enqueue_create_buffer<std::uint8_t>(kBig));
+      stomps.back().enqueue_fill(std::uint8_t{0x5A});
+      stomps.back().enqueue_copy_to(other_results[i]);
+    }
+    ctx().synchronize();
+    other.synchronize();
+    SCOPED_TRACE("round " + std::to_string(round));
+    for (int i = 0; i < kBuffers; ++i) {
+      SCOPED_TRACE("buffer " + std::to_string(i));
+      EXPECT_TRUE(
+          BytesEqual(std::span<const std::uint8_t>(results[i].as_span()), patterns[i].cspan()));
+      EXPECT_TRUE(AllEqual(std::span<const std::uint8_t>(other_results[i].as_span()), 0x5A));
+    }
+  }
+}
+
 TEST_P(PoolTest, HostBlockIsNotReusedWhileAStreamStillReadsIt) {
   constexpr std::size_t kBig = std::size_t{4} << 20;
   const Array<std::uint8_t> pattern = Pattern<std::uint8_t>(kBig, 78);

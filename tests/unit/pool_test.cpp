@@ -50,6 +50,7 @@ struct Fake {
   int fail_next_allocs = 0;  // that many next allocations fail with OUT_OF_MEMORY
   bool fail_event_record = false;
   int queries = 0;
+  int records = 0;                     // event_record calls
   int synchronizing = 0;               // threads inside EventSynchronize
   std::set<void*> live;                // allocated, not freed
   std::map<void*, std::size_t> sizes;  // of the live blocks
@@ -115,6 +116,7 @@ anydev_status_t EventDestroy(anydev_bk_event_t event) {
 anydev_status_t EventRecord(anydev_bk_event_t event, anydev_bk_stream_t stream) {
   std::lock_guard lock(fake->mutex);
   if (fake->fail_event_record) return set_error(ANYDEV_ERROR_DEVICE, "fake: record failed");
+  ++fake->records;
   auto* e = reinterpret_cast<FakeEvent*>(event);
   e->stream = reinterpret_cast<FakeStream*>(stream);
   e->target = e->stream->enqueued;
@@ -474,6 +476,84 @@ TEST_F(PoolTest, WithoutCheapQueriesAReleaseQueriesNothing) {
   EXPECT_EQ(Queries(), 0);
 }
 
+// ---- release events shared by releases in a row (release_event.h) ------------------------
+
+// The use epoch a block gets when an operation using it is enqueued on `s`.
+std::uint16_t UseEpoch(const std::shared_ptr<Stream>& s) { return s->release.epoch(); }
+
+TEST_F(PoolTest, ReleasesInARowOnOneStreamRecordOneEvent) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_DEVICE);
+  auto s = MakeStream();
+  auto t = MakeStream();
+  constexpr int kBlocks = 1000;
+  std::vector<PoolBlock> blocks;
+  for (int i = 0; i < kBlocks; ++i) blocks.push_back(Allocate(pool, s, 4096));
+  Enqueue(s);  // work that uses every block, still running
+  const std::uint16_t used = UseEpoch(s);
+  for (const PoolBlock& b : blocks) ASSERT_TRUE(pool.give_back(b, s, true, true, used));
+  EXPECT_EQ(state_.records, 1) << "one release event for the releases in a row";
+  EXPECT_EQ(LiveEvents(state_), 1);
+  EXPECT_NE(Allocate(pool, t, 4096).handle, blocks.front().handle)
+      << "reused on another stream before the shared event completed";
+  Finish(s);
+  std::set<void*> reused;
+  const int queries = Queries();
+  for (int i = 0; i < kBlocks; ++i) reused.insert(Allocate(pool, t, 4096).handle);
+  EXPECT_EQ(reused.size(), std::size_t{kBlocks});
+  EXPECT_LE(Queries() - queries, 1) << "seen complete once, never queried again";
+  EXPECT_EQ(pool.stats().cache_hits, std::uint64_t{kBlocks});
+}
+
+TEST_F(PoolTest, ABlockUsedAfterTheSharedEventWasRecordedGetsItsOwn) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_DEVICE);
+  auto s = MakeStream();
+  auto t = MakeStream();
+  const PoolBlock a = Allocate(pool, s, 4096);
+  const PoolBlock b = Allocate(pool, s, 4096);
+  Enqueue(s);  // uses a and b
+  const std::uint16_t first = UseEpoch(s);
+  ASSERT_TRUE(pool.give_back(a, s, true, true, first));
+  Enqueue(s);  // uses b again, after a's release event was recorded
+  const std::uint16_t second = UseEpoch(s);
+  EXPECT_NE(second, first);
+  ASSERT_TRUE(pool.give_back(b, s, true, true, second));
+  EXPECT_EQ(state_.records, 2) << "b's later use is not covered by a's release event";
+  {
+    std::lock_guard lock(state_.mutex);
+    reinterpret_cast<FakeStream*>(s->native)->finished = 1;  // only the first work done
+  }
+  EXPECT_EQ(Allocate(pool, t, 4096).handle, a.handle);
+  EXPECT_NE(Allocate(pool, t, 4096).handle, b.handle) << "reused while its last use still runs";
+  Finish(s);
+  EXPECT_EQ(Allocate(pool, t, 4096).handle, b.handle);
+}
+
+TEST_F(PoolTest, AReleaseWithoutAUseEpochRecordsItsOwnEvent) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_DEVICE);
+  auto s = MakeStream();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(pool.give_back(Allocate(pool, s, 4096), s, true, true));
+  EXPECT_EQ(state_.records, 3);
+  EXPECT_EQ(LiveEvents(state_), 1) << "each record replaces the stream's previous event";
+}
+
+TEST_F(PoolTest, TrimmedBlocksSharingAnEventAreFreedOnceItCompletes) {
+  CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST, true, /*release_threshold=*/0);
+  auto s = MakeStream();
+  constexpr int kBlocks = 64;
+  std::vector<PoolBlock> blocks;
+  for (int i = 0; i < kBlocks; ++i) blocks.push_back(Allocate(pool, s, 4096));
+  Enqueue(s);
+  const std::uint16_t used = UseEpoch(s);
+  for (const PoolBlock& b : blocks) ASSERT_TRUE(pool.give_back(b, s, true, true, used));
+  EXPECT_EQ(state_.records, 1);
+  for (int i = 0; i + 1 < kBlocks; ++i) {
+    EXPECT_TRUE(Live(blocks[i].handle)) << "trimmed block freed while its stream still runs";
+  }
+  Finish(s);
+  for (int i = 0; i + 1 < kBlocks; ++i) WaitUntilFreed(blocks[i].handle);
+  EXPECT_TRUE(Live(blocks.back().handle)) << "the newest block stays cached";
+}
+
 // ---- out of memory and releasing the cache ------------------------------------------------
 
 TEST_F(PoolTest, OutOfMemoryFreesTheCacheAndTriesOnceMore) {
@@ -593,6 +673,9 @@ TEST_F(PoolTest, DestroyingThePoolFreesEverythingAndEveryEvent) {
   drain_releases();
   EXPECT_FALSE(Live(a.handle));
   EXPECT_FALSE(Live(b.handle));
+  // A stream keeps the event of its latest release (release_event.h) until it goes.
+  s.reset();
+  t.reset();
   std::lock_guard lock(state_.mutex);
   EXPECT_EQ(state_.live_events, 0);
 }

@@ -8,6 +8,7 @@
 #include "memory/event_pool.h"
 #include "memory/host_memory_locks.h"
 #include "memory/pool/size_classes.h"
+#include "memory/release_event.h"
 #include "memory/stream.h"
 #include "memory/stream_ordered_release.h"
 #include "runtime/registry.h"
@@ -63,21 +64,6 @@ void CachingPool::free_now(void* handle, const char* why) noexcept {
   }
 }
 
-anydev_bk_event_t CachingPool::acquire_event() noexcept {
-  anydev_bk_event_t event = nullptr;
-  if (events_.take(&event) != ANYDEV_SUCCESS) return nullptr;
-  return event;
-}
-
-void CachingPool::recycle_event(anydev_bk_event_t event, bool usable) noexcept {
-  if (event == nullptr) return;
-  if (usable) {
-    events_.give_back(event);  // may still run: the next taker records it again
-    return;
-  }
-  bk(table_).event_destroy(event);
-}
-
 void CachingPool::unlink_locked(PoolNode* node) noexcept {
   PoolSizeClass& size_class = *node->size_class;
   (node->event == nullptr ? size_class.ready : size_class.pending).remove(node);
@@ -103,10 +89,7 @@ PoolNode* CachingPool::take_cached_locked(PoolSizeClass& size_class,
   // the blocks of the others.
   for (int i = 0; i < kQueriesPerRequest && !size_class.pending.empty(); ++i) {
     PoolNode* oldest = size_class.pending.front;
-    int complete = 0;
-    if (bk(table_).event_query(oldest->event, &complete) == ANYDEV_SUCCESS && complete != 0) {
-      return take(oldest, true);
-    }
+    if (shared_event_complete(oldest->event)) return take(oldest, true);
     if (oldest == size_class.pending.back) break;
     size_class.pending.remove(oldest);
     size_class.pending.push_back(oldest);
@@ -146,20 +129,17 @@ void CachingPool::free_list(PoolNode* list) noexcept {
       PoolNode* node = list;
       list = node->newer;
       if (node->event != nullptr) {
-        int complete = 0;
         if (pass == 0) {
-          if (bk(table_).event_query(node->event, &complete) != ANYDEV_SUCCESS) complete = 0;
-          if (complete == 0) {
+          if (!shared_event_complete(node->event)) {
             node->newer = nullptr;
             (busy_last != nullptr ? busy_last->newer : busy) = node;
             busy_last = node;
             continue;
           }
-        } else if (bk(table_).event_synchronize(node->event) != ANYDEV_SUCCESS) {
+        } else if (!shared_event_wait(node->event)) {
           log_error(backend_->name, ": pool: event_synchronize failed: ", last_error_message());
-          complete = -1;  // not reused
         }
-        recycle_event(node->event, complete >= 0);
+        shared_event_unref(node->event);  // destroyed, not reused, by its last holder if it failed
       }
       free_now(node->handle, "release");
       recycle_node(node);
@@ -226,15 +206,15 @@ void CachingPool::hand_to_reclaimer(PoolNode* list, std::size_t count) noexcept 
     while (list != nullptr) {
       PoolNode* node = list;
       list = node->newer;
-      release_after_event(backend_, device_, node->event, kind_, node->handle, &events_,
-                          node->size_class->bytes, &waiting_);
+      release_after_shared_event(backend_, device_, node->event, kind_, node->handle,
+                                 node->size_class->bytes, &waiting_);
       recycle_node(node);
     }
     return;
   }
   PoolNode* last = nullptr;
   for (PoolNode* node = list; node != nullptr; node = node->newer) {
-    batch.push_back(EventRelease{node->event, node->handle, node->size_class->bytes});  // reserved
+    batch.push_back(EventRelease{nullptr, node->handle, node->size_class->bytes, node->event});
     clear_node(node);  // keeps `newer`: the list joins the spares below
     last = node;
   }
@@ -268,7 +248,7 @@ anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std
     block_bytes = *pool_size_class(bytes);  // cannot overflow below kPoolLargestRequest
     bool event_done = false;
     PoolBlock cached{this, nullptr, nullptr, block_bytes, nullptr};
-    anydev_bk_event_t event = nullptr;
+    SharedEvent* event = nullptr;
     std::weak_ptr<Stream> owner;  // reset outside the lock
     {
       std::lock_guard lock(mutex_);
@@ -293,7 +273,7 @@ anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std
       }
     }
     if (cached.size_class != nullptr) {
-      recycle_event(event, true);
+      shared_event_unref(event);
       *out = cached;
       return ANYDEV_SUCCESS;
     }
@@ -326,27 +306,23 @@ anydev_status_t CachingPool::allocate(const std::shared_ptr<Stream>& stream, std
 }
 
 bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream>& owner,
-                            bool used_by_streams, bool in_use) noexcept {
+                            bool used_by_streams, bool in_use,
+                            std::optional<std::uint16_t> use_epoch) noexcept {
   if (!caching_ || block.size_class == nullptr) {
     if (in_use) forget_in_use(block.bytes);
     return false;
   }
-  anydev_bk_event_t event = nullptr;
-  if (used_by_streams) {
-    event = acquire_event();
-    if (event == nullptr || bk(table_).event_record(event, owner->native) != ANYDEV_SUCCESS) {
-      log_error(backend_->name, ": pool: recording the release event of a ", kind_name(kind_),
-                " block failed (", last_error_message(), "); freeing it instead of caching it");
-      if (event != nullptr) bk(table_).event_destroy(event);
-      if (in_use) forget_in_use(block.bytes);
-      return false;
-    }
-    // Its stream has already finished with it (a cheap query only): cached
-    // as ready, without holding an event (see Cost).
-    if (completed_at_once(backend_, event)) {
-      recycle_event(event, true);
-      event = nullptr;
-    }
+  // Null when the stream's release event has already been seen complete:
+  // cached as ready (see Cost).
+  SharedEvent* event = nullptr;
+  if (used_by_streams &&
+      owner->release.event_for_release(backend_, owner->device, owner->native,
+                                       owner->events != nullptr ? owner->events : shared_events(),
+                                       use_epoch, &event) != ANYDEV_SUCCESS) {
+    log_error(backend_->name, ": pool: recording the release event of a ", kind_name(kind_),
+              " block failed (", last_error_message(), "); freeing it instead of caching it");
+    if (in_use) forget_in_use(block.bytes);
+    return false;
   }
   PoolNode* trimmed = nullptr;
   std::size_t trimmed_count = 0;
@@ -370,7 +346,7 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
   if (node == nullptr) {
     log_error(backend_->name, ": pool: no memory for the bookkeeping of a cached ",
               kind_name(kind_), " block of ", block.bytes, " bytes; freeing it instead");
-    recycle_event(event, true);  // recorded, never waited on: reusable
+    shared_event_unref(event);
     return false;
   }
   hand_to_reclaimer(trimmed, trimmed_count);

@@ -7,7 +7,8 @@
 // When a block may be reused. A block comes back with the stream that owns it
 // (every other stream that used it has already been made to wait for, so the
 // owner's work covers every use) and, if any stream work touched it, an event
-// recorded on that owner stream at release time. It is handed out again:
+// recorded on that owner stream after its last use (shared by the blocks
+// released in a row there, release_event.h). It is handed out again:
 //   - at once, when no stream work ever touched it;
 //   - at once, for device memory requested on its owner stream: the new
 //     user's work is queued behind the old user's on that stream (device
@@ -58,8 +59,9 @@
 // to, the event pool of the device (event_pool.h; bounded, never allocating
 // on give-back), shared with cross-stream ordering and the reclaimer.
 //
-// Ownership: the pool owns the cached blocks and their events, and frees
-// them through the backend table (the events back to the event pool). The
+// Ownership: the pool owns the cached blocks and one reference each to their
+// release events, and frees them through the backend table (an event goes
+// back to the event pool with its last reference). The
 // event pool is the process's (pool_registry.h passes it), or the pool's own
 // when none is given (pools that unit tests make). Blocks handed out belong to their
 // Allocation until given back. Every node's storage belongs to the pool
@@ -76,10 +78,12 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "anydev/backend.h"
+#include "memory/release_event.h"
 #include "memory/stream_ordered_release.h"
 #include "support/core_mutex.h"
 
@@ -112,9 +116,9 @@ struct PoolNode {
   PoolSizeClass* size_class = nullptr;  // the class of the block it holds
   void* handle = nullptr;
   void* address = nullptr;
-  std::weak_ptr<Stream> owner;        // identity only: never locked
-  anydev_bk_event_t event = nullptr;  // null: reusable by anyone at once
-  PoolNode* prev = nullptr;           // in the class's ready or pending list
+  std::weak_ptr<Stream> owner;   // identity only: never locked
+  SharedEvent* event = nullptr;  // one reference; null: reusable by anyone at once
+  PoolNode* prev = nullptr;      // in the class's ready or pending list
   PoolNode* next = nullptr;
   PoolNode* older = nullptr;  // in the pool's age list (also links detached lists)
   PoolNode* newer = nullptr;
@@ -195,12 +199,15 @@ class CachingPool {
   // Takes back a block. `owner` has already been made to wait for every
   // other stream that used it; `used_by_streams` is false when no stream work
   // ever touched it. `in_use` is false for a block that left the accounting
-  // (forget_in_use). Returns false when the pool did not keep the block
+  // (forget_in_use). `use_epoch`: the owner's release epoch at the block's
+  // last use there (Allocation::use_epoch), so that the block may share the
+  // release event of an earlier release (release_event.h); nullopt: it gets
+  // an event of its own. Returns false when the pool did not keep the block
   // (caching off, the release event could not be recorded, or no memory for
   // its node): the caller then frees it itself. Never throws; allocates
-  // only a chunk of nodes now and then (nothrow).
+  // only a chunk of nodes now and then, and a release event's record (nothrow).
   bool give_back(const PoolBlock& block, const std::shared_ptr<Stream>& owner, bool used_by_streams,
-                 bool in_use) noexcept;
+                 bool in_use, std::optional<std::uint16_t> use_epoch = std::nullopt) noexcept;
 
   // A block handed to the user (take_ptr) no longer counts as in use.
   void forget_in_use(std::size_t bytes) noexcept;
@@ -249,11 +256,11 @@ class CachingPool {
   void recycle_node(PoolNode* node) noexcept;
   // Clears what a node held (all but its `newer` link), as a spare has it.
   static void clear_node(PoolNode* node) noexcept;
-  anydev_bk_event_t acquire_event() noexcept;
-  // Gives an event back to the event pool; destroys it when `usable` is
-  // false (its wait failed).
-  void recycle_event(anydev_bk_event_t event, bool usable) noexcept;
   void free_now(void* handle, const char* why) noexcept;
+  // Where a stream without an event pool takes its shared release events
+  // (release_event.h): the process's pool, never the pool's own, which dies
+  // with the pool while a stream may keep its latest release event longer.
+  EventPool* shared_events() noexcept { return own_events_ != nullptr ? nullptr : &events_; }
 
   const Backend* const backend_;
   const anydev_backend_table_t* const table_;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "memory/pool/pooled_allocation.h"
 
+#include <cstdint>
+#include <optional>
+
 #include "memory/pool/pool_registry.h"
 
 namespace anydev::core {
@@ -16,11 +19,16 @@ class PooledRelease final : public ReleaseStrategy {
       : pool_(block.pool), size_class_(block.size_class) {}
 
   void release(Allocation& allocation) noexcept override {
+    // Last used on its owner stream: its use epoch there says whether an
+    // earlier release's event covers it (release_event.h). Otherwise the
+    // ordering below enqueues a wait on the owner now: an event of its own.
+    std::optional<std::uint16_t> use_epoch;
+    if (allocation.last_stream == allocation.owner_stream) use_epoch = allocation.use_epoch;
     order_release_after_last_use(allocation);
     const PoolBlock block{pool_, allocation.handle, allocation.address, block_bytes(allocation),
                           size_class_};
     if (pool_->give_back(block, allocation.owner_stream, allocation.last_stream != nullptr,
-                         !allocation.taken)) {
+                         !allocation.taken, use_epoch)) {
       return;  // cached for reuse (pool/caching_pool.h)
     }
     free_after_owner_stream(allocation, pool_->waiting_releases());

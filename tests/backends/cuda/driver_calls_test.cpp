@@ -290,6 +290,39 @@ TEST_F(DriverCalls, EachOperationInSteadyStateMakesTheMinimumOfCalls) {
   }
 }
 
+// Device buffers released in a row on their stream share one release event
+// (src/memory/release_event.h): one cuEventRecord, not one per buffer, so the
+// driver keeps no event per cached block.
+TEST_F(DriverCalls, BuffersReleasedInARowRecordOneEvent) {
+  World& w = *world;
+  constexpr int kBuffers = 16;
+  const std::string calls = steady_state_calls([&w] {
+    std::vector<anydev_buffer_t> buffers(kBuffers, nullptr);
+    for (anydev_buffer_t& b : buffers) {
+      ASSERT_OK(anydev_buffer_create(w.c0, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 4096, &b));
+    }
+    fill(w.c0, buffers.front(), 1);
+    for (anydev_buffer_t b : buffers) ASSERT_OK(anydev_buffer_release(b));
+  });
+  EXPECT_EQ(calls, "cuMemsetD8Async=1 cuEventRecord=1");
+}
+
+// Work enqueued on the stream after a release event was recorded is not
+// covered by it: a buffer used there afterwards gets an event of its own.
+TEST_F(DriverCalls, ABufferUsedAfterAReleaseGetsItsOwnReleaseEvent) {
+  World& w = *world;
+  const std::string calls = steady_state_calls([&w] {
+    anydev_buffer_t a = nullptr;
+    anydev_buffer_t b = nullptr;
+    ASSERT_OK(anydev_buffer_create(w.c0, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 4096, &a));
+    ASSERT_OK(anydev_buffer_create(w.c0, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, 4096, &b));
+    ASSERT_OK(anydev_buffer_release(a));
+    fill(w.c0, b, 1);
+    ASSERT_OK(anydev_buffer_release(b));
+  });
+  EXPECT_EQ(calls, "cuMemsetD8Async=1 cuEventRecord=2");
+}
+
 // Plain events are created with CU_EVENT_DISABLE_TIMING (timing costs the
 // driver), timing events without it: the driver's own cuEventElapsedTime on
 // their native events says which is which.
