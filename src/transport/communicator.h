@@ -6,12 +6,19 @@
 // transfer holds the buffer it reads or writes (its Allocation) until UCX
 // and the staging copies are done with it, so no memory is freed while UCX
 // uses it. Exposed regions and imported remote keys hold the Communicator.
+// A transfer that ends (timeout, failed peer) while UCX still holds requests
+// it may never end (shared memory to a stalled peer) is *parked*: the
+// communicator keeps its memory, bounce buffers and remote key (not the
+// RemoteRegion, which would hold the communicator) until UCX ends them or
+// the worker is destroyed.
 //
 // Threads: one progress thread per communicator makes every UCX call that
 // touches requests (posting, progress, cancel); callers' threads take
 // `ucx_mutex` for the few calls they make themselves (connect, expose,
 // import). All public members are thread-safe. Destruction waits for the
-// transfers in flight, each bounded by the timeout.
+// transfers in flight, each bounded by the timeout (parked ones are not
+// waited for: the worker's destruction ends them, then their memory is
+// freed).
 #ifndef ANYDEV_SRC_TRANSPORT_COMMUNICATOR_H_
 #define ANYDEV_SRC_TRANSPORT_COMMUNICATOR_H_
 
@@ -23,6 +30,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "api/objects.h"
@@ -96,6 +104,9 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   void peer_failed(Peer& peer, ucs_status_t status);
   // Called from the callback of a peer's put flush (progress thread).
   void put_flush_ended(Peer& peer, ucs_status_t status);
+  // Destroys an imported remote key, or, while a parked transfer may still
+  // use it, keeps it until that ends (any thread; takes ucx_mutex).
+  void release_rkey(ucp_rkey_h rkey);
 
   const UcxLibrary& ucx() const { return *ucx_; }
   ucp_context_h ucp() const { return ucp_; }
@@ -111,6 +122,10 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   void finish(Transfer& t, anydev_status_t status, std::string message);
   void start_flush(Peer& peer);
   void settle_flushes();
+  void park(Transfer& t);
+  bool parked_touched(Transfer* raw);
+  void release_unparked();
+  void free_parked(Transfer& t);
   bool direct(const Allocation& allocation, const anydev_buffer_s& handle,
               ucs_memory_type_t* type) const;
   anydev_status_t ensure_staging();
@@ -150,6 +165,15 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::vector<Transfer*> work_;
   // The peers whose put flush has ended and awaits settling (progress thread).
   std::vector<Peer*> flushed_;
+  // Parked transfers (see above), and those UCX has let go of, to free
+  // outside ucx_mutex: the progress thread's until it exits, then the
+  // destructor's. Their remote keys, and those whose RemoteRegion is gone
+  // meanwhile, are guarded by ucx_mutex.
+  std::unordered_map<Transfer*, std::shared_ptr<Transfer>> parked_;
+  std::vector<std::shared_ptr<Transfer>> unparked_;
+  std::vector<ucp_rkey_h> parked_rkeys_;  // one entry per parked transfer using it
+  std::vector<ucp_rkey_h> orphan_rkeys_;  // released by their RemoteRegion while parked
+
   int ucx_fd_ = -1;   // UCX's event fd (ucp_worker_get_efd)
   int wake_fd_ = -1;  // an eventfd: new work or shutdown wakes the idle thread
   std::thread progress_;
