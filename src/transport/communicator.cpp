@@ -124,8 +124,9 @@ struct Chunk {
 };
 
 // One enqueued transfer. Owned by the pass state (active_; and the
-// submission queue before that); holds its buffer's memory and context.
-struct Transfer {
+// submission queue before that), then, if parked, by the communicator's
+// parked list; holds its buffer's memory and context.
+struct Transfer : std::enable_shared_from_this<Transfer> {
   enum Phase { waiting_stream, running, flushing, draining, finished };
   TransferKind kind;
   int peer = 0;
@@ -157,6 +158,13 @@ struct Transfer {
   bool queued = false;
   bool stream_ready = false;
   bool lane_front = false;
+  // Parked (communicator.h): ended, while UCX still holds some of its
+  // requests. It keeps its buffer, its remote key and the bounce buffers
+  // those use (swapped out of the pool, which gets fresh ones).
+  bool parked = false;
+  std::shared_ptr<Allocation> parked_allocation;
+  ucp_rkey_h parked_rkey = nullptr;
+  std::vector<Communicator::Bounce> parked_bounces;
 };
 
 namespace {
@@ -294,7 +302,8 @@ Communicator::~Communicator() {
   if (progress_.joinable()) {
     {
       std::unique_lock lock(queue_mutex_);
-      // Every transfer ends within its timeout: this wait is bounded.
+      // Every transfer ends within its timeout (parked ones have ended):
+      // this wait is bounded.
       queue_cv_.wait(lock, [&] { return in_flight_ == 0; });
       stopping_ = true;
     }
@@ -305,12 +314,6 @@ Communicator::~Communicator() {
   if (ucx_ == nullptr) return;
   GateBypass bypass;
   const anydev_backend_table_t* table = context_->backend->table;
-  for (Bounce& b : bounces_) {
-    if (b.event != nullptr) bk(table).event_destroy(b.event);
-    if (b.handle != nullptr)
-      bk(table).memory_free(context_->device, ANYDEV_BK_MEMORY_HOST, b.handle);
-  }
-  if (staging_stream_ != nullptr) bk(table).stream_destroy(staging_stream_);
   if (worker_ != nullptr) {
     std::vector<void*> closing;
     for (auto& p : peers_) {
@@ -321,15 +324,59 @@ Communicator::~Communicator() {
       void* r = ucx_->ucp_ep_close_nbx(p->ep, &rp);
       if (r != nullptr && !UCS_PTR_IS_ERR(r)) closing.push_back(r);
     }
+    // Bounded like everything else here: what UCX has not ended by then is
+    // its worker's to end (ucp_worker_destroy below).
+    const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms_);
     for (void* r : closing) {
-      while (ucx_->ucp_request_check_status(r) == UCS_INPROGRESS)
+      while (ucx_->ucp_request_check_status(r) == UCS_INPROGRESS && Clock::now() < deadline)
         ucx_->ucp_worker_progress(worker_);
       ucx_->ucp_request_free(r);
     }
-    // A flush whose puts all ended early (timed out) may still be UCX's.
-    for (auto& p : peers_) p->puts.release(*ucx_, worker_);
+    // A force-closed endpoint to a peer whose failure UCX detects (tcp) has
+    // its requests ended from a later progress: parked transfers wait for
+    // that, bounded. Over shared memory they would wait in vain.
+    auto detected_held = [&] {
+      for (auto& [raw, t] : parked_) {
+        if (!peers_[static_cast<std::size_t>(t->peer)]->detects_failure) continue;
+        for (const Chunk& c : t->chunks) {
+          if (c.request != nullptr && !c.completed) return true;
+        }
+      }
+      return false;
+    };
+    while (detected_held() && Clock::now() < deadline) ucx_->ucp_worker_progress(worker_);
+    // A flush whose puts all ended early (timed out) may still be UCX's. A
+    // force-closed endpoint has ended it; one without failure detection
+    // (shared memory) to a failed peer never will: left to the worker.
+    for (auto& p : peers_) {
+      p->puts.release(*ucx_, worker_,
+                      p->detects_failure || p->failed == ANYDEV_SUCCESS ? deadline : Clock::now());
+    }
+    // Parked transfers: their requests go back to UCX (no callback runs
+    // after that), which may still use their memory until the worker is
+    // destroyed. Their remote keys belong to the worker and go before it.
+    for (auto& [raw, t] : parked_) {
+      for (Chunk& c : t->chunks) {
+        if (c.request != nullptr) ucx_->ucp_request_free(c.request);
+        c.request = nullptr;
+      }
+    }
+    for (ucp_rkey_h rkey : orphan_rkeys_) ucx_->ucp_rkey_destroy(rkey);
+    orphan_rkeys_.clear();
+    parked_rkeys_.clear();
     ucx_->ucp_worker_destroy(worker_);
+    worker_ = nullptr;
   }
+  // Only now, with no UCX worker left to touch it, the parked memory.
+  for (auto& [raw, t] : parked_) free_parked(*t);
+  parked_.clear();
+  unparked_.clear();
+  for (Bounce& b : bounces_) {
+    if (b.event != nullptr) bk(table).event_destroy(b.event);
+    if (b.handle != nullptr)
+      bk(table).memory_free(context_->device, ANYDEV_BK_MEMORY_HOST, b.handle);
+  }
+  if (staging_stream_ != nullptr) bk(table).stream_destroy(staging_stream_);
   if (ucp_ != nullptr) ucx_->ucp_cleanup(ucp_);
 }
 
@@ -567,6 +614,14 @@ void Communicator::post_chunk(Transfer& t, Chunk& c) {
   rp.user_data = &c;
   rp.memory_type = c.bounce >= 0 ? UCS_MEMORY_TYPE_HOST : t.memory_type;
   void* r = nullptr;
+  if (peer.ep == nullptr && t.kind != TransferKind::recv) {
+    // Closed after a transfer to it timed out (a staged chunk whose copy
+    // ended since): fails like the endpoint's other requests.
+    c.state = Chunk::posted;
+    c.completed = true;
+    c.status = UCS_ERR_NOT_CONNECTED;
+    return;
+  }
   switch (t.kind) {
     case TransferKind::send:
       rp.cb.send = send_done;
@@ -628,6 +683,99 @@ void Communicator::settle_flushes() {
       start_flush(*peer);
     }
   }
+}
+
+void Communicator::park(Transfer& t) {
+  // Inside a pass, under ucx_mutex. The bounce buffers its posted chunks
+  // use stay with it; the pool gets fresh ones (else a few stalled staged
+  // transfers would starve every later one), or keeps the slot busy.
+  GateBypass bypass;
+  const anydev_backend_table_t* table = context_->backend->table;
+  for (Chunk& c : t.chunks) {
+    if (c.bounce < 0) continue;
+    Bounce& slot = bounces_[static_cast<std::size_t>(c.bounce)];
+    if (c.state != Chunk::posted || c.request == nullptr) {
+      slot.busy = false;
+      c.bounce = -1;
+      continue;
+    }
+    Bounce fresh;
+    if (bk(table).host_alloc(context_->device, chunk_bytes_, &fresh.handle, &fresh.address) !=
+            ANYDEV_SUCCESS ||
+        bk(table).event_create(context_->device, &fresh.event) != ANYDEV_SUCCESS) {
+      if (fresh.handle != nullptr)
+        bk(table).memory_free(context_->device, ANYDEV_BK_MEMORY_HOST, fresh.handle);
+      continue;  // the slot stays busy until the transfer is let go of
+    }
+    t.parked_bounces.push_back(slot);
+    slot = fresh;
+    c.bounce = -1;
+  }
+  if (t.remote) {
+    t.parked_rkey = t.remote->rkey;
+    parked_rkeys_.push_back(t.parked_rkey);
+  }
+  // pass() drops the transfer's allocation and remote region when it ends:
+  // the parked list keeps the buffer (not the region: it holds this).
+  t.parked_allocation = std::move(t.allocation);
+  t.parked = true;
+  parked_.emplace(&t, t.shared_from_this());
+}
+
+bool Communicator::parked_touched(Transfer* raw) {
+  // Inside a pass, under ucx_mutex: `raw`, if parked, was touched by a
+  // UCX callback. Once UCX has ended every request of it, it is let go of.
+  auto found = parked_.find(raw);
+  if (found == parked_.end()) return false;
+  Transfer& t = *raw;
+  t.queued = false;
+  for (Chunk& c : t.chunks) {
+    if (c.request == nullptr) continue;
+    if (!c.completed) return true;
+  }
+  for (Chunk& c : t.chunks) {
+    if (c.request != nullptr) ucx_->ucp_request_free(c.request);
+    c.request = nullptr;
+  }
+  if (t.parked_rkey != nullptr) {
+    parked_rkeys_.erase(std::find(parked_rkeys_.begin(), parked_rkeys_.end(), t.parked_rkey));
+    auto orphan = std::find(orphan_rkeys_.begin(), orphan_rkeys_.end(), t.parked_rkey);
+    if (orphan != orphan_rkeys_.end() && std::find(parked_rkeys_.begin(), parked_rkeys_.end(),
+                                                   t.parked_rkey) == parked_rkeys_.end()) {
+      ucx_->ucp_rkey_destroy(t.parked_rkey);
+      orphan_rkeys_.erase(orphan);
+    }
+    t.parked_rkey = nullptr;
+  }
+  free_parked(t);
+  unparked_.push_back(std::move(found->second));
+  parked_.erase(found);
+  return true;
+}
+
+void Communicator::free_parked(Transfer& t) {
+  // Once UCX has let go of `t` (its requests ended, or the worker is gone).
+  GateBypass bypass;
+  const anydev_backend_table_t* table = context_->backend->table;
+  for (Chunk& c : t.chunks) {
+    if (c.bounce < 0) continue;
+    bounces_[static_cast<std::size_t>(c.bounce)].busy = false;
+    c.bounce = -1;
+  }
+  for (Bounce& b : t.parked_bounces) {
+    if (b.event != nullptr) bk(table).event_destroy(b.event);
+    bk(table).memory_free(context_->device, ANYDEV_BK_MEMORY_HOST, b.handle);
+  }
+  t.parked_bounces.clear();
+}
+
+void Communicator::release_rkey(ucp_rkey_h rkey) {
+  std::lock_guard lock(ucx_mutex);
+  if (std::find(parked_rkeys_.begin(), parked_rkeys_.end(), rkey) != parked_rkeys_.end()) {
+    orphan_rkeys_.push_back(rkey);  // destroyed once its parked transfers end, or with the worker
+    return;
+  }
+  ucx_->ucp_rkey_destroy(rkey);
 }
 
 void Communicator::finish(Transfer& t, anydev_status_t status, std::string message) {
@@ -768,28 +916,39 @@ bool Communicator::advance(Transfer& t) {
     t.phase = Transfer::draining;
   }
   if (t.phase == Transfer::draining) {
-    // Cancel what UCX still holds (receives and gets can be cancelled; sends
-    // and puts end when their endpoint fails or closes), then wait for it.
-    bool busy = false;
+    // Cancel what UCX still holds (receives can be cancelled until they
+    // match; sends, puts and gets end when their endpoint fails or closes),
+    // then wait for it.
+    bool held = false;     // requests UCX has not ended
+    bool copying = false;  // staging copies (they always end)
     for (Chunk& c : t.chunks) {
+      if (c.state == Chunk::posted && !c.completed && c.request != nullptr &&
+          t.kind == TransferKind::recv) {
+        ucx_->ucp_request_cancel(worker_, c.request);
+      }
       if (c.state == Chunk::posted && c.completed && c.request != nullptr) {
         // Completed since the harvest above (the endpoint's close ends
         // outbound requests): returned to UCX, which reports it otherwise.
         ucx_->ucp_request_free(c.request);
         c.request = nullptr;
       }
-      if (c.state == Chunk::posted && !c.completed && c.request != nullptr) {
-        if (t.kind == TransferKind::recv) ucx_->ucp_request_cancel(worker_, c.request);
-        busy = true;
-      }
-      if (c.state == Chunk::copying_in || c.state == Chunk::copying_out) busy = true;
+      if (c.state == Chunk::posted && !c.completed && c.request != nullptr) held = true;
+      if (c.state == Chunk::copying_in || c.state == Chunk::copying_out) copying = true;
     }
     if (t.flush_waiting) {
       // The flush is the peer's: it ends (and is freed) without this put.
       peer.puts.forget(&t);
       t.flush_waiting = false;
     }
-    if (!busy) t.phase = Transfer::finished;
+    if (!held && !copying) {
+      t.phase = Transfer::finished;
+    } else if (held && !copying && (peer.failed != ANYDEV_SUCCESS || Clock::now() > t.deadline)) {
+      // UCX may never end these (over shared memory nothing ends the
+      // outbound requests to a stalled peer, nor a receive it has begun):
+      // the transfer ends now and its memory stays parked until they end.
+      park(t);
+      t.phase = Transfer::finished;
+    }
     return t.phase == Transfer::finished;
   }
   if (t.phase == Transfer::running) {
@@ -874,6 +1033,7 @@ int Communicator::pass() {
   constexpr auto kScanPeriod = std::chrono::milliseconds(2);
   constexpr std::size_t kKeptQueues = 64;
   std::vector<std::shared_ptr<Transfer>> ended;
+  std::vector<std::shared_ptr<Transfer>> unparked;  // UCX let go of them
   int progressed = 0;
   {
     std::lock_guard lock(ucx_mutex);
@@ -933,6 +1093,7 @@ int Communicator::pass() {
     }
     pass_work_.swap(work_);
     for (Transfer* raw : pass_work_) {
+      if (!parked_.empty() && parked_touched(raw)) continue;
       auto found = active_.find(raw);
       if (found == active_.end()) continue;  // ended earlier in this pass
       Transfer& t = *raw;
@@ -956,9 +1117,14 @@ int Communicator::pass() {
       }
     }
     pass_work_.clear();
+    unparked.swap(unparked_);
     if (lanes_.size() > kKeptQueues)
       std::erase_if(lanes_, [](auto& e) { return e.second.empty(); });
     settle_flushes();
+  }
+  if (!unparked.empty()) {
+    GateBypass bypass;  // their buffers are freed like those of transfers that end
+    unparked.clear();
   }
   for (auto& t : ended) {
     GateBypass bypass;
@@ -1201,9 +1367,7 @@ anydev_status_t Communicator::import(int peer, const void* bytes, std::size_t si
 }
 
 RemoteRegion::~RemoteRegion() {
-  if (rkey == nullptr) return;
-  std::lock_guard lock(comm->ucx_mutex);
-  comm->ucx().ucp_rkey_destroy(rkey);
+  if (rkey != nullptr) comm->release_rkey(rkey);
 }
 
 }  // namespace anydev::core::transport

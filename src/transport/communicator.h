@@ -6,6 +6,11 @@
 // transfer holds the buffer it reads or writes (its Allocation) until UCX
 // and the staging copies are done with it, so no memory is freed while UCX
 // uses it. Exposed regions and imported remote keys hold the Communicator.
+// A transfer that ends (timeout, failed peer) while UCX still holds requests
+// it may never end (shared memory to a stalled peer) is *parked*: the
+// communicator keeps its memory, bounce buffers and remote key (not the
+// RemoteRegion, which would hold the communicator) until UCX ends them or
+// the worker is destroyed.
 //
 // Threads: every UCX call is made under `ucx_mutex`. Transfers move in
 // passes (pass()), made by the communicator's progress thread or, while a
@@ -13,7 +18,8 @@
 // thread (drive(); the progress thread stands aside meanwhile), so that a
 // round trip costs no thread hand-over. All public members are thread-safe.
 // Destruction waits for the transfers in flight, each bounded by the
-// timeout.
+// timeout (parked ones are not waited for: the worker's destruction ends
+// them, then their memory is freed).
 #ifndef ANYDEV_SRC_TRANSPORT_COMMUNICATOR_H_
 #define ANYDEV_SRC_TRANSPORT_COMMUNICATOR_H_
 
@@ -129,6 +135,9 @@ class Communicator : public GateDriver, public std::enable_shared_from_this<Comm
   // GateDriver: passes on the calling thread until done(); false when
   // another thread drives already.
   bool drive(const std::function<bool()>& done) override;
+  // Destroys an imported remote key, or, while a parked transfer may still
+  // use it, keeps it until that ends (any thread; takes ucx_mutex).
+  void release_rkey(ucp_rkey_h rkey);
 
   const std::shared_ptr<const ContextState>& context() const { return context_; }
   bool on_progress_thread() const { return std::this_thread::get_id() == progress_.get_id(); }
@@ -150,6 +159,9 @@ class Communicator : public GateDriver, public std::enable_shared_from_this<Comm
   void finish(Transfer& t, anydev_status_t status, std::string message);
   void start_flush(Peer& peer);
   void settle_flushes();
+  void park(Transfer& t);
+  bool parked_touched(Transfer* raw);
+  void free_parked(Transfer& t);
   bool direct(const Allocation& allocation, const anydev_buffer_s& handle,
               ucs_memory_type_t* type) const;
   anydev_status_t ensure_staging();
@@ -210,6 +222,15 @@ class Communicator : public GateDriver, public std::enable_shared_from_this<Comm
   // driver_cv_ (under queue_mutex_) instead of polling.
   std::atomic<int> driving_{0};
   std::condition_variable driver_cv_;
+  // Parked transfers (see above), and those UCX has let go of, which the
+  // pass that saw it frees outside ucx_mutex (the destructor frees what is
+  // left). All guarded by ucx_mutex, with the remote keys of parked
+  // transfers and those whose RemoteRegion is gone meanwhile.
+  std::unordered_map<Transfer*, std::shared_ptr<Transfer>> parked_;
+  std::vector<std::shared_ptr<Transfer>> unparked_;
+  std::vector<ucp_rkey_h> parked_rkeys_;  // one entry per parked transfer using it
+  std::vector<ucp_rkey_h> orphan_rkeys_;  // released by their RemoteRegion while parked
+
   int ucx_fd_ = -1;   // UCX's event fd (ucp_worker_get_efd)
   int wake_fd_ = -1;  // an eventfd: new work or shutdown wakes the idle thread
   std::thread progress_;

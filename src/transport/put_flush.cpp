@@ -33,9 +33,13 @@ void PutFlush::start(const UcxLibrary& ucx, ucp_ep_h ep, ucp_send_nbx_callback_t
   }
 }
 
-void PutFlush::release(const UcxLibrary& ucx, ucp_worker_h worker) {
+void PutFlush::release(const UcxLibrary& ucx, ucp_worker_h worker,
+                       std::chrono::steady_clock::time_point deadline) {
   if (request_ == nullptr) return;
-  while (ucx.ucp_request_check_status(request_) == UCS_INPROGRESS) ucx.ucp_worker_progress(worker);
+  while (ucx.ucp_request_check_status(request_) == UCS_INPROGRESS &&
+         std::chrono::steady_clock::now() < deadline) {
+    ucx.ucp_worker_progress(worker);
+  }
   ucx.ucp_request_free(request_);
   request_ = nullptr;
   ended_ = false;

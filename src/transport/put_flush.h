@@ -16,6 +16,7 @@
 #ifndef ANYDEV_SRC_TRANSPORT_PUT_FLUSH_H_
 #define ANYDEV_SRC_TRANSPORT_PUT_FLUSH_H_
 
+#include <chrono>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -59,8 +60,10 @@ class PutFlush {
     for (auto& w : done_now) done(w.second, status_);
   }
   // At teardown (the endpoint closed): waits for the flush in flight,
-  // progressing `worker`, and frees it.
-  void release(const UcxLibrary& ucx, ucp_worker_h worker);
+  // progressing `worker`, until `deadline` at the latest, and frees it (one
+  // still in flight then is UCX's to end, or the worker's destruction).
+  void release(const UcxLibrary& ucx, ucp_worker_h worker,
+               std::chrono::steady_clock::time_point deadline);
 
  private:
   void* request_ = nullptr;
