@@ -620,6 +620,15 @@ void Communicator::post_chunk(Transfer& t, Chunk& c) {
     c.state = Chunk::posted;
     c.completed = true;
     c.status = UCS_ERR_NOT_CONNECTED;
+    touch(t);
+    return;
+  }
+  if ((t.kind == TransferKind::put || t.kind == TransferKind::get) && c.bytes == 0) {
+    // Nothing to move (UCX never completes a zero-byte put or get).
+    c.state = Chunk::posted;
+    c.completed = true;
+    c.status = UCS_OK;
+    touch(t);  // no callback will: the next pass harvests it
     return;
   }
   switch (t.kind) {
@@ -648,6 +657,12 @@ void Communicator::post_chunk(Transfer& t, Chunk& c) {
   if (UCS_PTR_IS_ERR(r)) {
     c.completed = true;
     c.status = UCS_PTR_STATUS(r);
+    touch(t);  // no callback will: the next pass harvests it
+  } else if (r == nullptr) {
+    // Done at once despite UCP_OP_ATTR_FLAG_NO_IMM_CMPL: no callback follows.
+    c.completed = true;
+    c.status = UCS_OK;
+    touch(t);
   } else {
     c.request = r;
   }
@@ -999,7 +1014,7 @@ bool Communicator::advance(Transfer& t) {
     bool all_done = true;
     for (const Chunk& c : t.chunks) all_done = all_done && c.state == Chunk::done;
     if (all_done && t.next_post == t.chunks.size()) {
-      if (t.kind == TransferKind::put) {
+      if (t.kind == TransferKind::put && t.bytes > 0) {
         // Remote completion: an endpoint flush posted once all its puts
         // have completed locally (not while UCX still queues them), shared
         // with every other put to this peer that completed before it.

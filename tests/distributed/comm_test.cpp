@@ -219,7 +219,7 @@ TEST(Comm, SendRecvLarge) {
 TEST(Comm, ZeroBytes) {
   expect_all_ok(run_pair([&](int role, const Link& link) {
     return unavailable_or(role, [&] {
-      Pair p(link);
+      Pair p(link, 3000);
       auto b = p.ctx.enqueue_create_host_buffer<std::uint8_t>(8);
       auto empty = b.create_sub_buffer<std::uint8_t>(4, 0);
       if (role == 0) {
@@ -228,6 +228,17 @@ TEST(Comm, ZeroBytes) {
         p.comm.enqueue_recv(empty, p.peer, 5);
       }
       p.ctx.synchronize();
+      // Zero-byte puts and gets end too (they hung until the timeout).
+      auto region = p.ctx.enqueue_create_host_buffer<std::uint8_t>(64);
+      p.ctx.synchronize();
+      auto exposed = p.comm.expose(region);
+      link.send(exposed.key());
+      auto remote = p.comm.import_region(p.peer, link.recv());
+      p.comm.enqueue_put(empty, remote, 5);
+      p.comm.enqueue_get(empty, remote, 64);
+      p.ctx.synchronize();
+      link.send({1});  // keep the region exposed until the peer is done
+      link.recv();
       return 0;
     });
   }));
@@ -1138,6 +1149,9 @@ TEST(Comm, ExposeNewPutGetExactBytes) {
           auto back = p.ctx.enqueue_create_buffer<std::uint8_t>(s.bytes);
           src.enqueue_copy_from(bytes.data());
           p.comm.enqueue_put(src, remote, s.offset);
+          // Transfers enqueued back to back run concurrently: the get must
+          // not start before the put has ended.
+          p.ctx.synchronize();
           p.comm.enqueue_get(back, remote, s.offset);
           back.enqueue_copy_to(got.data());
         } else {
