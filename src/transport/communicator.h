@@ -197,9 +197,11 @@ class Communicator : public GateDriver, public std::enable_shared_from_this<Comm
   std::mutex queue_mutex_;
   std::condition_variable queue_cv_;
   std::deque<std::shared_ptr<Transfer>> submitted_;  // guarded by queue_mutex_
-  std::size_t in_flight_ = 0;                        // guarded by queue_mutex_
-  bool stopping_ = false;                            // guarded by queue_mutex_
-  bool sleeping_ = false;  // guarded by queue_mutex_: the progress thread waits on the fds
+  // submitted_ is non-empty: a pass takes queue_mutex_ only then.
+  std::atomic<bool> has_submitted_{false};
+  std::size_t in_flight_ = 0;  // guarded by queue_mutex_
+  bool stopping_ = false;      // guarded by queue_mutex_
+  bool sleeping_ = false;      // guarded by queue_mutex_: the progress thread waits on the fds
   // The transfers UCX's callbacks touched since the last pass (callbacks
   // run inside progress). Guarded by ucx_mutex, like the rest of a pass's
   // state below.
@@ -218,6 +220,7 @@ class Communicator : public GateDriver, public std::enable_shared_from_this<Comm
   std::vector<Transfer*> staged_;
   std::vector<Transfer*> pass_work_;
   std::chrono::steady_clock::time_point next_scan_{};
+  unsigned scan_tick_ = 0;  // passes since the clock was last read for the scan
   // 1 while a caller's thread drives; the progress thread then waits on
   // driver_cv_ (under queue_mutex_) instead of polling.
   std::atomic<int> driving_{0};

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <unordered_map>
 
@@ -29,6 +30,9 @@ std::atomic<int> g_open_total{0};
 // stream_destroy and synchronize skip the lock too. Written under the mutex.
 std::atomic<std::size_t> g_tracked{0};
 std::atomic<int> g_errors_kept{0};
+// Counts gate_close calls: a driving waiter looks at the gates again only
+// when it has moved.
+std::atomic<std::uint64_t> g_closes{0};
 
 // The process's gates.
 struct Gates {
@@ -61,8 +65,12 @@ thread_local int t_bypass = 0;
   // progress thread: a round trip then costs no thread switch.
   std::shared_ptr<GateDriver> driver = g.by_stream[stream].driver.lock();
   if (driver != nullptr) {
+    std::uint64_t seen = g_closes.load(std::memory_order_relaxed);
     lock.unlock();
     const bool drove = driver->drive([&] {
+      const std::uint64_t now = g_closes.load(std::memory_order_acquire);
+      if (now == seen) return false;  // nothing closed since the last look
+      seen = now;
       std::lock_guard relock(g.mutex);
       return clear();
     });
@@ -191,6 +199,7 @@ void gate_close(anydev_bk_stream_t stream, anydev_status_t status, const std::st
     }
     g_tracked.store(g.by_stream.size(), std::memory_order_relaxed);
     g_open_total.fetch_sub(1, std::memory_order_release);
+    g_closes.fetch_add(1, std::memory_order_release);
   }
   g.closed.notify_all();
 }
