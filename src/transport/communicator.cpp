@@ -446,13 +446,11 @@ anydev_status_t Communicator::connect(const void* bytes, std::size_t size, int* 
   }
   *peer = entry->index;
   peers_.push_back(std::move(entry));
+  connected_.store(static_cast<int>(peers_.size()), std::memory_order_release);
   return ANYDEV_SUCCESS;
 }
 
-int Communicator::peer_count() {
-  std::lock_guard lock(ucx_mutex);
-  return static_cast<int>(peers_.size());
-}
+int Communicator::peer_count() { return connected_.load(std::memory_order_acquire); }
 
 void Communicator::peer_failed(Peer& peer, ucs_status_t status) {
   // Under ucx_mutex (inside a pass).
@@ -551,15 +549,14 @@ anydev_status_t Communicator::enqueue(TransferKind kind, anydev_buffer_t buffer,
   t->peer = peer;
   t->remote = std::move(remote);
   t->remote_offset = remote_offset;
-  {
+  if (const int connected = connected_.load(std::memory_order_acquire);
+      peer < 0 || peer >= connected) {
+    return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, "peer ", peer, " is not connected (", connected,
+                " peers)");
+  }
+  if (t->staged) {
     std::lock_guard lock(ucx_mutex);
-    if (peer < 0 || peer >= static_cast<int>(peers_.size())) {
-      return fail(ANYDEV_ERROR_OUT_OF_RANGE, op, "peer ", peer, " is not connected (",
-                  peers_.size(), " peers)");
-    }
-    if (t->staged) {
-      if (anydev_status_t s = ensure_staging(); s != ANYDEV_SUCCESS) return s;
-    }
+    if (anydev_status_t s = ensure_staging(); s != ANYDEV_SUCCESS) return s;
   }
   const std::size_t n = t->bytes == 0 ? 1 : (t->bytes + chunk_bytes_ - 1) / chunk_bytes_;
   t->chunks.resize(n);

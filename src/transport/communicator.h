@@ -179,6 +179,9 @@ class Communicator : public GateDriver, public std::enable_shared_from_this<Comm
   std::uint32_t timeout_ms_ = 30000;
   std::vector<std::uint8_t> address_;
   std::vector<std::unique_ptr<Peer>> peers_;  // guarded by ucx_mutex
+  // peers_.size(), readable without ucx_mutex: an enqueue checks its peer
+  // without waiting for a pass (which may be copying megabytes) to end.
+  std::atomic<int> connected_{0};
 
   // Staging: a private stream and pinned bounce buffers of chunk_bytes_.
   // Made on first use, under ucx_mutex; used inside passes only.
