@@ -196,6 +196,16 @@ class PoolTest : public ::testing::Test {
     EXPECT_EQ(pool.allocate(s, bytes, &block), ANYDEV_SUCCESS) << last_error_message();
     return block;
   }
+  // `n` blocks of 4 KiB allocated on `s`, used by work still running on it,
+  // then given back in a row with that work's use epoch (release_event.h).
+  std::vector<PoolBlock> ReleaseInARow(CachingPool& pool, const std::shared_ptr<Stream>& s, int n) {
+    std::vector<PoolBlock> blocks;
+    for (int i = 0; i < n; ++i) blocks.push_back(Allocate(pool, s, 4096));
+    Enqueue(s);
+    const std::uint16_t used = s->release.epoch();
+    for (const PoolBlock& b : blocks) EXPECT_TRUE(pool.give_back(b, s, true, true, used));
+    return blocks;
+  }
   int Allocs() {
     std::lock_guard lock(state_.mutex);
     return state_.allocs;
@@ -486,11 +496,7 @@ TEST_F(PoolTest, ReleasesInARowOnOneStreamRecordOneEvent) {
   auto s = MakeStream();
   auto t = MakeStream();
   constexpr int kBlocks = 1000;
-  std::vector<PoolBlock> blocks;
-  for (int i = 0; i < kBlocks; ++i) blocks.push_back(Allocate(pool, s, 4096));
-  Enqueue(s);  // work that uses every block, still running
-  const std::uint16_t used = UseEpoch(s);
-  for (const PoolBlock& b : blocks) ASSERT_TRUE(pool.give_back(b, s, true, true, used));
+  const std::vector<PoolBlock> blocks = ReleaseInARow(pool, s, kBlocks);
   EXPECT_EQ(state_.records, 1) << "one release event for the releases in a row";
   EXPECT_EQ(LiveEvents(state_), 1);
   EXPECT_NE(Allocate(pool, t, 4096).handle, blocks.front().handle)
@@ -540,11 +546,7 @@ TEST_F(PoolTest, TrimmedBlocksSharingAnEventAreFreedOnceItCompletes) {
   CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST, true, /*release_threshold=*/0);
   auto s = MakeStream();
   constexpr int kBlocks = 64;
-  std::vector<PoolBlock> blocks;
-  for (int i = 0; i < kBlocks; ++i) blocks.push_back(Allocate(pool, s, 4096));
-  Enqueue(s);
-  const std::uint16_t used = UseEpoch(s);
-  for (const PoolBlock& b : blocks) ASSERT_TRUE(pool.give_back(b, s, true, true, used));
+  const std::vector<PoolBlock> blocks = ReleaseInARow(pool, s, kBlocks);
   EXPECT_EQ(state_.records, 1);
   for (int i = 0; i + 1 < kBlocks; ++i) {
     EXPECT_TRUE(Live(blocks[i].handle)) << "trimmed block freed while its stream still runs";
