@@ -121,7 +121,8 @@ anydev_status_t allocate_pages(MemoryKind kind, std::size_t bytes, void** out) {
   }
   PageMapping mapping;
   int error = 0;
-  if (!map_pages(kind, length, page, &mapping, &error)) {
+  constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
+  if (!map_pages(kind, length, page, &mapping, &error, length >= kHugePageBytes)) {
     return set_error(ANYDEV_ERROR_OUT_OF_MEMORY, op() + ": mmap of " + std::to_string(length) +
                                                      " bytes failed: " + errno_text(error));
   }

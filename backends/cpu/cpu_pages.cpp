@@ -59,20 +59,28 @@ std::size_t page_bytes() {
 }
 
 bool map_pages(MemoryKind kind, std::size_t length, std::size_t alignment, PageMapping* out,
-               int* error) {
+               int* error, bool huge_pages) {
   const std::size_t page = page_bytes();
   const bool pinned = kind == MemoryKind::kPinnedHost;
   const bool lock = pinned && lock_pinned_memory();
+  // Huge pages leave fewer pages for the kernel to pin or walk when another
+  // process reads the buffer (UCX's cma) and fewer TLB misses in copies;
+  // with THP set to "madvise" this is what turns them on.
+  const auto advise = [&](void* address) {
+    if (huge_pages) madvise(address, length, MADV_HUGEPAGE);
+  };
   if (alignment <= page) {
     int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-    if (pinned) flags |= MAP_POPULATE;
+    if (pinned && !huge_pages) flags |= MAP_POPULATE;
     void* address = mmap(nullptr, length, PROT_READ | PROT_WRITE, flags, -1, 0);
     if (address == MAP_FAILED) {
       *error = errno;
       return false;
     }
+    advise(address);
     out->address = address;
     out->locked = lock && lock_or_log(address, length);
+    if (pinned && huge_pages && !out->locked) populate(address, length);
     return true;
   }
   // Over-map by alignment - page, then trim both ends to the aligned range.
@@ -89,6 +97,7 @@ bool map_pages(MemoryKind kind, std::size_t length, std::size_t alignment, PageM
   if (head != 0) munmap(raw, head);
   if (tail != 0) munmap(reinterpret_cast<void*>(aligned + length), tail);
   void* address = reinterpret_cast<void*>(aligned);
+  advise(address);
   out->address = address;
   out->locked = lock && lock_or_log(address, length);  // mlock faults the pages in
   if (pinned && !out->locked) populate(address, length);

@@ -38,8 +38,11 @@ struct PageMapping {
 // Maps `length` bytes (a multiple of the page size, > 0) aligned to
 // `alignment` (a power of two; at most a page means page-aligned) following
 // `kind`'s policy. False with *error set to the errno of the failing mmap.
+// `huge_pages`: ask for transparent huge pages (madvise) before any page is
+// populated; for buffers of their own, not for segments that small blocks
+// share (a huge page would make a whole segment resident for one block).
 bool map_pages(MemoryKind kind, std::size_t length, std::size_t alignment, PageMapping* out,
-               int* error);
+               int* error, bool huge_pages = false);
 
 // Unmaps what map_pages mapped; the errno of a failing munmap, else 0.
 int unmap_pages(void* address, std::size_t length);
