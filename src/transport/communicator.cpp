@@ -1099,8 +1099,8 @@ int Communicator::pass() {
     if (waiting_.size() > kKeptQueues)
       std::erase_if(waiting_, [](auto& e) { return e.second.empty(); });
     for (Transfer* t : staged_) touch(*t);
-    // The clock is read every few passes only: in some VMs a read costs as
-    // much as an empty pass.
+    // The clock is read every few passes only: a read can cost as much as
+    // an empty pass.
     constexpr unsigned kPassesPerClockRead = 16;
     if (++scan_tick_ % kPassesPerClockRead == 0) {
       const Clock::time_point now = Clock::now();

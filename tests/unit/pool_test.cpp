@@ -149,6 +149,9 @@ anydev_backend_table_t MakeTable() {
 
 const anydev_backend_table_t kTable = MakeTable();
 
+// The use epoch a block gets when an operation using it is enqueued on `s`.
+std::uint16_t UseEpoch(const std::shared_ptr<Stream>& s) { return s->release.epoch(); }
+
 class PoolTest : public ::testing::Test {
  protected:
   PoolTest() {
@@ -198,13 +201,13 @@ class PoolTest : public ::testing::Test {
   }
   // `n` blocks of 4 KiB allocated on `s`, used by work still running on it,
   // then given back in a row with that work's use epoch (release_event.h).
-  std::vector<PoolBlock> ReleaseInARow(CachingPool& pool, const std::shared_ptr<Stream>& s, int n) {
-    std::vector<PoolBlock> blocks;
-    for (int i = 0; i < n; ++i) blocks.push_back(Allocate(pool, s, 4096));
+  // Call it inside ASSERT_NO_FATAL_FAILURE.
+  void ReleaseInARow(CachingPool& pool, const std::shared_ptr<Stream>& s, int n,
+                     std::vector<PoolBlock>* blocks) {
+    for (int i = 0; i < n; ++i) blocks->push_back(Allocate(pool, s, 4096));
     Enqueue(s);
-    const std::uint16_t used = s->release.epoch();
-    for (const PoolBlock& b : blocks) EXPECT_TRUE(pool.give_back(b, s, true, true, used));
-    return blocks;
+    const std::uint16_t used = UseEpoch(s);
+    for (const PoolBlock& b : *blocks) ASSERT_TRUE(pool.give_back(b, s, true, true, used));
   }
   int Allocs() {
     std::lock_guard lock(state_.mutex);
@@ -488,15 +491,13 @@ TEST_F(PoolTest, WithoutCheapQueriesAReleaseQueriesNothing) {
 
 // ---- release events shared by releases in a row (release_event.h) ------------------------
 
-// The use epoch a block gets when an operation using it is enqueued on `s`.
-std::uint16_t UseEpoch(const std::shared_ptr<Stream>& s) { return s->release.epoch(); }
-
 TEST_F(PoolTest, ReleasesInARowOnOneStreamRecordOneEvent) {
   CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_DEVICE);
   auto s = MakeStream();
   auto t = MakeStream();
   constexpr int kBlocks = 1000;
-  const std::vector<PoolBlock> blocks = ReleaseInARow(pool, s, kBlocks);
+  std::vector<PoolBlock> blocks;
+  ASSERT_NO_FATAL_FAILURE(ReleaseInARow(pool, s, kBlocks, &blocks));
   EXPECT_EQ(state_.records, 1) << "one release event for the releases in a row";
   EXPECT_EQ(LiveEvents(state_), 1);
   EXPECT_NE(Allocate(pool, t, 4096).handle, blocks.front().handle)
@@ -546,7 +547,8 @@ TEST_F(PoolTest, TrimmedBlocksSharingAnEventAreFreedOnceItCompletes) {
   CachingPool& pool = MakePool(ANYDEV_BK_MEMORY_HOST, true, /*release_threshold=*/0);
   auto s = MakeStream();
   constexpr int kBlocks = 64;
-  const std::vector<PoolBlock> blocks = ReleaseInARow(pool, s, kBlocks);
+  std::vector<PoolBlock> blocks;
+  ASSERT_NO_FATAL_FAILURE(ReleaseInARow(pool, s, kBlocks, &blocks));
   EXPECT_EQ(state_.records, 1);
   for (int i = 0; i + 1 < kBlocks; ++i) {
     EXPECT_TRUE(Live(blocks[i].handle)) << "trimmed block freed while its stream still runs";
