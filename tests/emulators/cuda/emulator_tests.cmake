@@ -177,3 +177,12 @@ set(ANYDEV_CUDA_EMULATOR_BINARY_DIR "${CMAKE_CURRENT_BINARY_DIR}" CACHE INTERNAL
 set(ANYDEV_CUDA_EMULATOR_SOURCE_DIR "${CMAKE_CURRENT_SOURCE_DIR}" CACHE INTERNAL "")
 cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL anydev_cuda_emulator_add_tests
                "$<TARGET_FILE:anydev-cuda-emulator>" "${ANYDEV_CUDA_EMULATOR_CHECK_SCRIPT}")
+
+# check_run.cmake's retry after LeakSanitizer's tracer crash: taken once,
+# and never for a leak report.
+add_test(NAME check-run-retries-only-a-tracer-crash
+         COMMAND ${CMAKE_COMMAND} -DCHECK_RUN=${CMAKE_CURRENT_SOURCE_DIR}/check_run.cmake
+                 -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}
+                 -P ${CMAKE_CURRENT_SOURCE_DIR}/check_run_selftest.cmake)
+set_tests_properties(check-run-retries-only-a-tracer-crash PROPERTIES
+  PASS_REGULAR_EXPRESSION "check_run self-test: passed" TIMEOUT 60)
