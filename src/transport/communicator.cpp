@@ -158,6 +158,10 @@ struct Transfer : std::enable_shared_from_this<Transfer> {
   bool queued = false;
   bool stream_ready = false;
   bool lane_front = false;
+  // Staged only: on staged_ (it has held a bounce buffer), on a
+  // bounce_waiters_ queue (it found none free).
+  bool in_staged = false;
+  bool bounce_wait = false;
   // Parked (communicator.h): ended, while UCX still holds some of its
   // requests. It keeps its buffer, its remote key and the bounce buffers
   // those use (swapped out of the pool, which gets fresh ones).
@@ -318,9 +322,13 @@ Communicator::~Communicator() {
     std::vector<void*> closing;
     for (auto& p : peers_) {
       if (p->ep == nullptr) continue;
+      // A healthy peer's endpoint is flushed first: a send that completed
+      // here may still sit in UCX's queues, and a receive's completion is
+      // acknowledged to its sender only after it (rendezvous), so a force
+      // close would leave the peer's transfer to end with the timeout's error.
       ucp_request_param_t rp{};
       rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-      rp.flags = UCP_EP_CLOSE_FLAG_FORCE;
+      rp.flags = p->failed == ANYDEV_SUCCESS ? 0u : UCP_EP_CLOSE_FLAG_FORCE;
       void* r = ucx_->ucp_ep_close_nbx(p->ep, &rp);
       if (r != nullptr && !UCS_PTR_IS_ERR(r)) closing.push_back(r);
     }
@@ -990,7 +998,21 @@ bool Communicator::advance(Transfer& t) {
             break;
           }
         }
-        if (free_slot < 0) break;
+        if (free_slot < 0) {
+          if (!t.bounce_wait) {
+            t.bounce_wait = true;
+            bounce_waiters_[out ? 0 : 1].push_back(&t);
+          }
+          break;
+        }
+        if (!t.in_staged) {
+          // Its time starts with its first bounce buffer: one queued behind
+          // others' staging has not started yet (those end in time, or are
+          // parked with fresh buffers put in their place).
+          t.in_staged = true;
+          staged_.push_back(&t);
+          t.deadline = Clock::now() + std::chrono::milliseconds(timeout_ms_);
+        }
         Bounce& b = bounces_[static_cast<std::size_t>(free_slot)];
         b.busy = true;
         c.bounce = free_slot;
@@ -1088,7 +1110,6 @@ int Communicator::pass() {
           break;
         }
         t.stream_ready = true;
-        if (t.staged) staged_.push_back(&t);
         touch(t);
         queue.pop_front();
       }
@@ -1098,7 +1119,26 @@ int Communicator::pass() {
     // first block is an allocation) while they are few.
     if (waiting_.size() > kKeptQueues)
       std::erase_if(waiting_, [](auto& e) { return e.second.empty(); });
+    // Staged transfers holding bounce buffers poll their copies; those
+    // waiting for a buffer are woken, oldest first, one per free buffer.
+    // Neither list grows with the transfers queued behind them.
     for (Transfer* t : staged_) touch(*t);
+    if (!bounce_waiters_[0].empty() || !bounce_waiters_[1].empty()) {
+      const std::size_t half = bounces_.size() / 2;
+      for (int in = 0; in < 2; ++in) {
+        std::size_t free_slots = 0;
+        for (std::size_t i = in == 0 ? 0 : half; i < (in == 0 ? half : bounces_.size()); ++i) {
+          free_slots += bounces_[i].busy ? 0 : 1;
+        }
+        std::deque<Transfer*>& waiters = bounce_waiters_[in];
+        for (; free_slots > 0 && !waiters.empty(); --free_slots) {
+          Transfer& t = *waiters.front();
+          waiters.pop_front();
+          t.bounce_wait = false;
+          touch(t);
+        }
+      }
+    }
     // The clock is read every few passes only: a read can cost as much as
     // an empty pass.
     constexpr unsigned kPassesPerClockRead = 16;
@@ -1107,8 +1147,9 @@ int Communicator::pass() {
       if (now >= next_scan_) {
         next_scan_ = now + kScanPeriod;
         for (auto& [raw, t] : active_) {
+          // A transfer queued behind its lane's head has no deadline yet.
           if (t->stream_ready &&
-              (now > t->deadline ||
+              ((t->phase != Transfer::waiting_stream && now > t->deadline) ||
                peers_[static_cast<std::size_t>(t->peer)]->failed != ANYDEV_SUCCESS)) {
             touch(*raw);
           }
@@ -1136,7 +1177,11 @@ int Communicator::pass() {
           }
         }
         if (ended_now) {
-          if (t.staged) staged_.erase(std::find(staged_.begin(), staged_.end(), raw));
+          if (t.in_staged) staged_.erase(std::find(staged_.begin(), staged_.end(), raw));
+          if (t.bounce_wait) {
+            std::deque<Transfer*>& waiters = bounce_waiters_[outbound(t.kind) ? 0 : 1];
+            waiters.erase(std::find(waiters.begin(), waiters.end(), raw));
+          }
           ended.push_back(std::move(found->second));
           active_.erase(found);
         }

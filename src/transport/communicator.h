@@ -215,12 +215,15 @@ class Communicator : public GateDriver, public std::enable_shared_from_this<Comm
   // transfers with one (peer, tag, direction); `waiting_` holds, per stream
   // in enqueue order, those whose stream's earlier work may not have
   // completed (a stream's events complete in order, so only each queue's
-  // oldest is queried); `staged_` the started staged ones (polled every
-  // pass); `next_scan_` when deadlines and failed peers are next checked.
+  // oldest is queried); `staged_` the staged ones that have held a bounce
+  // buffer (polled every pass); `bounce_waiters_` (outbound, inbound) those
+  // that found none free, in the order they asked; `next_scan_` when
+  // deadlines and failed peers are next checked.
   std::unordered_map<Transfer*, std::shared_ptr<Transfer>> active_;
   std::map<std::tuple<int, std::uint32_t, bool>, std::deque<Transfer*>> lanes_;
   std::map<anydev_bk_stream_t, std::deque<Transfer*>> waiting_;
   std::vector<Transfer*> staged_;
+  std::deque<Transfer*> bounce_waiters_[2];
   std::vector<Transfer*> pass_work_;
   std::chrono::steady_clock::time_point next_scan_{};
   unsigned scan_tick_ = 0;  // passes since the clock was last read for the scan

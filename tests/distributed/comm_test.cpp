@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -29,8 +30,10 @@ namespace {
 
 #if defined(ANYDEV_COMM_TEST_SANITIZED)
 constexpr std::size_t kLargestBytes = std::size_t{64} << 20;
+constexpr int kManyMessages = 4096;
 #else
 constexpr std::size_t kLargestBytes = std::size_t{256} << 20;
+constexpr int kManyMessages = 16384;
 #endif
 
 using anydev_test::ChildEnd;
@@ -365,6 +368,96 @@ TEST(Comm, SameTagKeepsOrder) {
         buffers[i].enqueue_copy_to(got.data());
         p.ctx.synchronize();
         REQUIRE(first_difference(got, 100 + i) == std::string::npos, "message %d", i);
+      }
+      return 0;
+    });
+  }));
+}
+
+// Thousands of messages on one tag in flight at once, the receives posted
+// before the sends, as a bandwidth benchmark does: where they are staged,
+// each waits its turn for a bounce buffer. That wait is no part of a
+// transfer's time (the timeout counts from its first buffer), and a pass does
+// not grow with the transfers queued behind the buffers: all of them arrive,
+// exact, within the timeout. The receiver leaves as soon as it has checked
+// them: its endpoint is flushed first, so the sender's last rendezvous sends
+// are acknowledged and end without error.
+TEST(Comm, ThousandsOfMessagesOnOneTag) {
+  constexpr int kMessages = kManyMessages;
+  constexpr std::size_t kBytes = 64u << 10;
+  constexpr std::uint32_t kTimeoutMs = 10000;
+  expect_all_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      Pair p(link, kTimeoutMs);
+      // A ring of buffers, each sent (received) many times: memory stays small.
+      constexpr int kRing = 16;
+      std::vector<anydev::DeviceBuffer<std::uint8_t>> ring;
+      for (int i = 0; i < kRing; ++i) {
+        ring.push_back(p.ctx.enqueue_create_buffer<std::uint8_t>(kBytes));
+        if (role == 0) {
+          const std::vector<std::uint8_t> bytes = make_bytes(kBytes, i);
+          ring.back().enqueue_copy_from(bytes.data());
+          p.ctx.synchronize();
+        } else {
+          ring.back().enqueue_fill(0xEE);
+        }
+      }
+      if (role == 1) {
+        for (int i = 0; i < kMessages; ++i) p.comm.enqueue_recv(ring[i % kRing], p.peer, 5);
+        link.send({1});  // the receives are posted
+        p.ctx.synchronize();
+        for (int i = 0; i < kRing; ++i) {
+          std::vector<std::uint8_t> got(kBytes);
+          ring[i].enqueue_copy_to(got.data());
+          p.ctx.synchronize();
+          REQUIRE(first_difference(got, i) == std::string::npos, "ring buffer %d", i);
+        }
+        return 0;
+      }
+      (void)link.recv();
+      for (int i = 0; i < kMessages; ++i) p.comm.enqueue_send(ring[i % kRing], p.peer, 5);
+      p.ctx.synchronize();
+      return 0;
+    });
+  }));
+}
+
+// A sender that destroys its communicator as soon as its sends have
+// completed (and exits): what UCX still holds of them is flushed to the
+// peer first, so every message arrives, exact.
+TEST(Comm, SenderLeavesRightAfterItsSends) {
+  constexpr int kMessages = 2048;
+  constexpr std::size_t kBytes = 16u << 10;
+  expect_all_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&] {
+      auto p = std::make_unique<Pair>(link, 10000);
+      auto whole = p->ctx.enqueue_create_host_buffer<std::uint8_t>(kMessages * kBytes);
+      if (role == 0) {
+        for (int i = 0; i < kMessages; ++i) {
+          const std::vector<std::uint8_t> bytes = make_bytes(kBytes, i);
+          std::memcpy(whole.unsafe_ptr() + static_cast<std::size_t>(i) * kBytes, bytes.data(),
+                      kBytes);
+        }
+        (void)link.recv();  // the receives are posted
+        for (int i = 0; i < kMessages; ++i) {
+          p->comm.enqueue_send(
+              whole.create_sub_buffer<std::uint8_t>(static_cast<std::size_t>(i) * kBytes, kBytes),
+              p->peer, static_cast<std::uint32_t>(i));
+        }
+        p->ctx.synchronize();
+        return 0;  // the buffer, the communicator and the context go at once
+      }
+      for (int i = 0; i < kMessages; ++i) {
+        p->comm.enqueue_recv(
+            whole.create_sub_buffer<std::uint8_t>(static_cast<std::size_t>(i) * kBytes, kBytes),
+            p->peer, static_cast<std::uint32_t>(i));
+      }
+      link.send({1});
+      p->ctx.synchronize();
+      for (int i = 0; i < kMessages; ++i) {
+        std::vector<std::uint8_t> got(kBytes);
+        std::memcpy(got.data(), whole.unsafe_ptr() + static_cast<std::size_t>(i) * kBytes, kBytes);
+        REQUIRE(first_difference(got, i) == std::string::npos, "message %d", i);
       }
       return 0;
     });
