@@ -328,7 +328,8 @@ Communicator::~Communicator() {
       // close would leave the peer's transfer to end with the timeout's error.
       ucp_request_param_t rp{};
       rp.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-      rp.flags = p->failed == ANYDEV_SUCCESS ? 0u : UCP_EP_CLOSE_FLAG_FORCE;
+      rp.flags = 0;  // flush
+      if (p->failed != ANYDEV_SUCCESS) rp.flags = UCP_EP_CLOSE_FLAG_FORCE;
       void* r = ucx_->ucp_ep_close_nbx(p->ep, &rp);
       if (r != nullptr && !UCS_PTR_IS_ERR(r)) closing.push_back(r);
     }
