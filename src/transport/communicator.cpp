@@ -19,8 +19,10 @@
 #include "runtime/registry_devices.h"
 #include "support/backend_calls.h"
 #include "support/environment.h"
+#include "support/logging.h"
 #include "support/status.h"
 #include "transport/transfer_gate.h"
+#include "transport/ucx_log_capture.h"
 
 namespace anydev::core::transport {
 
@@ -439,7 +441,15 @@ anydev_status_t Communicator::connect(const void* bytes, std::size_t size, int* 
   ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
   ep.err_handler.cb = endpoint_error;
   ep.err_handler.arg = entry.get();
-  ucs_status_t s = ucx_->ucp_ep_create(worker_, &ep, &entry->ep);
+  ucs_status_t s = UCS_OK;
+  std::string refusal;
+  {
+    // UCX logs an ERROR before it refuses the PEER mode; that refusal is
+    // expected and handled below, so its text goes to anydev's debug log.
+    const UcxLogCapture quiet(*ucx_);
+    s = ucx_->ucp_ep_create(worker_, &ep, &entry->ep);
+    refusal = quiet.text();
+  }
   if (s == UCS_ERR_UNREACHABLE) {
     // Transports without peer failure detection (UCX 1.13's shared memory)
     // refuse the PEER error mode: connect without it; a dead peer is then
@@ -448,6 +458,14 @@ anydev_status_t Communicator::connect(const void* bytes, std::size_t size, int* 
                                                  UCP_EP_PARAM_FIELD_ERR_HANDLER);
     s = ucx_->ucp_ep_create(worker_, &ep, &entry->ep);
     entry->detects_failure = false;
+    if (s == UCS_OK && log_enabled(ANYDEV_LOG_DEBUG)) {
+      log(ANYDEV_LOG_DEBUG, std::string(op) + ": peer " + std::to_string(entry->index) +
+                                ": no transport detects peer failure, connected without it (a "
+                                "dead peer is found by the timeout)" +
+                                (refusal.empty() ? "" : "; UCX said: " + refusal));
+    }
+  } else if (!refusal.empty()) {
+    log(ANYDEV_LOG_WARN, std::string(op) + ": UCX: " + refusal);
   }
   if (s != UCS_OK) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "UCX rejected the address of process ", pid,

@@ -37,6 +37,10 @@ Opened open_library() {
   }
   ANYDEV_UCX_SYMBOLS(ANYDEV_UCX_RESOLVE_)
 #undef ANYDEV_UCX_RESOLVE_
+#define ANYDEV_UCX_RESOLVE_OPTIONAL_(name) \
+  out.library.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));
+  ANYDEV_UCX_OPTIONAL_SYMBOLS(ANYDEV_UCX_RESOLVE_OPTIONAL_)
+#undef ANYDEV_UCX_RESOLVE_OPTIONAL_
   out.ok = true;
   return out;
 }

@@ -12,6 +12,7 @@
 #define ANYDEV_SRC_TRANSPORT_UCX_LIBRARY_H_
 
 #include <ucp/api/ucp.h>
+#include <ucs/debug/log_def.h>
 
 #include <string>
 
@@ -50,10 +51,19 @@ namespace anydev::core::transport {
   X(ucp_rkey_destroy)           \
   X(ucs_status_string)
 
-// The resolved entry points (each a pointer of its declared type).
+// Entry points used where present and done without otherwise (libucs's, found
+// through libucp's dependencies).
+#define ANYDEV_UCX_OPTIONAL_SYMBOLS(X) \
+  X(ucs_log_push_handler)              \
+  X(ucs_log_pop_handler)               \
+  X(ucs_log_num_handlers)
+
+// The resolved entry points (each a pointer of its declared type; an
+// optional one absent from the library stays nullptr).
 struct UcxLibrary {
 #define ANYDEV_UCX_FIELD_(name) decltype(&::name) name = nullptr;
   ANYDEV_UCX_SYMBOLS(ANYDEV_UCX_FIELD_)
+  ANYDEV_UCX_OPTIONAL_SYMBOLS(ANYDEV_UCX_FIELD_)
 #undef ANYDEV_UCX_FIELD_
   std::string path;  // the file opened (or tried)
 };

@@ -8,6 +8,7 @@
 #include "anydev/comm.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -1190,6 +1191,51 @@ TEST(Comm, DuplicateAndForeignAddress) {
       }
       link.send({1});
       link.recv();
+      return 0;
+    });
+  }));
+}
+
+// Connecting prints nothing of UCX's into the application's output: over
+// shared memory UCX 1.13 refuses peer failure detection with an ERROR line
+// on stdout, which anydev expects and handles (it connects without it). The
+// child's stdout and stderr go to a file while it connects and transfers.
+TEST(Comm, ConnectPrintsNoUcxError) {
+  expect_all_ok(run_pair([&](int role, const Link& link) {
+    return unavailable_or(role, [&]() -> int {
+      char path[] = "/tmp/anydev-comm-output-XXXXXX";
+      const int file = ::mkstemp(path);
+      REQUIRE(file >= 0, "mkstemp failed");
+      std::fflush(nullptr);
+      const int saved_out = ::dup(1);
+      const int saved_err = ::dup(2);
+      ::dup2(file, 1);
+      ::dup2(file, 2);
+      {
+        Pair p(link);
+        auto b = p.ctx.enqueue_create_host_buffer<std::uint8_t>(64);
+        b.enqueue_fill(static_cast<std::uint8_t>(role));
+        if (role == 0) {
+          p.comm.enqueue_send(b, p.peer, 5);
+        } else {
+          p.comm.enqueue_recv(b, p.peer, 5);
+        }
+        p.ctx.synchronize();
+        link.send({1});
+        link.recv();
+      }
+      std::fflush(nullptr);
+      ::dup2(saved_out, 1);
+      ::dup2(saved_err, 2);
+      ::close(saved_out);
+      ::close(saved_err);
+      std::string printed;
+      char chunk[4096];
+      ::lseek(file, 0, SEEK_SET);
+      for (ssize_t n; (n = ::read(file, chunk, sizeof chunk)) > 0;) printed.append(chunk, n);
+      ::close(file);
+      ::unlink(path);
+      REQUIRE(printed.find("UCX  ERROR") == std::string::npos, "printed:\n%s", printed.c_str());
       return 0;
     });
   }));
