@@ -38,7 +38,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -284,17 +283,6 @@ double run_perftest(const std::string& tool, const char* test, std::size_t bytes
   return figure;
 }
 
-// The best of `repeats` calls of `measure` (the highest bandwidth, or the
-// lowest latency); failed runs (0) count only when all fail.
-double best_of(int repeats, bool latency, const std::function<double()>& measure) {
-  double best = 0;
-  for (int i = 0; i < repeats; ++i) {
-    const double v = measure();
-    if (v > 0 && (best == 0 || (latency ? v < best : v > best))) best = v;
-  }
-  return best;
-}
-
 std::string cpu_model() {
   std::ifstream info("/proc/cpuinfo");
   for (std::string line; std::getline(info, line);) {
@@ -334,30 +322,42 @@ int main(int argc, char** argv) {
       {"put (host, UCX-allocated target)", Op::put_allocated, "ucp_put_bw"},
       {"put (UCX-allocated source and target)", Op::put_allocated_both, "ucp_put_bw"},
       {"send/recv (device staged)", Op::staged, "tag_bw"}};
+  // Rows with the same ucx_perftest test share its figures.
   std::map<std::string, double> perftest;
   for (const Row& row : rows) {
     if (std::string(row.name).find(only) == std::string::npos) continue;
+    // One pass of each side in turn, `repeats` times, so that both see the
+    // same phases of a shared machine's load; the best of each is kept.
     std::vector<double> mine(sizes.size(), 0.0);
+    std::vector<bool> known(sizes.size(), false);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      known[i] = perftest.count(std::string(row.test) + "/" + std::to_string(sizes[i])) != 0;
+    }
     for (int r = 0; r < repeats; ++r) {
       const std::vector<double> run = run_anydev(row.op, sizes);
-      for (std::size_t i = 0; i < sizes.size(); ++i) mine[i] = std::max(mine[i], run[i]);
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        mine[i] = std::max(mine[i], run[i]);
+        if (known[i]) continue;
+        double& theirs = perftest[std::string(row.test) + "/" + std::to_string(sizes[i])];
+        theirs = std::max(theirs, run_perftest(tool, row.test, sizes[i], port++));
+      }
     }
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      // Rows with the same ucx_perftest test share its figure.
-      double& theirs = perftest[std::string(row.test) + "/" + std::to_string(sizes[i])];
-      if (theirs == 0) {
-        theirs =
-            best_of(repeats, false, [&] { return run_perftest(tool, row.test, sizes[i], port++); });
-      }
+      const double theirs = perftest[std::string(row.test) + "/" + std::to_string(sizes[i])];
       std::printf("| %s | %s | %.0f | %.0f | %.2f |\n", row.name, size_name(sizes[i]).c_str(),
                   mine[i], theirs, theirs > 0 ? mine[i] / theirs : 0.0);
       std::fflush(stdout);
     }
   }
   if (std::string("latency").find(only) == std::string::npos) return 0;
-  const double mine = best_of(repeats, true, [&] { return run_anydev(Op::latency, {8})[0]; });
-  const double theirs =
-      best_of(repeats, true, [&] { return run_perftest(tool, "tag_lat", 8, port++); });
+  double mine = 0;
+  double theirs = 0;
+  for (int r = 0; r < repeats; ++r) {
+    const double a = run_anydev(Op::latency, {8})[0];
+    const double b = run_perftest(tool, "tag_lat", 8, port++);
+    if (a > 0 && (mine == 0 || a < mine)) mine = a;
+    if (b > 0 && (theirs == 0 || b < theirs)) theirs = b;
+  }
   std::printf(
       "\n| latency, 8 bytes (us, half a round trip) | anydev | ucx_perftest | difference |\n");
   std::printf("|---|---|---|---|\n| send/recv | %.1f | %.1f | %.1f |\n", mine, theirs,
