@@ -235,12 +235,14 @@ anydev_status_t Communicator::create(std::shared_ptr<const ContextState> context
   std::shared_ptr<Communicator> c(new Communicator);
   c->context_ = std::move(context);
   c->ucx_ = ucx;
-  unsigned long long env_timeout = 0, env_chunk = 0;
+  unsigned long long env_timeout = 0, env_chunk = 0, env_peer_failure = 1;
   std::string why;
   if (!read_number("ANYDEV_UCX_TIMEOUT_MS", 1, 86400000ull, 30000, &env_timeout, &why) ||
-      !read_number("ANYDEV_UCX_CHUNK_BYTES", 4096, 1ull << 30, 4u << 20, &env_chunk, &why)) {
+      !read_number("ANYDEV_UCX_CHUNK_BYTES", 4096, 1ull << 30, 4u << 20, &env_chunk, &why) ||
+      !read_number("ANYDEV_UCX_PEER_FAILURE", 0, 1, 1, &env_peer_failure, &why)) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, why);
   }
+  c->detect_peer_failure_ = env_peer_failure == 1;
   c->timeout_ms_ = timeout_ms != 0 ? timeout_ms : static_cast<std::uint32_t>(env_timeout);
   c->chunk_bytes_ = static_cast<std::size_t>(env_chunk);
   c->force_staging_ = env("ANYDEV_UCX_FORCE_STAGING").value_or("") == "1";
@@ -441,9 +443,9 @@ anydev_status_t Communicator::connect(const void* bytes, std::size_t size, int* 
   ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
   ep.err_handler.cb = endpoint_error;
   ep.err_handler.arg = entry.get();
-  ucs_status_t s = UCS_OK;
+  ucs_status_t s = UCS_ERR_UNREACHABLE;
   std::string refusal;
-  {
+  if (detect_peer_failure_) {
     // UCX logs an ERROR before it refuses the PEER mode; that refusal is
     // expected and handled below, so its text goes to anydev's debug log.
     const UcxLogCapture quiet(*ucx_);
@@ -451,14 +453,14 @@ anydev_status_t Communicator::connect(const void* bytes, std::size_t size, int* 
     refusal = quiet.text();
   }
   if (s == UCS_ERR_UNREACHABLE) {
-    // Transports without peer failure detection (UCX 1.13's shared memory)
-    // refuse the PEER error mode: connect without it; a dead peer is then
-    // found by the timeout alone.
+    // Not asked for (ANYDEV_UCX_PEER_FAILURE=0), or refused by transports
+    // without it (UCX 1.13's shared memory): connect without it; a dead
+    // peer is then found by the timeout alone.
     ep.field_mask &= ~static_cast<std::uint64_t>(UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                                                  UCP_EP_PARAM_FIELD_ERR_HANDLER);
     s = ucx_->ucp_ep_create(worker_, &ep, &entry->ep);
     entry->detects_failure = false;
-    if (s == UCS_OK && log_enabled(ANYDEV_LOG_DEBUG)) {
+    if (s == UCS_OK && detect_peer_failure_ && log_enabled(ANYDEV_LOG_DEBUG)) {
       log(ANYDEV_LOG_DEBUG, std::string(op) + ": peer " + std::to_string(entry->index) +
                                 ": no transport detects peer failure, connected without it (a "
                                 "dead peer is found by the timeout)" +

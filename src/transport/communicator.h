@@ -187,7 +187,10 @@ class Communicator : public GateDriver, public std::enable_shared_from_this<Comm
   // Made on first use, under ucx_mutex; used inside passes only.
   std::size_t chunk_bytes_ = 4u << 20;
   bool force_staging_ = false;  // ANYDEV_UCX_FORCE_STAGING=1: stage all device memory (tests)
-  int bounce_count_ = 8;        // half outbound, half inbound
+  // ANYDEV_UCX_PEER_FAILURE (default 1): endpoints ask UCX for peer failure
+  // detection; 0 trades it for UCX's zero-copy rendezvous over tcp.
+  bool detect_peer_failure_ = true;
+  int bounce_count_ = 8;  // half outbound, half inbound
   anydev_bk_stream_t staging_stream_ = nullptr;
   struct Bounce {
     void* handle = nullptr;

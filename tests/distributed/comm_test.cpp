@@ -1196,6 +1196,79 @@ TEST(Comm, DuplicateAndForeignAddress) {
   }));
 }
 
+// Malformed transport settings are refused when the communicator is made,
+// with invalid_argument naming the variable and the value; each variable
+// alone, the others unset.
+TEST(Comm, MalformedEnvironmentIsRefused) {
+  struct Case {
+    const char* name;
+    const char* value;
+  };
+  static const Case kCases[] = {
+      {"ANYDEV_UCX_TIMEOUT_MS", "0"},     {"ANYDEV_UCX_TIMEOUT_MS", "10s"},
+      {"ANYDEV_UCX_TIMEOUT_MS", ""},      {"ANYDEV_UCX_CHUNK_BYTES", "4095"},
+      {"ANYDEV_UCX_CHUNK_BYTES", "-1"},   {"ANYDEV_UCX_PEER_FAILURE", "2"},
+      {"ANYDEV_UCX_PEER_FAILURE", "yes"}, {"ANYDEV_UCX_PEER_FAILURE", " 1"},
+      {"ANYDEV_UCX_PEER_FAILURE", "0x1"},
+  };
+  expect_all_ok(run_pair([&](int role, const Link&) {
+    if (role == 1) return 0;
+    return unavailable_or(role, [&]() -> int {
+      anydev::DeviceContext ctx(0, backend_name());
+      anydev::Communicator probe(ctx);  // UCX is there (else skipped)
+      for (const Case& c : kCases) {
+        ::setenv(c.name, c.value, 1);
+        try {
+          anydev::Communicator comm(ctx);
+          REQUIRE(false, "%s='%s' was accepted", c.name, c.value);
+        } catch (const anydev::Error& e) {
+          const std::string what = e.what();
+          REQUIRE(e.status() == anydev::Status::invalid_argument, "%s", e.what());
+          REQUIRE(what.find(c.name) != std::string::npos, "%s", e.what());
+          REQUIRE(what.find(std::string("'") + c.value + "'") != std::string::npos, "%s", e.what());
+        }
+        ::unsetenv(c.name);
+      }
+      return 0;
+    });
+  }));
+}
+
+// ANYDEV_UCX_PEER_FAILURE=0: endpoints without peer failure detection
+// (over tcp UCX then uses zero-copy rendezvous) carry exact bytes, and a
+// receive from a peer that never sends still ends with the timeout's error.
+TEST(Comm, WithoutPeerFailureDetection) {
+  const SizeCase cases[] = {{1, 0}, {65537, 5}, {(4 << 20) + 5, 2}, {(9 << 20) + 3, 1}};
+  expect_all_ok(run_pair([&](int role, const Link& link) {
+    ::setenv("ANYDEV_UCX_PEER_FAILURE", "0", 1);
+    return unavailable_or(role, [&]() -> int {
+      Pair p(link, 2000);
+      std::uint32_t tag = 0;
+      for (const SizeCase& c : cases) {
+        if (int r = exchange(role, p, Kind::host, Kind::host, c.bytes, c.offset,
+                             static_cast<int>(tag), tag);
+            r != 0) {
+          return r;
+        }
+        ++tag;
+      }
+      if (role == 1) {
+        auto b = p.ctx.enqueue_create_host_buffer<std::uint8_t>(16);
+        p.comm.enqueue_recv(b, p.peer, 999);
+        try {
+          p.ctx.synchronize();
+          REQUIRE(false, "a receive nobody sends to completed");
+        } catch (const anydev::Error& e) {
+          REQUIRE(std::string(e.what()).find("2000 ms") != std::string::npos, "%s", e.what());
+        }
+      }
+      link.send({1});
+      link.recv();
+      return 0;
+    });
+  }));
+}
+
 // Connecting prints nothing of UCX's into the application's output: over
 // shared memory UCX 1.13 refuses peer failure detection with an ERROR line
 // on stdout, which anydev expects and handles (it connects without it). The
