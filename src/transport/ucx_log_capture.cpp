@@ -13,15 +13,14 @@ thread_local std::string* t_capture = nullptr;
 
 // UCX's handler stack is a plain array: the handler is pushed once for all
 // the captures open at a time and popped with the last, under this mutex.
+// Constant-initialized at namespace scope: no static guard for a fork to
+// leave locked, and nothing to destroy at exit.
 struct Pushed {
   std::mutex mutex;
   int captures = 0;
   bool on_stack = false;
 };
-Pushed& pushed() {
-  static auto* p = new Pushed;  // lives for the process (UCX may log at exit)
-  return *p;
-}
+constinit Pushed g_pushed;
 
 ucs_log_func_rc_t capture_handler(const char* /*file*/, unsigned /*line*/, const char* /*function*/,
                                   ucs_log_level_t /*level*/,
@@ -48,7 +47,7 @@ UcxLogCapture::UcxLogCapture(const UcxLibrary& ucx) : ucx_(ucx) {
       ucx_.ucs_log_num_handlers == nullptr) {
     return;
   }
-  Pushed& p = pushed();
+  Pushed& p = g_pushed;
   std::lock_guard lock(p.mutex);
   if (p.captures == 0) {
     // A full stack ignores the push; then nothing may be popped either.
@@ -66,7 +65,7 @@ UcxLogCapture::UcxLogCapture(const UcxLibrary& ucx) : ucx_(ucx) {
 UcxLogCapture::~UcxLogCapture() {
   if (!pushed_) return;
   t_capture = outer_;
-  Pushed& p = pushed();
+  Pushed& p = g_pushed;
   std::lock_guard lock(p.mutex);
   if (--p.captures == 0) {
     ucx_.ucs_log_pop_handler();

@@ -53,6 +53,9 @@ constexpr EnvVarSpec kEnvironment[] = {
      "(unset: 4194304)"},
     {"ANYDEV_UCX_FORCE_STAGING",
      "stage device memory through pinned host buffers even where UCX reaches it: 0|1 (unset: 0)"},
+    {"ANYDEV_UCX_PEER_FAILURE",
+     "endpoints ask UCX for peer failure detection: 0|1 (unset: 1; 0 is faster over tcp, a dead "
+     "peer is then found by the timeout only)"},
     {"ANYDEV_VALIDATE", "validation layer: 0|1|backtrace (unset: 0)"},
     {"ANYDEV_SYNC", "every enqueue waits for its stream: 0|1 (unset: 0)"},
     {"ANYDEV_FAULT",
