@@ -336,7 +336,20 @@ those from the Intel Xeon VM say so.
   7.9x (2.64x on a quiet machine before the change). So the 2x target is
   **missed** as measured here; what is left of it beyond the load could
   not be told apart on this machine today, and a run on a quiet machine
-  is the next step.
+  is the next step. That run (the tables above, December 7,
+  2026, afternoon, load 1.0-1.6): the load is gone and the growth stays.
+  From 10^3 to 10^6 live, create grows 4.9-9.6x on the emulators (87-90 ->
+  441-838 ns) and 1.9x on PoCL, release 3.7-5.8x, sub-buffer 2.8-3.2x; the
+  cpu backend beside them 2.52x at most (sub-buffer, 35 -> 89 ns, with the
+  records baseline's 12 -> 75). In the same processes the `malloc` + `free`
+  baseline grows 5.8-7.4x on the emulators (18 -> 105-134 ns), up to 3.1x
+  on PoCL and not at all on cpu: each device allocation leaves the driver's
+  records on the heap (946 bytes per live buffer with anydev's own 240),
+  which slows glibc's allocator for everything in the process. With the
+  pool keeping every block the spread is 2.3-3.6x. What would remove both
+  the driver call per small buffer and its records is the planned change,
+  not made: small device buffers carved out of larger driver allocations,
+  as the cpu backend does for host memory.
   (2) The
   level_zero backend, when no event slot was free, scanned its retired
   slots from the oldest and erased the one it took from the middle of a
