@@ -358,6 +358,9 @@ int main(int argc, char** argv) {
       {"send/recv (device staged)", Op::staged, "tag_bw"}};
   // Rows with the same ucx_perftest test share its figures.
   std::map<std::string, double> perftest;
+  const auto perftest_key = [&](const Row& row, std::size_t i) {
+    return std::string(row.test) + "/" + std::to_string(sizes[i]);
+  };
   for (const Row& row : rows) {
     if (std::string(row.name).find(only) == std::string::npos) continue;
     // One pass of each side in turn, `repeats` times, so that both see the
@@ -365,19 +368,19 @@ int main(int argc, char** argv) {
     std::vector<double> mine(sizes.size(), 0.0);
     std::vector<bool> known(sizes.size(), false);
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      known[i] = perftest.count(std::string(row.test) + "/" + std::to_string(sizes[i])) != 0;
+      known[i] = perftest.count(perftest_key(row, i)) != 0;
     }
     for (int r = 0; r < repeats; ++r) {
       const std::vector<double> run = run_anydev(row.op, sizes);
       for (std::size_t i = 0; i < sizes.size(); ++i) {
         mine[i] = std::max(mine[i], run[i]);
         if (known[i]) continue;
-        double& theirs = perftest[std::string(row.test) + "/" + std::to_string(sizes[i])];
+        double& theirs = perftest[perftest_key(row, i)];
         theirs = std::max(theirs, run_perftest(tool, row.test, sizes[i], &port));
       }
     }
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const double theirs = perftest[std::string(row.test) + "/" + std::to_string(sizes[i])];
+      const double theirs = perftest[perftest_key(row, i)];
       std::printf("| %s | %s | %.0f | %.0f | %.2f |\n", row.name, size_name(sizes[i]).c_str(),
                   mine[i], theirs, theirs > 0 ? mine[i] / theirs : 0.0);
       std::fflush(stdout);

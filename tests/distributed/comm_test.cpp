@@ -1279,12 +1279,21 @@ TEST(Comm, ConnectPrintsNoUcxError) {
       char path[] = "/tmp/anydev-comm-output-XXXXXX";
       const int file = ::mkstemp(path);
       REQUIRE(file >= 0, "mkstemp failed");
+      ::unlink(path);  // the descriptor keeps it; nothing is left behind
       std::fflush(nullptr);
       const int saved_out = ::dup(1);
       const int saved_err = ::dup(2);
       ::dup2(file, 1);
       ::dup2(file, 2);
-      {
+      // The output comes back before anything is reported, an error included.
+      const auto restore = [&] {
+        std::fflush(nullptr);
+        ::dup2(saved_out, 1);
+        ::dup2(saved_err, 2);
+        ::close(saved_out);
+        ::close(saved_err);
+      };
+      try {
         Pair p(link);
         auto b = p.ctx.enqueue_create_host_buffer<std::uint8_t>(64);
         b.enqueue_fill(static_cast<std::uint8_t>(role));
@@ -1296,18 +1305,17 @@ TEST(Comm, ConnectPrintsNoUcxError) {
         p.ctx.synchronize();
         link.send({1});
         link.recv();
+      } catch (...) {
+        restore();
+        ::close(file);
+        throw;
       }
-      std::fflush(nullptr);
-      ::dup2(saved_out, 1);
-      ::dup2(saved_err, 2);
-      ::close(saved_out);
-      ::close(saved_err);
+      restore();
       std::string printed;
       char chunk[4096];
       ::lseek(file, 0, SEEK_SET);
       for (ssize_t n; (n = ::read(file, chunk, sizeof chunk)) > 0;) printed.append(chunk, n);
       ::close(file);
-      ::unlink(path);
       REQUIRE(printed.find("UCX  ERROR") == std::string::npos, "printed:\n%s", printed.c_str());
       return 0;
     });
