@@ -381,6 +381,17 @@ ANYDEV_API anydev_status_t anydev_context_pool_release_threshold(anydev_context_
 /* 1 when the pools cache, 0 when ANYDEV_POOL=0. */
 ANYDEV_API int anydev_pool_enabled(void);
 
+/* Host memory anydev holds for its own per-buffer records (the handle of
+ * every buffer and view, the record of every allocation), for the whole
+ * process. Records come from 2 MiB chunks mapped for them (not from malloc:
+ * docs/memory-pools.md, *Records*). The caller sets struct_size. */
+typedef struct anydev_record_memory_t {
+  size_t struct_size;
+  size_t bytes_in_use;   /* records of live handles and allocations */
+  size_t bytes_reserved; /* chunks mapped for records: in use, free slots and headers */
+} anydev_record_memory_t;
+ANYDEV_API anydev_status_t anydev_record_memory(anydev_record_memory_t* out);
+
 /* ---- sharing between processes (docs/sharing.md) ------------------------ */
 
 /* A buffer or an event that another process can open: `data` is a

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // anydev C++ API: what a context reports about memory (MemoryKind,
-// MemoryInfo, PoolStats, HostMemoryLocks) and whether the caching pools are
-// on. Part of anydev.hpp (include that); usable alone. Plain value types:
+// MemoryInfo, PoolStats, HostMemoryLocks, RecordMemory) and whether the
+// caching pools are on. Part of anydev.hpp (include that); usable alone. Plain value types:
 // nothing owned; pool_enabled() is safe from any thread.
 #include "anydev/detail/require_cxx20.hpp"  // first, before the guard
 
@@ -48,6 +48,21 @@ struct HostMemoryLocks {
   std::size_t locked_bytes;
   std::size_t total_bytes;
 };
+
+// Host memory anydev holds for its per-buffer records, process-wide
+// (anydev_record_memory).
+struct RecordMemory {
+  std::size_t bytes_in_use;
+  std::size_t bytes_reserved;
+};
+
+inline RecordMemory record_memory() noexcept {
+  anydev_record_memory_t out{};
+  out.struct_size = sizeof(out);
+  // Cannot fail with a correct struct_size.
+  (void)anydev_record_memory(&out);
+  return RecordMemory{out.bytes_in_use, out.bytes_reserved};
+}
 
 // False when ANYDEV_POOL=0 turned the caching pools off.
 inline bool pool_enabled() noexcept { return anydev_pool_enabled() != 0; }

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// C entry points: the caching pools (pool/caching_pool.h).
+// C entry points: the caching pools (pool/caching_pool.h) and the record
+// slab's figures (record_slab.h).
 #include <cstddef>
 
 #include "anydev/anydev.h"
 #include "api/api_common.h"
 #include "memory/pool/pool_registry.h"
+#include "memory/record_slab.h"
 
 using namespace anydev::core;
 
@@ -17,6 +19,19 @@ anydev_bk_memory_kind_t backend_kind(anydev_memory_kind_t kind) {
 }  // namespace
 
 extern "C" {
+
+anydev_status_t anydev_record_memory(anydev_record_memory_t* out) {
+  static constexpr const char* op = "anydev_record_memory";
+  ANYDEV_REQUIRE_ARG(op, out);
+  if (out->struct_size < sizeof(anydev_record_memory_t)) {
+    return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "out->struct_size is ", out->struct_size,
+                ", expected at least ", sizeof(anydev_record_memory_t));
+  }
+  const RecordSlab::Stats stats = record_stats();
+  out->bytes_in_use = stats.bytes_in_use;
+  out->bytes_reserved = stats.bytes_reserved;
+  return ANYDEV_SUCCESS;
+}
 
 anydev_status_t anydev_context_pool_stats(anydev_context_t ctx, anydev_memory_kind_t kind,
                                           anydev_pool_stats_t* out) {

@@ -27,6 +27,7 @@
 #include "anydev/backend.h"
 #include "api/tracked_handle.h"
 #include "memory/allocation.h"
+#include "memory/record_slab.h"
 #include "memory/shared_memory.h"
 #include "memory/stream.h"
 #include "runtime/registry.h"
@@ -97,6 +98,12 @@ struct anydev_buffer_s
   // 4 bytes (small_mutex.h): there is one handle per live buffer and view.
   mutable anydev::core::SmallMutex mutex;
   bool taken = false;
+
+  // From the record slab (memory/record_slab.h): one per live buffer and view.
+  static void* operator new(std::size_t bytes) { return anydev::core::allocate_record(bytes); }
+  static void operator delete(void* handle, std::size_t bytes) noexcept {
+    anydev::core::free_record(handle, bytes);
+  }
 };
 
 // Host memory per live buffer (goal 256 bytes with its allocation record

@@ -5,6 +5,7 @@
 
 #include "memory/event_pool.h"
 #include "memory/host_memory_locks.h"
+#include "memory/record_slab.h"
 #include "memory/stream_ordered_release.h"
 #include "runtime/registry.h"
 #include "support/backend_calls.h"
@@ -91,8 +92,8 @@ std::shared_ptr<Allocation> make_plain_allocation(const Backend* backend, int de
                                                   anydev_bk_memory_kind_t kind, void* handle,
                                                   void* address, std::size_t bytes,
                                                   std::shared_ptr<Stream> owner) {
-  return std::make_shared<Allocation>(plain_release(), backend, device, kind, handle, address,
-                                      bytes, std::move(owner));
+  return std::allocate_shared<Allocation>(RecordAllocator<Allocation>{}, plain_release(), backend,
+                                          device, kind, handle, address, bytes, std::move(owner));
 }
 
 void order_release_after_last_use(Allocation& allocation) noexcept {

@@ -6,6 +6,8 @@
 #include <array>
 #include <utility>
 
+#include "memory/record_slab.h"
+
 namespace anydev::core {
 
 namespace detail {
@@ -23,8 +25,9 @@ struct AllocationWith {
 
 template <class Strategy, class... Args>
 std::shared_ptr<Allocation> make_allocation(Strategy strategy, Args&&... args) {
-  auto both = std::make_shared<detail::AllocationWith<Strategy>>(std::move(strategy),
-                                                                 std::forward<Args>(args)...);
+  auto both = std::allocate_shared<detail::AllocationWith<Strategy>>(
+      RecordAllocator<detail::AllocationWith<Strategy>>{}, std::move(strategy),
+      std::forward<Args>(args)...);
   Allocation* const allocation = &both->allocation;
   return std::shared_ptr<Allocation>(std::move(both), allocation);  // aliasing: no count change
 }
