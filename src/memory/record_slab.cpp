@@ -66,9 +66,10 @@ RecordSlab::Chunk* RecordSlab::map_chunk(std::size_t index) {
     munmap(reinterpret_cast<void*>(aligned + kChunkBytes), end - (aligned + kChunkBytes));
   }
   void* const base = reinterpret_cast<void*>(aligned);
-  // A class's first chunk stays on small pages, so that a program with a
-  // few buffers keeps a few pages of records; later chunks fill fast.
-  if (cls.chunks > 0) madvise(base, kChunkBytes, MADV_HUGEPAGE);
+  // A class's first chunk stays on small pages (even where huge pages are
+  // the system's default), so that a program with a few buffers keeps a few
+  // pages of records; later chunks fill fast. Advice only: failure is fine.
+  madvise(base, kChunkBytes, cls.chunks > 0 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   auto* chunk = new (base)
       Chunk{&cls, (index + 1) * kGranule, nullptr, kHeaderBytes, 0, nullptr, cls.available, true};
   if (cls.available != nullptr) cls.available->prev = chunk;
