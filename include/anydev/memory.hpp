@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // anydev C++ API: what a context reports about memory (MemoryKind,
 // MemoryInfo, PoolStats, HostMemoryLocks, RecordMemory) and whether the
-// caching pools are on. Part of anydev.hpp (include that); usable alone. Plain value types:
-// nothing owned; pool_enabled() is safe from any thread.
+// caching pools are on. Part of anydev.hpp (include that); usable alone.
+// Plain value types: nothing owned; pool_enabled() and record_memory() are
+// safe from any thread.
 #include "anydev/detail/require_cxx20.hpp"  // first, before the guard
 
 #ifndef ANYDEV_MEMORY_HPP_

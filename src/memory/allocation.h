@@ -134,10 +134,10 @@ std::shared_ptr<Allocation> make_plain_allocation(const Backend* backend, int de
                                                   void* address, std::size_t bytes,
                                                   std::shared_ptr<Stream> owner);
 
-// An Allocation holding `strategy`, both in one block of memory (one record
-// from the record slab with the control block, as make_shared): the strategy is destroyed after the
-// Allocation. `args` are the Allocation's constructor arguments after the
-// strategy.
+// An Allocation holding `strategy`, both in one block of memory with the
+// shared_ptr control block (one record from the record slab, as make_shared
+// makes one heap block): the strategy is destroyed after the Allocation.
+// `args` are the Allocation's constructor arguments after the strategy.
 template <class Strategy, class... Args>
 std::shared_ptr<Allocation> make_allocation(Strategy strategy, Args&&... args);
 

@@ -42,6 +42,14 @@ constexpr bool kHeapRecords = false;
 
 }  // namespace
 
+void RecordSlab::link_first(SizeClass& cls, Chunk* chunk) noexcept {
+  chunk->prev = nullptr;
+  chunk->next = cls.available;
+  if (cls.available != nullptr) cls.available->prev = chunk;
+  cls.available = chunk;
+  chunk->listed = true;
+}
+
 void RecordSlab::unlink(SizeClass& cls, Chunk* chunk) noexcept {
   if (chunk->prev != nullptr) chunk->prev->next = chunk->next;
   if (chunk->next != nullptr) chunk->next->prev = chunk->prev;
@@ -71,9 +79,8 @@ RecordSlab::Chunk* RecordSlab::map_chunk(std::size_t index) {
   // pages of records; later chunks fill fast. Advice only: failure is fine.
   madvise(base, kChunkBytes, cls.chunks > 0 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   auto* chunk = new (base)
-      Chunk{&cls, (index + 1) * kGranule, nullptr, kHeaderBytes, 0, nullptr, cls.available, true};
-  if (cls.available != nullptr) cls.available->prev = chunk;
-  cls.available = chunk;
+      Chunk{&cls, (index + 1) * kGranule, nullptr, kHeaderBytes, 0, nullptr, nullptr, false};
+  link_first(cls, chunk);
   ++cls.chunks;
   ++cls.empty_chunks;
   return chunk;
@@ -111,13 +118,7 @@ void RecordSlab::deallocate(void* block) noexcept {
     std::lock_guard lock(cls.mutex);
     *static_cast<void**>(block) = chunk->free_list;
     chunk->free_list = block;
-    if (!chunk->listed) {
-      chunk->prev = nullptr;
-      chunk->next = cls.available;
-      if (cls.available != nullptr) cls.available->prev = chunk;
-      cls.available = chunk;
-      chunk->listed = true;
-    }
+    if (!chunk->listed) link_first(cls, chunk);
     --cls.live_blocks;
     if (--chunk->live == 0) {
       if (cls.empty_chunks > 0) {  // one empty chunk is kept per class

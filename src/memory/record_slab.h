@@ -75,6 +75,8 @@ class RecordSlab {
   static constexpr std::size_t kClasses = kLargest / kGranule;
 
   Chunk* map_chunk(std::size_t index);
+  // Into / out of cls.available (chunks with room), at its head.
+  static void link_first(SizeClass& cls, Chunk* chunk) noexcept;
   static void unlink(SizeClass& cls, Chunk* chunk) noexcept;
 
   std::array<SizeClass, kClasses> classes_{};
