@@ -90,8 +90,10 @@ struct CudaApi {
   static constexpr const char* kContextWhat = "CUDA context";
   static constexpr int kDLDevice = kDLCUDA;
   static constexpr int kDLHost = kDLCUDAHost;
-  // stream_wrap_native takes CU_STREAM_LEGACY (1) and CU_STREAM_PER_THREAD (2).
-  static constexpr std::uint64_t kTableFlags = ANYDEV_BK_FLAG_RESERVED_DEFAULT_STREAMS;
+  // stream_wrap_native takes CU_STREAM_LEGACY (1) and CU_STREAM_PER_THREAD (2);
+  // a CUdeviceptr plus an offset is a device pointer like any other.
+  static constexpr std::uint64_t kTableFlags =
+      ANYDEV_BK_FLAG_RESERVED_DEFAULT_STREAMS | ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES;
   static constexpr CUresult kSuccess = CUDA_SUCCESS;
   static constexpr CUresult kNotReady = CUDA_ERROR_NOT_READY;
   static constexpr CUresult kInvalidValue = CUDA_ERROR_INVALID_VALUE;

@@ -79,8 +79,9 @@ struct HipApi {
   using driver_t = HipRuntime;
   using scope = ScopedDevice;
   static constexpr const char* kName = "hip";
-  // No reserved stream values: DLPack gives ROCm's default stream as 0.
-  static constexpr std::uint64_t kTableFlags = 0;
+  // No reserved stream values: DLPack gives ROCm's default stream as 0. A
+  // device pointer plus an offset is a device pointer like any other.
+  static constexpr std::uint64_t kTableFlags = ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES;
   using status_t = hipError_t;
   static constexpr hipError_t kSuccess = hipSuccess;
   static constexpr const char* kVendor = "HIP";

@@ -333,7 +333,9 @@ anydev_status_t memory_info(int device, std::size_t* free_bytes, std::size_t* to
   return ANYDEV_SUCCESS;
 }
 
-// No flags: the driver's threads and contexts do not survive fork().
+// Not SURVIVES_FORK: the driver's threads and contexts do not survive
+// fork(). Device memory is USM: a pointer into an allocation is a pointer
+// like any other in copies, fills and kernels.
 constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     kBackendName, .native_handle = kit::entry<native_handle>,
     .shareable_alloc = kit::entry<shareable_alloc>, .memory_export = kit::entry<memory_export>,
@@ -347,7 +349,8 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .host_register = kit::entry<host_register>, .host_unregister = kit::entry<host_unregister>,
     .device_attribute = kit::entry<device_attribute>, .device_uuid = kit::entry<device_uuid>,
     .api_version = kit::entry<api_version>, .graph_create = kit::entry<graph_create>,
-    .graph_launch = kit::entry<graph_launch>, .graph_destroy = kit::entry<graph_destroy>);
+    .graph_launch = kit::entry<graph_launch>, .graph_destroy = kit::entry<graph_destroy>,
+    .flags = ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES);
 
 }  // namespace anydev::level_zero
 

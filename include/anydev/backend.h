@@ -349,6 +349,15 @@ ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_bk_device_props_t, name) == 8,
  * 4096, before they reach the backend. */
 #define ANYDEV_BK_FLAG_RESERVED_DEFAULT_STREAMS (1ull << 2)
 
+/* anydev_backend_table_t.flags: a device memory handle from device_alloc is
+ * the memory's device address, and handle + n (as a char pointer) for
+ * 0 <= n < bytes is a valid handle of the byte n in every copy, fill and
+ * graph entry (and the address DLPack exports). The core may then carve
+ * small device buffers out of one device_alloc (the caching pool's segments,
+ * docs/memory-pools.md); memory_free is only ever given the handle
+ * device_alloc returned. */
+#define ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES (1ull << 3)
+
 /* The signature of the entry symbol. */
 typedef anydev_status_t (*anydev_backend_entry_fn)(uint32_t core_abi_version,
                                                    const anydev_core_services_t* core,

@@ -42,6 +42,7 @@ struct Item {
   EventPool* events = nullptr;          // where the event goes back (null: destroyed)
   std::size_t bytes = 0;                // the memory's size (0: a stream or callback)
   WaitingReleases* waiting = nullptr;   // where the memory is counted until freed
+  MemoryReturn* returns = nullptr;      // offered the memory before memory_free
   // A batch (release_after_events): memory blocks of `kind`, each freed
   // after its own event; `event` and `handle` are then unused.
   std::vector<EventRelease> batch = {};
@@ -187,7 +188,7 @@ void run_release(Item& item) noexcept {
     } catch (...) {
       report(item.backend, "release callback", ANYDEV_ERROR_INTERNAL);
     }
-  } else {
+  } else if (item.returns == nullptr || !item.returns->take_back(item.handle)) {
     note_host_free(item.backend, item.device, item.kind, item.handle);
     report(item.backend, "memory_free", bk(table).memory_free(item.device, item.kind, item.handle));
   }
@@ -218,6 +219,7 @@ Item block_of(const Item& batch, const EventRelease& release) noexcept {
   one.handle = release.handle;
   one.bytes = release.bytes;
   one.waiting = batch.waiting;
+  one.returns = batch.returns;
   return one;
 }
 
@@ -556,8 +558,9 @@ void release_after_event(const Backend* backend, int device, anydev_bk_event_t e
 
 void release_after_shared_event(const Backend* backend, int device, SharedEvent* shared,
                                 anydev_bk_memory_kind_t kind, void* handle, std::size_t bytes,
-                                WaitingReleases* waiting) noexcept {
+                                WaitingReleases* waiting, MemoryReturn* returns) noexcept {
   Item item;
+  item.returns = returns;
   item.bytes = bytes;
   item.waiting = waiting;
   item.backend = backend;
@@ -570,9 +573,10 @@ void release_after_shared_event(const Backend* backend, int device, SharedEvent*
 
 void release_after_events(const Backend* backend, int device, anydev_bk_memory_kind_t kind,
                           std::vector<EventRelease>&& releases, EventPool* events,
-                          WaitingReleases* waiting) noexcept {
+                          WaitingReleases* waiting, MemoryReturn* returns) noexcept {
   if (releases.empty()) return;
   Item item;
+  item.returns = returns;
   item.waiting = waiting;
   item.events = events;
   item.backend = backend;

@@ -55,6 +55,22 @@ struct WaitingReleases {
   std::atomic<std::uint64_t> blocks{0};
 };
 
+// Takes back memory in place of the backend's memory_free: a caching pool's
+// carved blocks (pool/block_carver.h). Called on the reclaimer thread once
+// the memory's event has completed. Implementations are thread-safe and
+// outlive every release handed over with them.
+class MemoryReturn {
+ public:
+  // True when `handle` was taken back; false: memory_free it as usual.
+  virtual bool take_back(void* handle) noexcept = 0;
+
+ protected:
+  MemoryReturn() = default;
+  ~MemoryReturn() = default;
+  MemoryReturn(const MemoryReturn&) = default;
+  MemoryReturn& operator=(const MemoryReturn&) = default;
+};
+
 // Frees `handle` (of `kind`, on `device`, `bytes` long) after `event`
 // completes, then gives the event back to `events` (destroys it when
 // `events` is null). Counted in `waiting` (when not null) until freed.
@@ -75,18 +91,21 @@ struct EventRelease {
 };
 
 // release_after_event for a block waiting on a shared release event
-// (release_event.h), whose reference it takes. Never throws.
+// (release_event.h), whose reference it takes; offered to `returns` (when
+// not null) before memory_free. Never throws.
 void release_after_shared_event(const Backend* backend, int device, SharedEvent* shared,
                                 anydev_bk_memory_kind_t kind, void* handle, std::size_t bytes,
-                                WaitingReleases* waiting) noexcept;
+                                WaitingReleases* waiting, MemoryReturn* returns = nullptr) noexcept;
 
 // release_after_event for each of `releases` (all of `kind`, on `device`),
 // handed over as one request: one lock round trip and at most one wake-up
 // for the whole batch (a caching pool's trim). Each block is still freed as
-// soon as its own event completes. Never throws.
+// soon as its own event completes, offered to `returns` (when not null)
+// before memory_free. Never throws.
 void release_after_events(const Backend* backend, int device, anydev_bk_memory_kind_t kind,
                           std::vector<EventRelease>&& releases, EventPool* events = nullptr,
-                          WaitingReleases* waiting = nullptr) noexcept;
+                          WaitingReleases* waiting = nullptr,
+                          MemoryReturn* returns = nullptr) noexcept;
 
 // Runs `callback` (on the reclaimer thread) after `event` completes (at once
 // when `event` is null), then gives the event back to `events` (destroys it

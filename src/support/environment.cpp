@@ -64,6 +64,11 @@ std::string check_pool(std::string_view text) {
   return cat(kEnvPool, "=", quoted(text), " is not 0 or 1");
 }
 
+std::string check_pool_carve(std::string_view text) {
+  if (parse_pool_setting(text)) return std::string();
+  return cat(kEnvPoolCarve, "=", quoted(text), " is not 0 or 1");
+}
+
 std::string check_pool_release_threshold(std::string_view text) {
   if (parse_release_threshold(text)) return std::string();
   return cat(kEnvPoolReleaseThreshold, "=", quoted(text),
@@ -94,6 +99,7 @@ std::string core_environment_errors() {
   };
   add(kEnvLogLevel, check_log_level);
   add(kEnvPool, check_pool);
+  add(kEnvPoolCarve, check_pool_carve);
   add(kEnvPoolReleaseThreshold, check_pool_release_threshold);
   add(kEnvPluginPath, check_plugin_path);
   add(kEnvPluginAllowWritable, check_plugin_allow_writable);

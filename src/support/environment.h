@@ -27,7 +27,8 @@ namespace anydev::core {
 inline constexpr const char* kEnvBackend = "ANYDEV_BACKEND";
 inline constexpr const char* kEnvPluginPath = "ANYDEV_PLUGIN_PATH";
 inline constexpr const char* kEnvLogLevel = "ANYDEV_LOG_LEVEL";
-inline constexpr const char* kEnvPool = "ANYDEV_POOL";  // pool/pool_registry.h
+inline constexpr const char* kEnvPool = "ANYDEV_POOL";             // pool/pool_registry.h
+inline constexpr const char* kEnvPoolCarve = "ANYDEV_POOL_CARVE";  // pool/pool_registry.h
 inline constexpr const char* kEnvPluginAllowWritable = "ANYDEV_PLUGIN_ALLOW_WRITABLE";
 
 // The variable's value, or nullopt when unset or in secure mode (above).

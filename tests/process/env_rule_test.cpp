@@ -172,6 +172,8 @@ const Case kCases[] = {
     {"ANYDEV_POOL", "yes", Scope::every_backend, "\"yes\""},
     {"ANYDEV_POOL", "2", Scope::every_backend, "\"2\""},
     {"ANYDEV_POOL", "\x1b[31m1", Scope::every_backend, "\"\\x1b[31m1\""},
+    {"ANYDEV_POOL_CARVE", "", Scope::every_backend, "\"\""},
+    {"ANYDEV_POOL_CARVE", "off", Scope::every_backend, "\"off\""},
     {"ANYDEV_POOL_RELEASE_THRESHOLD", "", Scope::every_backend, "\"\""},
     {"ANYDEV_POOL_RELEASE_THRESHOLD", "32M", Scope::every_backend, "\"32M\""},
     {"ANYDEV_POOL_RELEASE_THRESHOLD", "-1", Scope::every_backend, "\"-1\""},

@@ -58,6 +58,8 @@ struct Fake {
   std::vector<void*> freed;
   std::vector<std::thread::id> free_threads;  // who called memory_free
   int live_events = 0;
+  int stream_waits = 0;  // stream_wait_event calls
+  int stream_syncs = 0;  // stream_synchronize calls
   std::uintptr_t next_address = 0x10000;
 
   bool complete_locked(const FakeEvent* e) const {
@@ -139,11 +141,28 @@ anydev_status_t EventSynchronize(anydev_bk_event_t event) {
   return ANYDEV_SUCCESS;
 }
 
+anydev_status_t StreamWaitEvent(anydev_bk_stream_t, anydev_bk_event_t) {
+  std::lock_guard lock(fake->mutex);
+  ++fake->stream_waits;
+  return ANYDEV_SUCCESS;
+}
+// Finishes the stream's work (the test's streams only run when told).
+anydev_status_t StreamSynchronize(anydev_bk_stream_t stream) {
+  std::lock_guard lock(fake->mutex);
+  ++fake->stream_syncs;
+  auto* native = reinterpret_cast<FakeStream*>(stream);
+  native->finished = native->enqueued;
+  fake->changed.notify_all();
+  return ANYDEV_SUCCESS;
+}
+
 anydev_backend_table_t MakeTable() {
   anydev_backend_table_t t = anydev::test::fake_table();
   anydev::test::set_memory_entries<HostAlloc, DeviceAlloc, MemoryFree>(t);
   anydev::test::set_event_entries<EventCreate, EventDestroy, EventRecord, EventQuery,
                                   EventSynchronize>(t);
+  t.stream_wait_event = kit::entry<StreamWaitEvent>;
+  t.stream_synchronize = kit::entry<StreamSynchronize>;
   return t;
 }
 
@@ -173,9 +192,14 @@ class PoolTest : public ::testing::Test {
 
   // Owned by the fixture: destroyed (after the streams finish) at the end.
   CachingPool& MakePool(anydev_bk_memory_kind_t kind, bool caching = true,
-                        std::size_t release_threshold = kPoolNoTrim) {
-    pools_.push_back(std::make_unique<CachingPool>(&backend_, 0, kind, caching, release_threshold));
+                        std::size_t release_threshold = kPoolNoTrim, bool carve = false) {
+    pools_.push_back(std::make_unique<CachingPool>(&backend_, 0, kind, caching, release_threshold,
+                                                   nullptr, carve));
     return *pools_.back();
+  }
+  // A caching device pool that carves small blocks (block_carver.h).
+  CachingPool& MakeCarvingPool(std::size_t release_threshold = kPoolNoTrim) {
+    return MakePool(ANYDEV_BK_MEMORY_DEVICE, true, release_threshold, true);
   }
   // The fake stream outlives the Stream: events recorded on it stay valid.
   std::shared_ptr<Stream> MakeStream() {
@@ -231,6 +255,14 @@ class PoolTest : public ::testing::Test {
   int Queries() {
     std::lock_guard lock(state_.mutex);
     return state_.queries;
+  }
+  int StreamWaits() {
+    std::lock_guard lock(state_.mutex);
+    return state_.stream_waits;
+  }
+  std::size_t LiveAllocations() {
+    std::lock_guard lock(state_.mutex);
+    return state_.live.size();
   }
 
   Fake state_;
@@ -951,6 +983,147 @@ TEST(PoolSettingTest, ReleaseThresholdIsDecimalBytes) {
   for (const char* bad : {"", "-1", "1e9", " 1", "1 ", "32M", "0x10", "18446744073709551616"}) {
     EXPECT_FALSE(parse_release_threshold(bad).has_value()) << '"' << bad << '"';
   }
+}
+
+}  // namespace
+}  // namespace anydev::core
+
+namespace anydev::core {
+namespace {
+
+// ---- carved blocks (block_carver.h) ----------------------------------------------------
+
+constexpr std::size_t kSegment = BlockCarver::kSegmentBytes;
+
+TEST_F(PoolTest, CarvingCutsSmallDeviceBlocksOutOfOneDriverAllocation) {
+  CachingPool& pool = MakeCarvingPool();
+  auto s = MakeStream();
+  constexpr std::size_t kPerSegment = kSegment / 512;  // 64-byte requests: the 512-byte class
+  std::set<std::uintptr_t> handles;
+  std::vector<PoolBlock> blocks;
+  for (std::size_t i = 0; i < kPerSegment; ++i) {
+    blocks.push_back(Allocate(pool, s, 64));
+    handles.insert(reinterpret_cast<std::uintptr_t>(blocks.back().handle));
+  }
+  EXPECT_EQ(Allocs(), 1);
+  EXPECT_EQ(handles.size(), kPerSegment);
+  // Every block lies in the one segment, a whole class apart.
+  EXPECT_EQ(*handles.rbegin() - *handles.begin(), kSegment - 512);
+  for (const PoolBlock& b : blocks) EXPECT_EQ(b.address, b.handle);
+  blocks.push_back(Allocate(pool, s, 64));  // the segment is full: a second one
+  EXPECT_EQ(Allocs(), 2);
+  // Larger classes stay driver allocations of their own.
+  blocks.push_back(Allocate(pool, s, 64 << 10));
+  EXPECT_EQ(Allocs(), 3);
+  const CarverStats carved = pool.carver_stats();
+  EXPECT_EQ(carved.segments, 2u);
+  EXPECT_EQ(carved.bytes_reserved, 2 * kSegment);
+  EXPECT_EQ(carved.blocks_out, kPerSegment + 1);
+  for (const PoolBlock& b : blocks) ASSERT_TRUE(pool.give_back(b, s, false, true));
+}
+
+TEST_F(PoolTest, HostPoolsAndPoolsThatDoNotCacheNeverCarve) {
+  auto s = MakeStream();
+  CachingPool& host = MakePool(ANYDEV_BK_MEMORY_HOST, true, kPoolNoTrim, true);
+  CachingPool& uncached = MakePool(ANYDEV_BK_MEMORY_DEVICE, false, kPoolNoTrim, true);
+  EXPECT_FALSE(host.carves());
+  EXPECT_FALSE(uncached.carves());
+  const PoolBlock a = Allocate(host, s, 64);
+  const PoolBlock b = Allocate(host, s, 64);
+  const PoolBlock c = Allocate(uncached, s, 64);
+  EXPECT_EQ(Allocs(), 3);
+  ASSERT_TRUE(host.give_back(a, s, false, true));
+  ASSERT_TRUE(host.give_back(b, s, false, true));
+  EXPECT_FALSE(uncached.give_back(c, s, false, true));
+  EXPECT_EQ(MemoryFree(0, ANYDEV_BK_MEMORY_DEVICE, c.handle), ANYDEV_SUCCESS);
+}
+
+TEST_F(PoolTest, ASegmentIsFreedOnlyAfterItsLastBlockAndThatBlocksStreamWork) {
+  CachingPool& pool = MakeCarvingPool();
+  auto s = MakeStream();
+  const PoolBlock a = Allocate(pool, s, 64);
+  const PoolBlock b = Allocate(pool, s, 64);
+  void* const segment = std::min(a.handle, b.handle);  // the first block starts the segment
+  ASSERT_TRUE(pool.give_back(a, s, false, true));
+  Enqueue(s);  // b is still used by the stream
+  ASSERT_TRUE(pool.give_back(b, s, true, true, UseEpoch(s)));
+  EXPECT_EQ(pool.release_cached(false), 1024u);
+  // The reclaimer hands a back to the carver at once; b waits for s.
+  for (int i = 0; i < 10000 && pool.carver_stats().blocks_out != 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_TRUE(Live(segment)) << "a segment was freed while a stream may still use a block of it";
+  EXPECT_EQ(pool.carver_stats().blocks_out, 1u);
+  Finish(s);
+  WaitUntilFreed(segment);
+  EXPECT_EQ(pool.carver_stats().segments, 0u);
+  EXPECT_EQ(LiveAllocations(), 0u);
+}
+
+TEST_F(PoolTest, ABlockOfASegmentAllocatedOnAnotherStreamWaitsForTheAllocation) {
+  CachingPool& pool = MakeCarvingPool();
+  auto s = MakeStream();
+  auto t = MakeStream();
+  Enqueue(s);  // work ahead of the segment's allocation on s
+  const PoolBlock on_s = Allocate(pool, s, 64);
+  EXPECT_EQ(StreamWaits(), 0) << "the allocating stream needs no wait";
+  const PoolBlock on_t = Allocate(pool, t, 64);
+  EXPECT_EQ(StreamWaits(), 1) << "t used the segment before its allocation on s was done";
+  Finish(s);
+  const PoolBlock later = Allocate(pool, t, 64);
+  EXPECT_EQ(StreamWaits(), 1) << "once the allocation is seen done, no stream waits any more";
+  EXPECT_EQ(Allocs(), 1);
+  for (const PoolBlock& b : {on_s, on_t, later}) ASSERT_TRUE(pool.give_back(b, s, false, true));
+}
+
+TEST_F(PoolTest, ACarvedBlockThePoolCannotCacheGoesBackToItsSegmentAfterItsStream) {
+  CachingPool& pool = MakeCarvingPool();
+  auto s = MakeStream();
+  const PoolBlock a = Allocate(pool, s, 64);
+  Enqueue(s);
+  state_.fail_event_record = true;
+  // Taken back (never memory_free of an address inside a segment), once the
+  // owner stream has finished with it.
+  EXPECT_TRUE(pool.give_back(a, s, true, true));
+  state_.fail_event_record = false;
+  {
+    std::lock_guard lock(state_.mutex);
+    EXPECT_EQ(state_.stream_syncs, 1);
+    EXPECT_TRUE(state_.freed.size() == 1 && state_.freed.front() == a.handle)
+        << "the segment, freed with its last block";
+  }
+  EXPECT_EQ(pool.stats().bytes_in_use, 0u);
+  EXPECT_EQ(pool.stats().bytes_cached, 0u);
+  EXPECT_EQ(pool.carver_stats().segments, 0u);
+}
+
+TEST_F(PoolTest, ASegmentTheBackendCannotAllocateFailsTheRequestAndChangesNothing) {
+  CachingPool& pool = MakeCarvingPool();
+  auto s = MakeStream();
+  state_.fail_next_allocs = 1;
+  PoolBlock block;
+  EXPECT_EQ(pool.allocate(s, 64, &block), ANYDEV_ERROR_OUT_OF_MEMORY);
+  EXPECT_EQ(pool.stats().bytes_in_use, 0u);
+  EXPECT_EQ(pool.carver_stats().segments, 0u);
+  const PoolBlock a = Allocate(pool, s, 64);
+  EXPECT_EQ(pool.carver_stats().segments, 1u);
+  ASSERT_TRUE(pool.give_back(a, s, false, true));
+}
+
+TEST_F(PoolTest, CarvedBlocksTrimmedFromTheCacheFreeTheirSegmentsAndNothingIsLeft) {
+  CachingPool& pool = MakeCarvingPool(/*release_threshold=*/0);
+  auto s = MakeStream();
+  std::vector<PoolBlock> blocks;
+  for (int i = 0; i < 3000; ++i) blocks.push_back(Allocate(pool, s, 1 + i % 4096));
+  Enqueue(s);
+  const std::uint16_t used = UseEpoch(s);
+  for (const PoolBlock& b : blocks) ASSERT_TRUE(pool.give_back(b, s, true, true, used));
+  Finish(s);
+  pool.release_cached(true);
+  drain_releases();
+  EXPECT_EQ(pool.carver_stats().segments, 0u);
+  EXPECT_EQ(pool.carver_stats().blocks_out, 0u);
+  EXPECT_EQ(LiveAllocations(), 0u);
 }
 
 }  // namespace

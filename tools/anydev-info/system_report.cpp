@@ -25,6 +25,8 @@ constexpr EnvVarSpec kEnvironment[] = {
      "load plugins that others may write to (group/world-writable file or folder): 0|1 (unset: 0)"},
     {"ANYDEV_LOG_LEVEL", "trace|debug|info|warn|error|critical|off (unset: warn)"},
     {"ANYDEV_POOL", "caching pools for host and device buffers: 0|1 (unset: 1)"},
+    {"ANYDEV_POOL_CARVE",
+     "device pools carve buffers up to 16 KiB out of 2 MiB driver allocations: 0|1 (unset: 1)"},
     {"ANYDEV_POOL_RELEASE_THRESHOLD",
      "cached bytes each pool keeps beyond a quarter of its bytes in use (unset: 16777216)"},
     {"ANYDEV_CPU_MLOCK", "cpu backend pins host buffers with mlock: 0|1 (unset: 1)"},

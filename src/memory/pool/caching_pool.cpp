@@ -40,7 +40,7 @@ void log_error(Args&&... args) noexcept {
 }  // namespace
 
 CachingPool::CachingPool(const Backend* backend, int device, anydev_bk_memory_kind_t kind,
-                         bool caching, std::size_t release_threshold, EventPool* events)
+                         bool caching, std::size_t release_threshold, EventPool* events, bool carve)
     : backend_(backend),
       table_(backend->table),
       device_(device),
@@ -49,6 +49,9 @@ CachingPool::CachingPool(const Backend* backend, int device, anydev_bk_memory_ki
       own_events_(events == nullptr ? std::make_unique<EventPool>(backend->table, device)
                                     : nullptr),
       events_(events == nullptr ? *own_events_ : *events),
+      carver_(carve && caching && kind == ANYDEV_BK_MEMORY_DEVICE
+                  ? std::make_unique<BlockCarver>(backend, device, events_)
+                  : nullptr),
       release_threshold_(release_threshold) {}
 
 CachingPool::~CachingPool() {
@@ -57,6 +60,7 @@ CachingPool::~CachingPool() {
 }
 
 void CachingPool::free_now(void* handle, const char* why) noexcept {
+  if (carver_ != nullptr && carver_->take_back(handle)) return;
   note_host_free(backend_, device_, kind_, handle);
   if (bk(table_).memory_free(device_, kind_, handle) != ANYDEV_SUCCESS) {
     log_error(backend_->name, ": pool: memory_free of a cached ", kind_name(kind_), " block (", why,
@@ -207,7 +211,7 @@ void CachingPool::hand_to_reclaimer(PoolNode* list, std::size_t count) noexcept 
       PoolNode* node = list;
       list = node->newer;
       release_after_shared_event(backend_, device_, node->event, kind_, node->handle,
-                                 node->size_class->bytes, &waiting_);
+                                 node->size_class->bytes, &waiting_, carver_.get());
       recycle_node(node);
     }
     return;
@@ -218,7 +222,8 @@ void CachingPool::hand_to_reclaimer(PoolNode* list, std::size_t count) noexcept 
     clear_node(node);  // keeps `newer`: the list joins the spares below
     last = node;
   }
-  release_after_events(backend_, device_, kind_, std::move(batch), &events_, &waiting_);
+  release_after_events(backend_, device_, kind_, std::move(batch), &events_, &waiting_,
+                       carver_.get());
   std::lock_guard lock(mutex_);
   last->newer = spare_nodes_;  // the list, linked through `newer`, joins the spares
   spare_nodes_ = list;
@@ -227,6 +232,9 @@ void CachingPool::hand_to_reclaimer(PoolNode* list, std::size_t count) noexcept 
 anydev_status_t CachingPool::backend_allocate(const std::shared_ptr<Stream>& stream,
                                               std::size_t bytes, void** handle, void** address) {
   if (kind_ != ANYDEV_BK_MEMORY_HOST) {
+    if (carver_ != nullptr && BlockCarver::carves(bytes)) {
+      return carver_->allocate(stream, bytes, handle, address);
+    }
     return bk(table_).device_alloc(device_, bytes, stream->native, handle, address);
   }
   const anydev_status_t s = bk(table_).host_alloc(device_, bytes, handle, address);
@@ -322,7 +330,7 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
     log_error(backend_->name, ": pool: recording the release event of a ", kind_name(kind_),
               " block failed (", last_error_message(), "); freeing it instead of caching it");
     if (in_use) forget_in_use(block.bytes);
-    return false;
+    return return_carved_now(block, owner);
   }
   PoolNode* trimmed = nullptr;
   std::size_t trimmed_count = 0;
@@ -347,10 +355,21 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
     log_error(backend_->name, ": pool: no memory for the bookkeeping of a cached ",
               kind_name(kind_), " block of ", block.bytes, " bytes; freeing it instead");
     shared_event_unref(event);
-    return false;
+    return return_carved_now(block, owner);
   }
   hand_to_reclaimer(trimmed, trimmed_count);
   return true;
+}
+
+bool CachingPool::return_carved_now(const PoolBlock& block,
+                                    const std::shared_ptr<Stream>& owner) noexcept {
+  if (carver_ == nullptr || !BlockCarver::carves(block.bytes)) return false;
+  // The owner stream's work covers every use of the block (give_back).
+  if (bk(table_).stream_synchronize(owner->native) != ANYDEV_SUCCESS) {
+    log_error(backend_->name, ": pool: stream_synchronize before taking back a carved block of ",
+              block.bytes, " bytes failed: ", last_error_message());
+  }
+  return carver_->take_back(block.handle);
 }
 
 void CachingPool::forget_in_use(std::size_t bytes) noexcept {

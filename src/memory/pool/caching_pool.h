@@ -48,6 +48,12 @@
 // those still in use by a stream, since the caller is about to fail anyway --
 // and tries once more.
 //
+// Small device blocks. A pool made with `carve` takes its blocks of the
+// smaller size classes from a BlockCarver (block_carver.h) instead of one
+// driver allocation each; whatever frees a block (a trim, release_cached,
+// the out-of-memory retry) hands it back to the carver, which frees a
+// segment with its last block.
+//
 // With caching off (ANYDEV_POOL=0) the pool only keeps statistics: every
 // request goes to the backend and give_back() hands the block to the usual
 // stream-ordered release.
@@ -83,6 +89,7 @@
 #include <vector>
 
 #include "anydev/backend.h"
+#include "memory/pool/block_carver.h"
 #include "memory/release_event.h"
 #include "memory/stream_ordered_release.h"
 #include "support/core_mutex.h"
@@ -183,8 +190,11 @@ class CachingPool {
   static constexpr int kQueriesPerRequest = 2;
 
   // `events`: the event pool of (backend, device); null: the pool makes its own.
+  // `carve`: small blocks come from a BlockCarver (device memory of a
+  // caching pool only; ignored otherwise).
   CachingPool(const Backend* backend, int device, anydev_bk_memory_kind_t kind, bool caching,
-              std::size_t release_threshold = kPoolNoTrim, EventPool* events = nullptr);
+              std::size_t release_threshold = kPoolNoTrim, EventPool* events = nullptr,
+              bool carve = false);
   ~CachingPool();  // frees the cached blocks (only tests destroy pools)
   CachingPool(const CachingPool&) = delete;
   CachingPool& operator=(const CachingPool&) = delete;
@@ -224,6 +234,9 @@ class CachingPool {
   std::size_t release_threshold() const noexcept;
 
   PoolStats stats() const;
+  // The segments behind carved blocks (all zero when the pool does not carve).
+  CarverStats carver_stats() const { return carver_ != nullptr ? carver_->stats() : CarverStats{}; }
+  bool carves() const noexcept { return carver_ != nullptr; }
   bool caching() const { return caching_; }
   // Where a release of this pool's memory that bypasses the cache (a pool
   // that does not cache, a block it refused) is counted while it waits.
@@ -257,6 +270,10 @@ class CachingPool {
   // Clears what a node held (all but its `newer` link), as a spare has it.
   static void clear_node(PoolNode* node) noexcept;
   void free_now(void* handle, const char* why) noexcept;
+  // give_back could not cache a carved block: waits for its owner stream
+  // and hands it back to the carver (it cannot go to memory_free); false
+  // when the block is not carved.
+  bool return_carved_now(const PoolBlock& block, const std::shared_ptr<Stream>& owner) noexcept;
   // Where a stream without an event pool takes its shared release events
   // (release_event.h): the process's pool, never the pool's own, which dies
   // with the pool while a stream may keep its latest release event longer.
@@ -269,6 +286,7 @@ class CachingPool {
   const bool caching_;
   const std::unique_ptr<EventPool> own_events_;  // when no event pool was given
   EventPool& events_;
+  const std::unique_ptr<BlockCarver> carver_;  // null: every block is a driver allocation
 
   mutable CoreMutex mutex_;
   std::unordered_map<std::size_t, PoolSizeClass> classes_;  // by block size; never erased

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "memory/event_pool.h"
+#include "runtime/registry.h"
 #include "support/core_mutex.h"
 #include "support/environment.h"
 #include "support/fork_guard.h"
@@ -77,6 +78,17 @@ bool pools_enabled() {
   return on;
 }
 
+bool carving_enabled() {
+  // -1: not read yet (as pools_enabled). Malformed: every backend is
+  // unavailable (core_environment_errors), so no pool is ever made.
+  static std::atomic<int> enabled{-1};
+  if (const int known = enabled.load(std::memory_order_relaxed); known >= 0) return known != 0;
+  const std::optional<std::string> value = env(kEnvPoolCarve);
+  const bool on = value ? parse_pool_setting(*value).value_or(true) : true;
+  enabled.store(on ? 1 : 0, std::memory_order_relaxed);
+  return on;
+}
+
 std::size_t default_release_threshold() {
   // No C++ static guard (fork-safe, fork_guard.h): racing threads read the
   // same value. A malformed value makes every backend unavailable
@@ -95,12 +107,14 @@ std::size_t default_release_threshold() {
 
 CachingPool& pool_for(const Backend* backend, int device, anydev_bk_memory_kind_t kind) {
   const bool caching = pools_enabled();  // outside the lock: may log
+  const bool carve = caching && kind == ANYDEV_BK_MEMORY_DEVICE && carving_enabled() &&
+                     (backend->table->flags & ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES) != 0;
   const std::size_t threshold = default_release_threshold();
   EventPool& events = event_pool_for(backend, device);  // shared with ordering and the reclaimer
   Pools& pools = Pools::instance();
   std::lock_guard lock(pools.mutex);
   if (CachingPool* pool = pools.find_locked(backend, device, kind)) return *pool;
-  auto* pool = new CachingPool(backend, device, kind, caching, threshold, &events);
+  auto* pool = new CachingPool(backend, device, kind, caching, threshold, &events, carve);
   pools.entries.push_back(Entry{backend, device, kind, pool});
   return *pool;
 }

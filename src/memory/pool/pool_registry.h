@@ -5,6 +5,10 @@
 // with 0 the pools keep statistics but cache nothing.
 // ANYDEV_POOL_RELEASE_THRESHOLD (bytes, default 16 MiB) is each new pool's
 // release threshold (CachingPool::set_release_threshold), read once too.
+// ANYDEV_POOL_CARVE (0 or 1, default 1; read once): whether caching device
+// pools of backends with ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES carve small
+// blocks out of larger driver allocations (block_carver.h); with 0 every
+// block is a driver allocation of its own.
 //
 // Fork: a child of fork() starts with fresh, empty pools; the parent's pools
 // and their cached blocks are left untouched (they belong to the parent).
@@ -30,6 +34,9 @@ std::size_t default_release_threshold();
 
 // Whether the pools cache (ANYDEV_POOL, read once).
 bool pools_enabled();
+
+// Whether caching device pools carve small blocks (ANYDEV_POOL_CARVE, read once).
+bool carving_enabled();
 
 // The pool of (backend, device, kind); made on first use.
 CachingPool& pool_for(const Backend* backend, int device, anydev_bk_memory_kind_t kind);

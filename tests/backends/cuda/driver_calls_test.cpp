@@ -18,6 +18,8 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -25,6 +27,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "anydev/anydev.h"
@@ -43,6 +46,12 @@ std::string last_error() { return anydev_last_error_message(); }
 bool modules_refused() {
   const char* text = std::getenv("ANYDEV_CUDA_EMULATOR_NO_MODULES");
   return text != nullptr && std::strcmp(text, "1") == 0;
+}
+
+// ANYDEV_POOL_CARVE=0: every device buffer is a driver allocation of its own.
+bool carving_off() {
+  const char* text = std::getenv("ANYDEV_POOL_CARVE");
+  return text != nullptr && std::strcmp(text, "0") == 0;
 }
 
 // ANYDEV_CUDA_EMULATOR_STREAM_CONTEXT: 0, 1 or 2 (emu_config.h).
@@ -321,6 +330,61 @@ TEST_F(DriverCalls, ABufferUsedAfterAReleaseGetsItsOwnReleaseEvent) {
     ASSERT_OK(anydev_buffer_release(b));
   });
   EXPECT_EQ(calls, "cuMemsetD8Async=1 cuEventRecord=2");
+}
+
+// How many times the calls text ("cuMemFree=3 ...") says `name` was called.
+int count_of(const std::string& calls, const std::string& name) {
+  const std::string key = name + "=";
+  for (std::size_t at = calls.find(key); at != std::string::npos; at = calls.find(key, at + 1)) {
+    if (at == 0 || calls[at - 1] == ' ') return std::atoi(calls.c_str() + at + key.size());
+  }
+  return 0;
+}
+
+// Small device buffers are carved out of 2 MiB driver allocations
+// (src/memory/pool/block_carver.h): 300 buffers of 16 KiB, 128 to a segment,
+// are three cuMemAllocFromPoolAsync (each with the event that marks it
+// allocated), not 300; each holds exactly its own bytes; and once the pool's
+// cache is released, the three segments go back to the driver. With
+// ANYDEV_POOL_CARVE=0, one allocation and one free per buffer.
+TEST_F(DriverCalls, SmallDeviceBuffersAreCarvedOutOfFewDriverAllocations) {
+  // Device 1: no other test releases blocks into its pool, so the cache
+  // released below holds only these.
+  World& w = *world;
+  constexpr int kBuffers = 300;
+  constexpr std::size_t kSmall = std::size_t{16} << 10;  // a size no other test here uses
+  const int driver_allocations = carving_off() ? kBuffers : 3;
+  emulator->reset();
+  std::vector<anydev_buffer_t> buffers(kBuffers, nullptr);
+  for (anydev_buffer_t& b : buffers) {
+    ASSERT_OK(anydev_buffer_create(w.c1, ANYDEV_MEMORY_DEVICE, ANYDEV_DTYPE_UINT8, kSmall, &b));
+  }
+  const std::string made = emulator->text();
+  EXPECT_EQ(count_of(made, "cuMemAllocFromPoolAsync"), driver_allocations) << made;
+  // Under rule 2 a record is refused while device 1's context is not
+  // current, and made once more in it (gpu_objects.h, call_on_stream).
+  const int records_per_segment = stream_context_rule() == 2 ? 2 : 1;
+  EXPECT_EQ(count_of(made, "cuEventRecord"), carving_off() ? 0 : 3 * records_per_segment) << made;
+  for (int i = 0; i < kBuffers; ++i) fill(w.c1, buffers[i], 1, {static_cast<unsigned char>(i)});
+  std::vector<unsigned char> bytes(kSmall);
+  for (int i = 0; i < kBuffers; ++i) {
+    ASSERT_OK(anydev_enqueue_copy_to_host(w.c1, bytes.data(), kSmall, buffers[i]));
+    ASSERT_OK(anydev_context_synchronize(w.c1));
+    ASSERT_EQ(std::count(bytes.begin(), bytes.end(), static_cast<unsigned char>(i)),
+              static_cast<std::ptrdiff_t>(kSmall))
+        << "buffer " << i << " does not hold exactly its own fill";
+  }
+  emulator->reset();
+  for (anydev_buffer_t b : buffers) ASSERT_OK(anydev_buffer_release(b));
+  ASSERT_OK(anydev_context_synchronize(w.c1));
+  ASSERT_OK(anydev_context_release_cached_memory(w.c1));
+  // The core's reclaimer frees them; bounded by the test's timeout.
+  std::string freed = emulator->text();
+  while (count_of(freed, "cuMemFree") < driver_allocations) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    freed = emulator->text();
+  }
+  EXPECT_EQ(count_of(freed, "cuMemFree"), driver_allocations) << freed;
 }
 
 // Plain events are created with CU_EVENT_DISABLE_TIMING (timing costs the

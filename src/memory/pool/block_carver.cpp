@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "memory/pool/block_carver.h"
+
+#include <mutex>
+#include <utility>
+
+#include "memory/event_pool.h"
+#include "memory/stream.h"
+#include "runtime/registry.h"
+#include "support/backend_calls.h"
+#include "support/logging.h"
+#include "support/status.h"
+
+namespace anydev::core {
+
+// One driver allocation cut into blocks of one size. Blocks never handed out
+// yet are those from `fresh` on; the others that came back are on the free
+// stack. Guarded by the carver's mutex.
+struct BlockCarver::Segment {
+  void* handle = nullptr;
+  void* address = nullptr;  // host-visible address of the segment (null: none)
+  SizeClass* size_class = nullptr;
+  std::uint32_t capacity = 0;  // blocks in the segment
+  std::uint32_t out = 0;       // blocks handed out
+  std::uint32_t fresh = 0;     // blocks [fresh, capacity) never handed out
+  std::uint32_t free_top = 0;  // entries on free_stack
+  std::unique_ptr<std::uint16_t[]> free_stack;
+  // Recorded on `made_on` after the allocation; null once seen complete.
+  anydev_bk_event_t ready = nullptr;
+  std::weak_ptr<Stream> made_on;  // identity only: never locked
+  Segment* prev = nullptr;        // in its class's with_room list
+  Segment* next = nullptr;
+  bool listed = false;
+};
+
+namespace {
+
+bool same_stream(const std::weak_ptr<Stream>& a, const std::shared_ptr<Stream>& b) {
+  return !a.owner_before(b) && !b.owner_before(a);
+}
+
+// Release paths must not throw: a message that cannot be built is dropped.
+template <class... Args>
+void log_error(Args&&... args) noexcept {
+  try {
+    log(ANYDEV_LOG_ERROR, cat(std::forward<Args>(args)...));
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+BlockCarver::BlockCarver(const Backend* backend, int device, EventPool& events)
+    : backend_(backend), table_(backend->table), device_(device), events_(events) {}
+
+BlockCarver::~BlockCarver() {
+  std::map<std::uintptr_t, std::unique_ptr<Segment>> segments;
+  {
+    std::lock_guard lock(mutex_);
+    segments.swap(by_base_);
+  }
+  for (auto& [base, segment] : segments) free_segment(std::move(segment));
+}
+
+void BlockCarver::link(SizeClass& size_class, Segment* segment) noexcept {
+  segment->prev = nullptr;
+  segment->next = size_class.with_room;
+  if (size_class.with_room != nullptr) size_class.with_room->prev = segment;
+  size_class.with_room = segment;
+  segment->listed = true;
+}
+
+void BlockCarver::unlink(SizeClass& size_class, Segment* segment) noexcept {
+  (segment->prev != nullptr ? segment->prev->next : size_class.with_room) = segment->next;
+  if (segment->next != nullptr) segment->next->prev = segment->prev;
+  segment->prev = segment->next = nullptr;
+  segment->listed = false;
+}
+
+BlockCarver::SizeClass& BlockCarver::class_locked(std::size_t block_bytes) {
+  auto [entry, added] = classes_.try_emplace(block_bytes);
+  if (added) entry->second.bytes = block_bytes;
+  return entry->second;
+}
+
+anydev_status_t BlockCarver::new_segment(const std::shared_ptr<Stream>& stream,
+                                         std::size_t block_bytes, std::unique_ptr<Segment>* out) {
+  auto segment = std::make_unique<Segment>();
+  segment->capacity = static_cast<std::uint32_t>(kSegmentBytes / block_bytes);
+  segment->free_stack = std::make_unique<std::uint16_t[]>(segment->capacity);
+  if (const anydev_status_t s = bk(table_).device_alloc(device_, kSegmentBytes, stream->native,
+                                                        &segment->handle, &segment->address);
+      s != ANYDEV_SUCCESS) {
+    return s;
+  }
+  // Ordered on `stream`: another stream waits for this event (Lifetime).
+  anydev_status_t s = events_.take(&segment->ready);
+  if (s == ANYDEV_SUCCESS) {
+    s = bk(table_).event_record(segment->ready, stream->native);
+    if (s != ANYDEV_SUCCESS) {
+      events_.give_back(segment->ready);
+      segment->ready = nullptr;
+    }
+  }
+  // Without an event: wait here until the allocation is done, once.
+  if (s != ANYDEV_SUCCESS) s = bk(table_).stream_synchronize(stream->native);
+  if (s != ANYDEV_SUCCESS) {
+    const std::string why = last_error_message();
+    free_segment(std::move(segment));
+    return set_error(s, cat("making a ", kSegmentBytes, "-byte segment for ", block_bytes,
+                            "-byte blocks ready: ", why));
+  }
+  segment->made_on = stream;
+  *out = std::move(segment);
+  return ANYDEV_SUCCESS;
+}
+
+void BlockCarver::free_segment(std::unique_ptr<Segment> segment) noexcept {
+  if (segment->ready != nullptr) {
+    // Complete or not, nothing waits on it any more (Lifetime).
+    events_.give_back(segment->ready);
+    segment->ready = nullptr;
+  }
+  if (bk(table_).memory_free(device_, ANYDEV_BK_MEMORY_DEVICE, segment->handle) != ANYDEV_SUCCESS) {
+    log_error(backend_->name, ": pool: memory_free of a ", kSegmentBytes,
+              "-byte segment of carved blocks failed: ", last_error_message());
+  }
+}
+
+anydev_status_t BlockCarver::ready_for_locked(Segment& segment,
+                                              const std::shared_ptr<Stream>& stream) {
+  if (segment.ready == nullptr || same_stream(segment.made_on, stream)) return ANYDEV_SUCCESS;
+  int complete = 0;
+  if (bk(table_).event_query(segment.ready, &complete) == ANYDEV_SUCCESS && complete != 0) {
+    events_.give_back(segment.ready);
+    segment.ready = nullptr;
+    return ANYDEV_SUCCESS;
+  }
+  return bk(table_).stream_wait_event(stream->native, segment.ready);
+}
+
+anydev_status_t BlockCarver::allocate(const std::shared_ptr<Stream>& stream,
+                                      std::size_t block_bytes, void** handle, void** address) {
+  std::unique_ptr<Segment> made;
+  for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      SizeClass& size_class = class_locked(block_bytes);
+      if (made != nullptr) {
+        Segment* segment = made.get();
+        segment->size_class = &size_class;
+        by_base_.emplace(reinterpret_cast<std::uintptr_t>(segment->handle), std::move(made));
+        link(size_class, segment);
+      }
+      if (Segment* segment = size_class.with_room) {
+        if (const anydev_status_t s = ready_for_locked(*segment, stream); s != ANYDEV_SUCCESS) {
+          return s;
+        }
+        const std::uint32_t index =
+            segment->free_top > 0 ? segment->free_stack[--segment->free_top] : segment->fresh++;
+        if (++segment->out == segment->capacity) unlink(size_class, segment);
+        ++blocks_out_;
+        const std::size_t offset = std::size_t{index} * block_bytes;
+        *handle = static_cast<char*>(segment->handle) + offset;
+        *address =
+            segment->address != nullptr ? static_cast<char*>(segment->address) + offset : nullptr;
+        return ANYDEV_SUCCESS;
+      }
+    }
+    // No room: a new segment, made outside the lock (a driver call).
+    if (const anydev_status_t s = new_segment(stream, block_bytes, &made); s != ANYDEV_SUCCESS) {
+      return s;
+    }
+  }
+}
+
+bool BlockCarver::take_back(void* handle) noexcept {
+  const auto at = reinterpret_cast<std::uintptr_t>(handle);
+  std::unique_ptr<Segment> empty;
+  {
+    std::lock_guard lock(mutex_);
+    auto found = by_base_.upper_bound(at);
+    if (found == by_base_.begin()) return false;
+    --found;
+    Segment& segment = *found->second;
+    const std::size_t offset = at - found->first;
+    const std::size_t block_bytes = segment.size_class->bytes;
+    if (offset >= std::size_t{segment.capacity} * block_bytes || offset % block_bytes != 0) {
+      return false;
+    }
+    segment.free_stack[segment.free_top++] = static_cast<std::uint16_t>(offset / block_bytes);
+    --blocks_out_;
+    if (segment.out-- == segment.capacity) link(*segment.size_class, &segment);
+    if (segment.out == 0) {
+      unlink(*segment.size_class, &segment);
+      empty = std::move(found->second);
+      by_base_.erase(found);
+    }
+  }
+  if (empty != nullptr) free_segment(std::move(empty));
+  return true;
+}
+
+CarverStats BlockCarver::stats() const {
+  std::lock_guard lock(mutex_);
+  CarverStats stats;
+  stats.segments = by_base_.size();
+  stats.bytes_reserved = by_base_.size() * kSegmentBytes;
+  stats.blocks_out = blocks_out_;
+  return stats;
+}
+
+}  // namespace anydev::core

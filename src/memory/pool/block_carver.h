@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// BlockCarver: the small device blocks of a caching pool, carved out of
+// larger driver allocations (segments), so that a small buffer that misses
+// the pool's cache costs no driver call and no driver record.
+//
+// Which pools carve. A device pool that caches, on a backend whose device
+// memory handles are addresses (ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES: a
+// block's handle is its segment's plus the block's offset, so copies,
+// fills, graphs and DLPack see an ordinary pointer), unless ANYDEV_POOL_CARVE
+// is 0 (pool_registry.h). Blocks of size classes up to kLargestBlock come from
+// kSegmentBytes segments of one class each; larger classes and every other
+// pool go to the backend as before. Memory shared between processes never
+// comes from a pool (anydev_buffer_create_shareable), so no carved block is
+// ever exported.
+//
+// Lifetime. The pool hands a block back here only once every use of it has
+// completed (its release event, caching_pool.h); a segment goes back to the
+// driver when its last block comes back, so a segment is freed only after the
+// work on every block in it. A segment allocated in order on one stream
+// (cuMemAllocFromPoolAsync) is not yet usable by another: it keeps an event
+// recorded after its allocation, and a block handed to another stream makes
+// that stream wait for it until it is seen complete.
+//
+// Ownership: the carver owns its segments (freed through the backend table)
+// and their events (from the device's event pool); blocks handed out are the
+// pool's until taken back. Thread-safe: one mutex, held for bookkeeping and
+// for at most one event query or stream wait per request (driver allocations
+// and frees are made outside it).
+#ifndef ANYDEV_SRC_MEMORY_POOL_BLOCK_CARVER_H_
+#define ANYDEV_SRC_MEMORY_POOL_BLOCK_CARVER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include "anydev/backend.h"
+#include "memory/stream_ordered_release.h"
+#include "support/core_mutex.h"
+
+namespace anydev::core {
+
+struct Backend;
+struct Stream;
+class EventPool;
+
+// What a carver holds (statistics, tests).
+struct CarverStats {
+  std::size_t segments = 0;        // driver allocations held
+  std::size_t bytes_reserved = 0;  // their bytes
+  std::size_t blocks_out = 0;      // blocks handed out and not yet taken back
+};
+
+class BlockCarver final : public MemoryReturn {
+ public:
+  // A segment: one driver allocation. 2 MiB: a large page on every GPU, and
+  // 4096 blocks of the smallest class (block indices fit 16 bits).
+  static constexpr std::size_t kSegmentBytes = std::size_t{2} << 20;
+  // The largest block carved: larger requests are few per MiB, so a driver
+  // allocation each costs little beside the bytes they move.
+  static constexpr std::size_t kLargestBlock = std::size_t{16} << 10;
+
+  // `events`: the device's event pool (segments' readiness events).
+  BlockCarver(const Backend* backend, int device, EventPool& events);
+  ~BlockCarver();  // frees every segment (only tests destroy pools)
+  BlockCarver(const BlockCarver&) = delete;
+  BlockCarver& operator=(const BlockCarver&) = delete;
+
+  // Whether blocks of `block_bytes` (a pool size class) are carved.
+  static bool carves(std::size_t block_bytes) noexcept { return block_bytes <= kLargestBlock; }
+
+  // A block of `block_bytes` (carves() holds) for use by `stream`: from a
+  // segment of that size with room, else from a new one (device_alloc of
+  // kSegmentBytes on `stream`). On failure the backend's status with its
+  // last error set; nothing changed.
+  anydev_status_t allocate(const std::shared_ptr<Stream>& stream, std::size_t block_bytes,
+                           void** handle, void** address);
+
+  // Takes back a block whose every use has completed: true when `handle`
+  // is one of this carver's blocks. Frees the segment when it was the last
+  // block out of it. Never throws.
+  bool take_back(void* handle) noexcept override;
+
+  CarverStats stats() const;
+
+ private:
+  struct Segment;
+  // The segments of one block size that have room, most recently made first.
+  struct SizeClass {
+    std::size_t bytes = 0;
+    Segment* with_room = nullptr;
+  };
+
+  SizeClass& class_locked(std::size_t block_bytes);
+  // Makes `stream` able to use `segment`'s memory (see Lifetime). Under mutex_.
+  anydev_status_t ready_for_locked(Segment& segment, const std::shared_ptr<Stream>& stream);
+  anydev_status_t new_segment(const std::shared_ptr<Stream>& stream, std::size_t block_bytes,
+                              std::unique_ptr<Segment>* out);
+  void free_segment(std::unique_ptr<Segment> segment) noexcept;
+  static void link(SizeClass& size_class, Segment* segment) noexcept;
+  static void unlink(SizeClass& size_class, Segment* segment) noexcept;
+
+  const Backend* const backend_;
+  const anydev_backend_table_t* const table_;
+  const int device_;
+  EventPool& events_;
+
+  mutable CoreMutex mutex_;
+  std::map<std::size_t, SizeClass> classes_;  // by block size; never erased (segments point here)
+  std::map<std::uintptr_t, std::unique_ptr<Segment>> by_base_;  // every segment, by handle
+  std::size_t blocks_out_ = 0;
+};
+
+}  // namespace anydev::core
+
+#endif  // ANYDEV_SRC_MEMORY_POOL_BLOCK_CARVER_H_
