@@ -24,7 +24,10 @@
 //             (the first also grows the process's memory); host memory per live
 //             handle (mallinfo2 heap growth, and resident-set growth less
 //             the buffers' own bytes; on a backend other than cpu it holds
-//             what the vendor's library keeps per allocation too); baselines:
+//             what the vendor's library keeps per allocation too) and the
+//             device memory the driver allocated for them, per buffer (from
+//             the pool's statistics: an emulator or PoCL keeps it on the
+//             heap); baselines:
 //             malloc + free of 64 bytes
 //             at the same live counts, and the records baseline (touch_*:
 //             the same records made, written, counted and freed in the same
@@ -282,6 +285,7 @@ void suite_enqueue(anydev_context_t ctx, bool quick, std::string& json) {
 struct BufferPass {
   double create = 0, sub = 0, release = 0, malloc_free = 0;
   double heap_per = 0, rss_per = 0;
+  double device_per = 0;  // device memory the driver allocated for them, per buffer
   double touch_create = 0, touch_sub = 0, touch_release = 0;  // the records baseline
 };
 
@@ -337,10 +341,18 @@ void touch_pass(std::size_t n, BufferPass& p) {
   p.touch_release = since(start) / (2.0 * static_cast<double>(n));
 }
 
+anydev_pool_stats_t device_pool_stats(anydev_context_t ctx) {
+  anydev_pool_stats_t stats{};
+  stats.struct_size = sizeof(stats);
+  check(anydev_context_pool_stats(ctx, ANYDEV_MEMORY_DEVICE, &stats), "pool_stats");
+  return stats;
+}
+
 BufferPass buffer_pass(anydev_context_t ctx, std::size_t n, std::size_t bytes) {
   BufferPass p;
   std::vector<anydev_buffer_t> buffers(n), views(n);
   check(anydev_context_synchronize(ctx), "synchronize");
+  const anydev_pool_stats_t pool_before = device_pool_stats(ctx);
   const std::size_t heap_before = heap_bytes();
   const std::size_t rss_before = resident_bytes();
   auto start = Clock::now();
@@ -352,6 +364,7 @@ BufferPass buffer_pass(anydev_context_t ctx, std::size_t n, std::size_t bytes) {
   check(anydev_context_synchronize(ctx), "synchronize");
   const std::size_t heap_live = heap_bytes();
   const std::size_t rss_live = resident_bytes();
+  const anydev_pool_stats_t pool_live = device_pool_stats(ctx);
   start = Clock::now();
   for (std::size_t i = 0; i < n; ++i) {
     check(anydev_buffer_create_sub_buffer(buffers[i], ANYDEV_DTYPE_UINT8, 16, 32, &views[i]),
@@ -374,6 +387,14 @@ BufferPass buffer_pass(anydev_context_t ctx, std::size_t n, std::size_t bytes) {
   p.heap_per = (static_cast<double>(heap_live) - static_cast<double>(heap_before)) / count;
   p.rss_per = (static_cast<double>(rss_live) - static_cast<double>(rss_before)) / count -
               static_cast<double>(bytes);
+  // Carved blocks: the segments made for them; otherwise a driver
+  // allocation of the block's size each.
+  const double device = pool_live.bytes_in_segments > 0
+                            ? static_cast<double>(pool_live.bytes_in_segments) -
+                                  static_cast<double>(pool_before.bytes_in_segments)
+                            : static_cast<double>(pool_live.bytes_in_use) -
+                                  static_cast<double>(pool_before.bytes_in_use);
+  p.device_per = std::max(0.0, device) / count;
   return p;
 }
 
@@ -422,19 +443,21 @@ void suite_buffers(anydev_context_t ctx, bool quick, std::size_t max_live, std::
           "set_pool_release_threshold");
     check(anydev_context_release_cached_memory(ctx), "release_cached_memory");
     char row[1024];
-    std::snprintf(
-        row, sizeof row,
-        "%s{\"live\": %zu, \"create_ns\": %.1f, \"sub_buffer_ns\": %.1f, "
-        "\"release_ns\": %.1f, \"malloc_free_ns\": %.1f, \"first_create_ns\": %.1f, "
-        "\"heap_bytes_per_handle\": %.1f, \"rss_bytes_per_handle\": %.1f, "
-        "\"touch_create_ns\": %.1f, \"touch_sub_buffer_ns\": %.1f, "
-        "\"touch_release_ns\": %.1f, \"keep_create_ns\": %.1f, "
-        "\"keep_sub_buffer_ns\": %.1f, \"keep_release_ns\": %.1f}",
-        first ? "" : ", ", n, std::min(a.create, b.create) * 1e9, std::min(a.sub, b.sub) * 1e9,
-        std::min(a.release, b.release) * 1e9, std::min(a.malloc_free, b.malloc_free) * 1e9,
-        a.create * 1e9, a.heap_per, a.rss_per, std::min(a.touch_create, b.touch_create) * 1e9,
-        std::min(a.touch_sub, b.touch_sub) * 1e9, std::min(a.touch_release, b.touch_release) * 1e9,
-        keep.create * 1e9, keep.sub * 1e9, keep.release * 1e9);
+    std::snprintf(row, sizeof row,
+                  "%s{\"live\": %zu, \"create_ns\": %.1f, \"sub_buffer_ns\": %.1f, "
+                  "\"release_ns\": %.1f, \"malloc_free_ns\": %.1f, \"first_create_ns\": %.1f, "
+                  "\"heap_bytes_per_handle\": %.1f, \"rss_bytes_per_handle\": %.1f, "
+                  "\"device_bytes_per_handle\": %.1f, "
+                  "\"touch_create_ns\": %.1f, \"touch_sub_buffer_ns\": %.1f, "
+                  "\"touch_release_ns\": %.1f, \"keep_create_ns\": %.1f, "
+                  "\"keep_sub_buffer_ns\": %.1f, \"keep_release_ns\": %.1f}",
+                  first ? "" : ", ", n, std::min(a.create, b.create) * 1e9,
+                  std::min(a.sub, b.sub) * 1e9, std::min(a.release, b.release) * 1e9,
+                  std::min(a.malloc_free, b.malloc_free) * 1e9, a.create * 1e9, a.heap_per,
+                  a.rss_per, a.device_per, std::min(a.touch_create, b.touch_create) * 1e9,
+                  std::min(a.touch_sub, b.touch_sub) * 1e9,
+                  std::min(a.touch_release, b.touch_release) * 1e9, keep.create * 1e9,
+                  keep.sub * 1e9, keep.release * 1e9);
     json += row;
     first = false;
   }

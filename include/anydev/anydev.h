@@ -348,13 +348,18 @@ typedef struct anydev_pool_stats_t {
   size_t peak_bytes_in_use; /* highest bytes_in_use since the pool was made */
   uint64_t allocation_count;
   uint64_t cache_hits;   /* allocations served from the cache */
-  uint64_t cache_misses; /* allocations that reached the backend */
+  uint64_t cache_misses; /* allocations not served from the cache */
   /* Released blocks whose stream work has not finished, waiting to be freed
    * by a core thread (bounded: docs/memory-pools.md). Filled when
    * struct_size covers them; a caller built against the struct without
    * these fields gets the others. */
   size_t bytes_waiting_for_release;
   uint64_t blocks_waiting_for_release;
+  /* Device memory held in the segments that small blocks are carved from
+   * (0 when the pool does not carve, docs/memory-pools.md): what the driver
+   * holds for the carved blocks among bytes_in_use and bytes_cached. Filled
+   * when struct_size covers it. */
+  size_t bytes_in_segments;
 } anydev_pool_stats_t;
 
 /* The pool of ctx's device and backend for that kind. */

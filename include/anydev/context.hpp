@@ -159,7 +159,8 @@ class DeviceContext {
                      stats.cache_hits,
                      stats.cache_misses,
                      stats.bytes_waiting_for_release,
-                     stats.blocks_waiting_for_release};
+                     stats.blocks_waiting_for_release,
+                     stats.bytes_in_segments};
   }
   // This process's host memory from the device and its locked part.
   HostMemoryLocks host_memory_locks() const {

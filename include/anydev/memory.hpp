@@ -41,6 +41,7 @@ struct PoolStats {
   std::uint64_t cache_misses;
   std::size_t bytes_waiting_for_release;     // freed, waiting for their stream work
   std::uint64_t blocks_waiting_for_release;  // (bounded: docs/memory-pools.md)
+  std::size_t bytes_in_segments;             // device memory small blocks are carved from
 };
 
 // Host memory held from one device (live host buffers, taken pointers and

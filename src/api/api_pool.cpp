@@ -49,10 +49,14 @@ anydev_status_t anydev_context_pool_stats(anydev_context_t ctx, anydev_memory_ki
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "out->struct_size is ", out->struct_size,
                 ", expected at least ", kFirstSize);
   }
-  const bool with_waiting = out->struct_size >= sizeof(anydev_pool_stats_t);
+  const bool with_waiting =
+      out->struct_size >= offsetof(anydev_pool_stats_t, blocks_waiting_for_release) +
+                              sizeof(out->blocks_waiting_for_release);
+  const bool with_segments = out->struct_size >= sizeof(anydev_pool_stats_t);
   return guarded(op, [&] {
     const ContextState& state = *ctx->state;
-    const PoolStats stats = pool_for(state.backend, state.device, backend_kind(kind)).stats();
+    const CachingPool& pool = pool_for(state.backend, state.device, backend_kind(kind));
+    const PoolStats stats = pool.stats();
     out->bytes_in_use = stats.bytes_in_use;
     out->bytes_cached = stats.bytes_cached;
     out->peak_bytes_in_use = stats.peak_bytes_in_use;
@@ -63,6 +67,7 @@ anydev_status_t anydev_context_pool_stats(anydev_context_t ctx, anydev_memory_ki
       out->bytes_waiting_for_release = stats.bytes_waiting;
       out->blocks_waiting_for_release = stats.blocks_waiting;
     }
+    if (with_segments) out->bytes_in_segments = pool.carver_stats().bytes_reserved;
     return ANYDEV_SUCCESS;
   });
 }

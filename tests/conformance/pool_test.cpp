@@ -6,6 +6,7 @@
 // pools first (release_cached_memory) so that blocks left by earlier tests do
 // not count. With ANYDEV_POOL=0 (ctest conformance-pool-off) the same tests
 // check that nothing is cached.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -366,6 +367,43 @@ TEST_P(PoolTest, StatisticsFillTheStructOfAnOlderCaller) {
   EXPECT_EQ(stats.allocation_count, stats.cache_hits + stats.cache_misses);
   EXPECT_EQ(stats.bytes_waiting_for_release, 12345u) << "written past an older caller's struct";
   EXPECT_EQ(stats.blocks_waiting_for_release, 678u) << "written past an older caller's struct";
+  // A caller built before bytes_in_segments gets the waiting fields only.
+  stats.struct_size = offsetof(anydev_pool_stats_t, bytes_in_segments);
+  stats.bytes_in_segments = 4321;
+  ASSERT_EQ(anydev_context_pool_stats(ctx().handle(), ANYDEV_MEMORY_DEVICE, &stats), ANYDEV_SUCCESS)
+      << anydev_last_error_message();
+  EXPECT_EQ(stats.bytes_in_segments, 4321u) << "written past an older caller's struct";
+}
+
+// Small device buffers are carved out of 2 MiB segments where the backend's
+// device handles are addresses (cuda, hip, level_zero; memory-pools.md),
+// unless carving or the pools are off; bytes_in_segments says what the
+// driver holds for them, and each buffer still holds exactly its own bytes.
+TEST_P(PoolTest, SegmentsOfCarvedBlocksAreCounted) {
+  auto before = ctx().pool_stats(anydev::MemoryKind::device);
+  std::vector<anydev::DeviceBuffer<std::uint8_t>> buffers;
+  for (int i = 0; i < 64; ++i) buffers.push_back(ctx().enqueue_create_buffer<std::uint8_t>(100));
+  for (int i = 0; i < 64; ++i) ctx().enqueue_memset(buffers[i], static_cast<std::uint8_t>(i + 1));
+  std::vector<std::uint8_t> bytes(100);
+  for (int i = 0; i < 64; ++i) {
+    ctx().enqueue_copy(bytes.data(), buffers[i]);
+    ctx().synchronize();
+    ASSERT_EQ(std::count(bytes.begin(), bytes.end(), static_cast<std::uint8_t>(i + 1)), 100)
+        << "buffer " << i;
+  }
+  const auto live = ctx().pool_stats(anydev::MemoryKind::device);
+  const std::string& backend = api();
+  const char* carve = std::getenv("ANYDEV_POOL_CARVE");
+  const bool carving_disabled = carve != nullptr && std::string(carve) == "0";
+  const bool carves = anydev::pool_enabled() && !carving_disabled &&
+                      (backend == "cuda" || backend == "hip" || backend == "level_zero");
+  if (carves) {
+    EXPECT_GE(live.bytes_in_segments, std::size_t{2} << 20) << backend;
+    EXPECT_LE(live.bytes_in_segments, before.bytes_in_segments + (std::size_t{2} << 20))
+        << "64 blocks of 512 bytes fit one segment";
+  } else {
+    EXPECT_EQ(live.bytes_in_segments, 0u) << backend << " does not carve";
+  }
 }
 
 ANYDEV_CONFORMANCE_SUITE(PoolTest);

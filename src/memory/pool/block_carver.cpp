@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "memory/pool/block_carver.h"
 
+#include <algorithm>
 #include <mutex>
+#include <new>
 #include <utility>
 
 #include "memory/event_pool.h"
@@ -24,6 +26,10 @@ struct BlockCarver::Segment {
   std::uint32_t out = 0;       // blocks handed out
   std::uint32_t fresh = 0;     // blocks [fresh, capacity) never handed out
   std::uint32_t free_top = 0;  // entries on free_stack
+  // Room for `fresh` entries (grown as blocks are first handed out, so a
+  // segment that is mostly unused costs little host memory): a block taken
+  // back never needs an allocation.
+  std::uint32_t stack_room = 0;
   std::unique_ptr<std::uint16_t[]> free_stack;
   // Recorded on `made_on` after the allocation; null once seen complete.
   anydev_bk_event_t ready = nullptr;
@@ -87,7 +93,6 @@ anydev_status_t BlockCarver::new_segment(const std::shared_ptr<Stream>& stream,
                                          std::size_t block_bytes, std::unique_ptr<Segment>* out) {
   auto segment = std::make_unique<Segment>();
   segment->capacity = static_cast<std::uint32_t>(kSegmentBytes / block_bytes);
-  segment->free_stack = std::make_unique<std::uint16_t[]>(segment->capacity);
   if (const anydev_status_t s = bk(table_).device_alloc(device_, kSegmentBytes, stream->native,
                                                         &segment->handle, &segment->address);
       s != ANYDEV_SUCCESS) {
@@ -155,6 +160,19 @@ anydev_status_t BlockCarver::allocate(const std::shared_ptr<Stream>& stream,
       if (Segment* segment = size_class.with_room) {
         if (const anydev_status_t s = ready_for_locked(*segment, stream); s != ANYDEV_SUCCESS) {
           return s;
+        }
+        if (segment->free_top == 0 && segment->fresh == segment->stack_room) {
+          // The stack is empty: a larger one replaces it, nothing to copy.
+          const std::uint32_t room =
+              std::min(segment->capacity, std::max<std::uint32_t>(64, 2 * segment->stack_room));
+          std::unique_ptr<std::uint16_t[]> stack(new (std::nothrow) std::uint16_t[room]);
+          if (stack == nullptr) {
+            return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
+                             cat("no host memory for the bookkeeping of ", room, " blocks of ",
+                                 block_bytes, " bytes"));
+          }
+          segment->free_stack = std::move(stack);
+          segment->stack_room = room;
         }
         const std::uint32_t index =
             segment->free_top > 0 ? segment->free_stack[--segment->free_top] : segment->fresh++;
