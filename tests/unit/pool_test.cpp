@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -59,6 +60,7 @@ struct Fake {
   std::vector<std::thread::id> free_threads;  // who called memory_free
   int live_events = 0;
   int stream_waits = 0;  // stream_wait_event calls
+  bool fail_stream_wait = false;
   int stream_syncs = 0;  // stream_synchronize calls
   std::uintptr_t next_address = 0x10000;
 
@@ -144,6 +146,7 @@ anydev_status_t EventSynchronize(anydev_bk_event_t event) {
 anydev_status_t StreamWaitEvent(anydev_bk_stream_t, anydev_bk_event_t) {
   std::lock_guard lock(fake->mutex);
   ++fake->stream_waits;
+  if (fake->fail_stream_wait) return set_error(ANYDEV_ERROR_DEVICE, "fake: wait failed");
   return ANYDEV_SUCCESS;
 }
 // Finishes the stream's work (the test's streams only run when told).
@@ -1076,6 +1079,25 @@ TEST_F(PoolTest, ABlockOfASegmentAllocatedOnAnotherStreamWaitsForTheAllocation) 
   for (const PoolBlock& b : {on_s, on_t, later}) ASSERT_TRUE(pool.give_back(b, s, false, true));
 }
 
+TEST_F(PoolTest, AFailedWaitForTheSegmentsAllocationFailsTheRequestAndChangesNothing) {
+  CachingPool& pool = MakeCarvingPool();
+  auto s = MakeStream();
+  auto t = MakeStream();
+  Enqueue(s);
+  const PoolBlock on_s = Allocate(pool, s, 64);
+  state_.fail_stream_wait = true;
+  PoolBlock on_t;
+  EXPECT_EQ(pool.allocate(t, 64, &on_t), ANYDEV_ERROR_DEVICE);
+  state_.fail_stream_wait = false;
+  EXPECT_NE(last_error_message().find("fake: wait failed"), std::string::npos)
+      << last_error_message();
+  EXPECT_EQ(pool.stats().bytes_in_use, 512u);
+  EXPECT_EQ(pool.carver_stats().blocks_out, 1u) << "the block of the failed request is back";
+  const PoolBlock retried = Allocate(pool, t, 64);
+  EXPECT_NE(retried.handle, on_s.handle);
+  for (const PoolBlock& b : {on_s, retried}) ASSERT_TRUE(pool.give_back(b, s, false, true));
+}
+
 TEST_F(PoolTest, ACarvedBlockThePoolCannotCacheGoesBackToItsSegmentAfterItsStream) {
   CachingPool& pool = MakeCarvingPool();
   auto s = MakeStream();
@@ -1097,17 +1119,90 @@ TEST_F(PoolTest, ACarvedBlockThePoolCannotCacheGoesBackToItsSegmentAfterItsStrea
   EXPECT_EQ(pool.carver_stats().segments, 0u);
 }
 
-TEST_F(PoolTest, ASegmentTheBackendCannotAllocateFailsTheRequestAndChangesNothing) {
+TEST_F(PoolTest, WhereNoSegmentFitsASmallBlockIsADriverAllocationOfItsOwn) {
   CachingPool& pool = MakeCarvingPool();
   auto s = MakeStream();
-  state_.fail_next_allocs = 1;
+  state_.fail_next_allocs = 1;  // the segment
+  const PoolBlock alone = Allocate(pool, s, 64);
+  EXPECT_EQ(Allocs(), 2);
+  EXPECT_EQ(pool.carver_stats().segments, 0u);
+  {
+    std::lock_guard lock(state_.mutex);
+    EXPECT_EQ(state_.sizes[alone.handle], 512u) << "the block's own allocation";
+  }
+  // Cached and reused like any block, and freed with memory_free.
+  ASSERT_TRUE(pool.give_back(alone, s, false, true));
+  const PoolBlock again = Allocate(pool, s, 64);
+  EXPECT_EQ(again.handle, alone.handle);
+  ASSERT_TRUE(pool.give_back(again, s, false, true));
+  pool.release_cached(true);
+  EXPECT_FALSE(Live(alone.handle));
+}
+
+TEST_F(PoolTest, ASmallBlockThatFitsNowhereFailsTheRequestAndChangesNothing) {
+  CachingPool& pool = MakeCarvingPool();
+  auto s = MakeStream();
+  state_.fail_next_allocs = 2;  // the segment, then the block alone
   PoolBlock block;
   EXPECT_EQ(pool.allocate(s, 64, &block), ANYDEV_ERROR_OUT_OF_MEMORY);
   EXPECT_EQ(pool.stats().bytes_in_use, 0u);
   EXPECT_EQ(pool.carver_stats().segments, 0u);
+  EXPECT_EQ(LiveAllocations(), 0u);
   const PoolBlock a = Allocate(pool, s, 64);
   EXPECT_EQ(pool.carver_stats().segments, 1u);
   ASSERT_TRUE(pool.give_back(a, s, false, true));
+}
+
+// Threads that allocate and give back carved blocks while trims hand others
+// to the reclaimer: every block handed out is distinct while held, and
+// everything goes back to the driver at the end.
+TEST_F(PoolTest, CarvingFromSeveralThreadsHandsOutEachBlockOnceAndReturnsEverything) {
+  CachingPool& pool = MakeCarvingPool(/*release_threshold=*/0);
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 2000;
+  std::vector<std::shared_ptr<Stream>> streams;
+  for (int i = 0; i < kThreads; ++i) streams.push_back(MakeStream());
+  std::mutex held_mutex;
+  std::set<void*> held;
+  std::atomic<int> duplicates{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      std::mt19937 random(static_cast<unsigned>(i));
+      std::vector<PoolBlock> mine;
+      for (int round = 0; round < kRounds; ++round) {
+        if (mine.size() < 64 && (mine.empty() || random() % 3 != 0)) {
+          PoolBlock block;
+          if (pool.allocate(streams[i], 1 + random() % 16384, &block) != ANYDEV_SUCCESS) continue;
+          std::lock_guard lock(held_mutex);
+          if (!held.insert(block.handle).second) ++duplicates;
+          mine.push_back(block);
+        } else {
+          const PoolBlock block = mine.back();
+          mine.pop_back();
+          {
+            std::lock_guard lock(held_mutex);
+            held.erase(block.handle);
+          }
+          pool.give_back(block, streams[i], false, true);
+        }
+      }
+      for (const PoolBlock& block : mine) {
+        {
+          std::lock_guard lock(held_mutex);
+          held.erase(block.handle);
+        }
+        pool.give_back(block, streams[i], false, true);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(duplicates.load(), 0) << "a block was handed out twice";
+  pool.release_cached(true);
+  drain_releases();
+  EXPECT_EQ(pool.carver_stats().segments, 0u);
+  EXPECT_EQ(pool.carver_stats().blocks_out, 0u);
+  EXPECT_EQ(LiveAllocations(), 0u);
 }
 
 TEST_F(PoolTest, CarvedBlocksTrimmedFromTheCacheFreeTheirSegmentsAndNothingIsLeft) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <mutex>
 #include <new>
+#include <string>
 #include <utility>
 
 #include "memory/event_pool.h"
@@ -34,6 +35,7 @@ struct BlockCarver::Segment {
   // Recorded on `made_on` after the allocation; null once seen complete.
   anydev_bk_event_t ready = nullptr;
   std::weak_ptr<Stream> made_on;  // identity only: never locked
+  std::uint32_t waiters = 0;      // requests waiting on `ready` outside the lock
   Segment* prev = nullptr;        // in its class's with_room list
   Segment* next = nullptr;
   bool listed = false;
@@ -132,59 +134,76 @@ void BlockCarver::free_segment(std::unique_ptr<Segment> segment) noexcept {
   }
 }
 
-anydev_status_t BlockCarver::ready_for_locked(Segment& segment,
-                                              const std::shared_ptr<Stream>& stream) {
-  if (segment.ready == nullptr || same_stream(segment.made_on, stream)) return ANYDEV_SUCCESS;
+anydev_bk_event_t BlockCarver::wait_needed_locked(Segment& segment,
+                                                  const std::shared_ptr<Stream>& stream) {
+  if (segment.ready == nullptr || same_stream(segment.made_on, stream)) return nullptr;
   int complete = 0;
   if (bk(table_).event_query(segment.ready, &complete) == ANYDEV_SUCCESS && complete != 0) {
-    events_.give_back(segment.ready);
-    segment.ready = nullptr;
-    return ANYDEV_SUCCESS;
+    // Seen complete: nobody waits on it again. Given back once no other
+    // request is about to wait on it outside the lock.
+    if (segment.waiters == 0) {
+      events_.give_back(segment.ready);
+      segment.ready = nullptr;
+    }
+    return nullptr;
   }
-  return bk(table_).stream_wait_event(stream->native, segment.ready);
+  return segment.ready;
 }
 
 anydev_status_t BlockCarver::allocate(const std::shared_ptr<Stream>& stream,
                                       std::size_t block_bytes, void** handle, void** address) {
   std::unique_ptr<Segment> made;
   for (;;) {
-    {
-      std::lock_guard lock(mutex_);
-      SizeClass& size_class = class_locked(block_bytes);
-      if (made != nullptr) {
-        Segment* segment = made.get();
-        segment->size_class = &size_class;
-        by_base_.emplace(reinterpret_cast<std::uintptr_t>(segment->handle), std::move(made));
-        link(size_class, segment);
-      }
-      if (Segment* segment = size_class.with_room) {
-        if (const anydev_status_t s = ready_for_locked(*segment, stream); s != ANYDEV_SUCCESS) {
-          return s;
-        }
-        if (segment->free_top == 0 && segment->fresh == segment->stack_room) {
-          // The stack is empty: a larger one replaces it, nothing to copy.
-          const std::uint32_t room =
-              std::min(segment->capacity, std::max<std::uint32_t>(64, 2 * segment->stack_room));
-          std::unique_ptr<std::uint16_t[]> stack(new (std::nothrow) std::uint16_t[room]);
-          if (stack == nullptr) {
-            return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
-                             cat("no host memory for the bookkeeping of ", room, " blocks of ",
-                                 block_bytes, " bytes"));
-          }
-          segment->free_stack = std::move(stack);
-          segment->stack_room = room;
-        }
-        const std::uint32_t index =
-            segment->free_top > 0 ? segment->free_stack[--segment->free_top] : segment->fresh++;
-        if (++segment->out == segment->capacity) unlink(size_class, segment);
-        ++blocks_out_;
-        const std::size_t offset = std::size_t{index} * block_bytes;
-        *handle = static_cast<char*>(segment->handle) + offset;
-        *address =
-            segment->address != nullptr ? static_cast<char*>(segment->address) + offset : nullptr;
-        return ANYDEV_SUCCESS;
-      }
+    std::unique_lock lock(mutex_);
+    SizeClass& size_class = class_locked(block_bytes);
+    if (made != nullptr) {
+      Segment* segment = made.get();
+      segment->size_class = &size_class;
+      by_base_.emplace(reinterpret_cast<std::uintptr_t>(segment->handle), std::move(made));
+      link(size_class, segment);
     }
+    if (Segment* segment = size_class.with_room) {
+      if (segment->free_top == 0 && segment->fresh == segment->stack_room) {
+        // The stack is empty: a larger one replaces it, nothing to copy.
+        const std::uint32_t room =
+            std::min(segment->capacity, std::max<std::uint32_t>(64, 2 * segment->stack_room));
+        std::unique_ptr<std::uint16_t[]> stack(new (std::nothrow) std::uint16_t[room]);
+        if (stack == nullptr) {
+          return set_error(ANYDEV_ERROR_OUT_OF_MEMORY,
+                           cat("no host memory for the bookkeeping of ", room, " blocks of ",
+                               block_bytes, " bytes"));
+        }
+        segment->free_stack = std::move(stack);
+        segment->stack_room = room;
+      }
+      const std::uint32_t index =
+          segment->free_top > 0 ? segment->free_stack[--segment->free_top] : segment->fresh++;
+      if (++segment->out == segment->capacity) unlink(size_class, segment);
+      ++blocks_out_;
+      const std::size_t offset = std::size_t{index} * block_bytes;
+      *handle = static_cast<char*>(segment->handle) + offset;
+      *address =
+          segment->address != nullptr ? static_cast<char*>(segment->address) + offset : nullptr;
+      const anydev_bk_event_t wait = wait_needed_locked(*segment, stream);
+      if (wait == nullptr) return ANYDEV_SUCCESS;
+      // Waited for outside the lock (a stream call may block, e.g. behind a
+      // transfer on that stream). The block just taken keeps the segment, and
+      // `waiters` its event, alive meanwhile.
+      ++segment->waiters;
+      lock.unlock();
+      const anydev_status_t s = bk(table_).stream_wait_event(stream->native, wait);
+      lock.lock();
+      --segment->waiters;
+      lock.unlock();
+      if (s != ANYDEV_SUCCESS) {
+        const std::string why = last_error_message();
+        take_back(*handle);
+        return set_error(s, cat("making a stream wait for the allocation of a ", kSegmentBytes,
+                                "-byte segment made on another stream: ", why));
+      }
+      return ANYDEV_SUCCESS;
+    }
+    lock.unlock();
     // No room: a new segment, made outside the lock (a driver call).
     if (const anydev_status_t s = new_segment(stream, block_bytes, &made); s != ANYDEV_SUCCESS) {
       return s;

@@ -24,8 +24,8 @@
 // Ownership: the carver owns its segments (freed through the backend table)
 // and their events (from the device's event pool); blocks handed out are the
 // pool's until taken back. Thread-safe: one mutex, held for bookkeeping and
-// for at most one event query or stream wait per request (driver allocations
-// and frees are made outside it).
+// at most one event query per request; driver allocations, frees and stream
+// waits are made outside it.
 #ifndef ANYDEV_SRC_MEMORY_POOL_BLOCK_CARVER_H_
 #define ANYDEV_SRC_MEMORY_POOL_BLOCK_CARVER_H_
 
@@ -92,8 +92,9 @@ class BlockCarver final : public MemoryReturn {
   };
 
   SizeClass& class_locked(std::size_t block_bytes);
-  // Makes `stream` able to use `segment`'s memory (see Lifetime). Under mutex_.
-  anydev_status_t ready_for_locked(Segment& segment, const std::shared_ptr<Stream>& stream);
+  // The event `stream` must wait for before it uses `segment`'s memory (see
+  // Lifetime), or null when none. Under mutex_.
+  anydev_bk_event_t wait_needed_locked(Segment& segment, const std::shared_ptr<Stream>& stream);
   anydev_status_t new_segment(const std::shared_ptr<Stream>& stream, std::size_t block_bytes,
                               std::unique_ptr<Segment>* out);
   void free_segment(std::unique_ptr<Segment> segment) noexcept;

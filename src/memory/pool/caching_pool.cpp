@@ -233,7 +233,11 @@ anydev_status_t CachingPool::backend_allocate(const std::shared_ptr<Stream>& str
                                               std::size_t bytes, void** handle, void** address) {
   if (kind_ != ANYDEV_BK_MEMORY_HOST) {
     if (carver_ != nullptr && BlockCarver::carves(bytes)) {
-      return carver_->allocate(stream, bytes, handle, address);
+      // Where no 2 MiB segment fits any more, the block alone may still
+      // fit: a driver allocation of its own (the carver does not know it,
+      // so it is freed with memory_free as usual).
+      const anydev_status_t s = carver_->allocate(stream, bytes, handle, address);
+      if (s != ANYDEV_ERROR_OUT_OF_MEMORY) return s;
     }
     return bk(table_).device_alloc(device_, bytes, stream->native, handle, address);
   }
