@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include "support/linked_list.h"
+
 namespace anydev::core {
 
 // The header at the start of every chunk; its blocks follow. A block's
@@ -42,22 +44,6 @@ constexpr bool kHeapRecords = false;
 
 }  // namespace
 
-void RecordSlab::link_first(SizeClass& cls, Chunk* chunk) noexcept {
-  chunk->prev = nullptr;
-  chunk->next = cls.available;
-  if (cls.available != nullptr) cls.available->prev = chunk;
-  cls.available = chunk;
-  chunk->listed = true;
-}
-
-void RecordSlab::unlink(SizeClass& cls, Chunk* chunk) noexcept {
-  if (chunk->prev != nullptr) chunk->prev->next = chunk->next;
-  if (chunk->next != nullptr) chunk->next->prev = chunk->prev;
-  if (cls.available == chunk) cls.available = chunk->next;
-  chunk->prev = chunk->next = nullptr;
-  chunk->listed = false;
-}
-
 RecordSlab::Chunk* RecordSlab::map_chunk(std::size_t index) {
   static_assert(sizeof(Chunk) <= kHeaderBytes && kHeaderBytes % kGranule == 0);
   SizeClass& cls = classes_[index];
@@ -80,7 +66,7 @@ RecordSlab::Chunk* RecordSlab::map_chunk(std::size_t index) {
   madvise(base, kChunkBytes, cls.chunks > 0 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   auto* chunk = new (base)
       Chunk{&cls, (index + 1) * kGranule, nullptr, kHeaderBytes, 0, nullptr, nullptr, false};
-  link_first(cls, chunk);
+  link_first(cls.available, chunk);
   ++cls.chunks;
   ++cls.empty_chunks;
   return chunk;
@@ -104,7 +90,7 @@ void* RecordSlab::allocate(std::size_t bytes) {
   if (chunk->live++ == 0) --cls.empty_chunks;
   ++cls.live_blocks;
   if (chunk->free_list == nullptr && chunk->next_unused + chunk->block_bytes > kChunkBytes) {
-    unlink(cls, chunk);  // full: found again through its blocks when one is freed
+    unlink(cls.available, chunk);  // full: found again through its blocks when one is freed
   }
   return block;
 }
@@ -118,11 +104,11 @@ void RecordSlab::deallocate(void* block) noexcept {
     std::lock_guard lock(cls.mutex);
     *static_cast<void**>(block) = chunk->free_list;
     chunk->free_list = block;
-    if (!chunk->listed) link_first(cls, chunk);
+    if (!chunk->listed) link_first(cls.available, chunk);
     --cls.live_blocks;
     if (--chunk->live == 0) {
       if (cls.empty_chunks > 0) {  // one empty chunk is kept per class
-        unlink(cls, chunk);
+        unlink(cls.available, chunk);
         --cls.chunks;
         unmap = chunk;
       } else {
@@ -149,7 +135,7 @@ void RecordSlab::unmap_all() noexcept {
   for (SizeClass& cls : classes_) {
     std::lock_guard lock(cls.mutex);
     while (Chunk* chunk = cls.available) {
-      unlink(cls, chunk);
+      unlink(cls.available, chunk);
       munmap(chunk, kChunkBytes);
     }
     cls.chunks = cls.empty_chunks = cls.live_blocks = 0;

@@ -76,8 +76,6 @@ class RecordSlab {
 
   Chunk* map_chunk(std::size_t index);
   // Into / out of cls.available (chunks with room), at its head.
-  static void link_first(SizeClass& cls, Chunk* chunk) noexcept;
-  static void unlink(SizeClass& cls, Chunk* chunk) noexcept;
 
   std::array<SizeClass, kClasses> classes_{};
 };

@@ -44,6 +44,12 @@ struct Stream {
   ReleaseSlot release{};
 };
 
+// Whether `weak` names `stream` (identity only: never locks it).
+inline bool same_stream(const std::weak_ptr<Stream>& weak,
+                        const std::shared_ptr<Stream>& stream) noexcept {
+  return !weak.owner_before(stream) && !stream.owner_before(weak);
+}
+
 // Creates a Stream that hands its backend stream to the reclaimer when the
 // last reference goes. Returns a status and sets the last error on failure.
 anydev_status_t create_stream(const Backend* backend, int device, std::shared_ptr<Stream>* out);

@@ -11,7 +11,8 @@
 #include "memory/stream.h"
 #include "runtime/registry.h"
 #include "support/backend_calls.h"
-#include "support/logging.h"
+#include "support/linked_list.h"
+#include "support/release_log.h"
 #include "support/status.h"
 
 namespace anydev::core {
@@ -41,23 +42,6 @@ struct BlockCarver::Segment {
   bool listed = false;
 };
 
-namespace {
-
-bool same_stream(const std::weak_ptr<Stream>& a, const std::shared_ptr<Stream>& b) {
-  return !a.owner_before(b) && !b.owner_before(a);
-}
-
-// Release paths must not throw: a message that cannot be built is dropped.
-template <class... Args>
-void log_error(Args&&... args) noexcept {
-  try {
-    log(ANYDEV_LOG_ERROR, cat(std::forward<Args>(args)...));
-  } catch (...) {
-  }
-}
-
-}  // namespace
-
 BlockCarver::BlockCarver(const Backend* backend, int device, EventPool& events)
     : backend_(backend), table_(backend->table), device_(device), events_(events) {}
 
@@ -68,21 +52,6 @@ BlockCarver::~BlockCarver() {
     segments.swap(by_base_);
   }
   for (auto& [base, segment] : segments) free_segment(std::move(segment));
-}
-
-void BlockCarver::link(SizeClass& size_class, Segment* segment) noexcept {
-  segment->prev = nullptr;
-  segment->next = size_class.with_room;
-  if (size_class.with_room != nullptr) size_class.with_room->prev = segment;
-  size_class.with_room = segment;
-  segment->listed = true;
-}
-
-void BlockCarver::unlink(SizeClass& size_class, Segment* segment) noexcept {
-  (segment->prev != nullptr ? segment->prev->next : size_class.with_room) = segment->next;
-  if (segment->next != nullptr) segment->next->prev = segment->prev;
-  segment->prev = segment->next = nullptr;
-  segment->listed = false;
 }
 
 BlockCarver::SizeClass& BlockCarver::class_locked(std::size_t block_bytes) {
@@ -129,8 +98,8 @@ void BlockCarver::free_segment(std::unique_ptr<Segment> segment) noexcept {
     segment->ready = nullptr;
   }
   if (bk(table_).memory_free(device_, ANYDEV_BK_MEMORY_DEVICE, segment->handle) != ANYDEV_SUCCESS) {
-    log_error(backend_->name, ": pool: memory_free of a ", kSegmentBytes,
-              "-byte segment of carved blocks failed: ", last_error_message());
+    release_log(ANYDEV_LOG_ERROR, backend_->name, ": pool: memory_free of a ", kSegmentBytes,
+                "-byte segment of carved blocks failed: ", last_error_message());
   }
 }
 
@@ -160,7 +129,7 @@ anydev_status_t BlockCarver::allocate(const std::shared_ptr<Stream>& stream,
       Segment* segment = made.get();
       segment->size_class = &size_class;
       by_base_.emplace(reinterpret_cast<std::uintptr_t>(segment->handle), std::move(made));
-      link(size_class, segment);
+      link_first(size_class.with_room, segment);
     }
     if (Segment* segment = size_class.with_room) {
       if (segment->free_top == 0 && segment->fresh == segment->stack_room) {
@@ -178,7 +147,7 @@ anydev_status_t BlockCarver::allocate(const std::shared_ptr<Stream>& stream,
       }
       const std::uint32_t index =
           segment->free_top > 0 ? segment->free_stack[--segment->free_top] : segment->fresh++;
-      if (++segment->out == segment->capacity) unlink(size_class, segment);
+      if (++segment->out == segment->capacity) unlink(size_class.with_room, segment);
       ++blocks_out_;
       const std::size_t offset = std::size_t{index} * block_bytes;
       *handle = static_cast<char*>(segment->handle) + offset;
@@ -227,9 +196,9 @@ bool BlockCarver::take_back(void* handle) noexcept {
     }
     segment.free_stack[segment.free_top++] = static_cast<std::uint16_t>(offset / block_bytes);
     --blocks_out_;
-    if (segment.out-- == segment.capacity) link(*segment.size_class, &segment);
+    if (segment.out-- == segment.capacity) link_first(segment.size_class->with_room, &segment);
     if (segment.out == 0) {
-      unlink(*segment.size_class, &segment);
+      unlink(segment.size_class->with_room, &segment);
       empty = std::move(found->second);
       by_base_.erase(found);
     }

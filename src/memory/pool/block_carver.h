@@ -98,8 +98,6 @@ class BlockCarver final : public MemoryReturn {
   anydev_status_t new_segment(const std::shared_ptr<Stream>& stream, std::size_t block_bytes,
                               std::unique_ptr<Segment>* out);
   void free_segment(std::unique_ptr<Segment> segment) noexcept;
-  static void link(SizeClass& size_class, Segment* segment) noexcept;
-  static void unlink(SizeClass& size_class, Segment* segment) noexcept;
 
   const Backend* const backend_;
   const anydev_backend_table_t* const table_;

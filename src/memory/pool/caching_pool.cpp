@@ -14,27 +14,14 @@
 #include "runtime/registry.h"
 #include "support/backend_calls.h"
 #include "support/logging.h"
+#include "support/release_log.h"
 #include "support/status.h"
 
 namespace anydev::core {
 namespace {
 
-bool same_stream(const std::weak_ptr<Stream>& a, const std::shared_ptr<Stream>& b) {
-  return !a.owner_before(b) && !b.owner_before(a);
-}
-
 const char* kind_name(anydev_bk_memory_kind_t kind) {
   return kind == ANYDEV_BK_MEMORY_HOST ? "host" : "device";
-}
-
-// Release paths must not throw: a message that cannot be built (no memory)
-// is dropped.
-template <class... Args>
-void log_error(Args&&... args) noexcept {
-  try {
-    log(ANYDEV_LOG_ERROR, cat(std::forward<Args>(args)...));
-  } catch (...) {
-  }
 }
 
 }  // namespace
@@ -63,8 +50,8 @@ void CachingPool::free_now(void* handle, const char* why) noexcept {
   if (carver_ != nullptr && carver_->take_back(handle)) return;
   note_host_free(backend_, device_, kind_, handle);
   if (bk(table_).memory_free(device_, kind_, handle) != ANYDEV_SUCCESS) {
-    log_error(backend_->name, ": pool: memory_free of a cached ", kind_name(kind_), " block (", why,
-              ") failed: ", last_error_message());
+    release_log(ANYDEV_LOG_ERROR, backend_->name, ": pool: memory_free of a cached ",
+                kind_name(kind_), " block (", why, ") failed: ", last_error_message());
   }
 }
 
@@ -141,7 +128,8 @@ void CachingPool::free_list(PoolNode* list) noexcept {
             continue;
           }
         } else if (!shared_event_wait(node->event)) {
-          log_error(backend_->name, ": pool: event_synchronize failed: ", last_error_message());
+          release_log(ANYDEV_LOG_ERROR, backend_->name,
+                      ": pool: event_synchronize failed: ", last_error_message());
         }
         shared_event_unref(node->event);  // destroyed, not reused, by its last holder if it failed
       }
@@ -331,8 +319,9 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
       owner->release.event_for_release(backend_, owner->device, owner->native,
                                        owner->events != nullptr ? owner->events : shared_events(),
                                        use_epoch, &event) != ANYDEV_SUCCESS) {
-    log_error(backend_->name, ": pool: recording the release event of a ", kind_name(kind_),
-              " block failed (", last_error_message(), "); freeing it instead of caching it");
+    release_log(ANYDEV_LOG_ERROR, backend_->name, ": pool: recording the release event of a ",
+                kind_name(kind_), " block failed (", last_error_message(),
+                "); freeing it instead of caching it");
     if (in_use) forget_in_use(block.bytes);
     return return_carved_now(block, owner);
   }
@@ -356,8 +345,9 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
     }
   }
   if (node == nullptr) {
-    log_error(backend_->name, ": pool: no memory for the bookkeeping of a cached ",
-              kind_name(kind_), " block of ", block.bytes, " bytes; freeing it instead");
+    release_log(ANYDEV_LOG_ERROR, backend_->name,
+                ": pool: no memory for the bookkeeping of a cached ", kind_name(kind_),
+                " block of ", block.bytes, " bytes; freeing it instead");
     shared_event_unref(event);
     return return_carved_now(block, owner);
   }
@@ -370,8 +360,9 @@ bool CachingPool::return_carved_now(const PoolBlock& block,
   if (carver_ == nullptr || !BlockCarver::carves(block.bytes)) return false;
   // The owner stream's work covers every use of the block (give_back).
   if (bk(table_).stream_synchronize(owner->native) != ANYDEV_SUCCESS) {
-    log_error(backend_->name, ": pool: stream_synchronize before taking back a carved block of ",
-              block.bytes, " bytes failed: ", last_error_message());
+    release_log(ANYDEV_LOG_ERROR, backend_->name,
+                ": pool: stream_synchronize before taking back a carved block of ", block.bytes,
+                " bytes failed: ", last_error_message());
   }
   return carver_->take_back(block.handle);
 }

@@ -63,30 +63,28 @@ struct Pools {
 // Made when libanydev.so is loaded, before any thread can use it.
 [[maybe_unused]] const bool g_pools_made_at_load = (Pools::instance(), true);
 
-}  // namespace
-
-bool pools_enabled() {
-  // -1: not read yet. No C++ static guard (fork-safe, fork_guard.h): racing
-  // threads read the same value.
-  static std::atomic<int> enabled{-1};
-  if (const int known = enabled.load(std::memory_order_relaxed); known >= 0) return known != 0;
-  const std::optional<std::string> value = env(kEnvPool);
-  // Malformed: every backend is unavailable with the reason
-  // (core_environment_errors in environment.h), so no pool is ever made.
+// A 0-or-1 variable read once into `cache` (-1: not read yet; no C++ static
+// guard, fork-safe as fork_guard.h wants: racing threads read the same
+// value). Malformed: every backend is unavailable with the reason
+// (core_environment_errors in environment.h), so no pool is ever made.
+bool switch_on(std::atomic<int>& cache, const char* variable) {
+  if (const int known = cache.load(std::memory_order_relaxed); known >= 0) return known != 0;
+  const std::optional<std::string> value = env(variable);
   const bool on = value ? parse_pool_setting(*value).value_or(true) : true;
-  enabled.store(on ? 1 : 0, std::memory_order_relaxed);
+  cache.store(on ? 1 : 0, std::memory_order_relaxed);
   return on;
 }
 
-bool carving_enabled() {
-  // -1: not read yet (as pools_enabled). Malformed: every backend is
-  // unavailable (core_environment_errors), so no pool is ever made.
+}  // namespace
+
+bool pools_enabled() {
   static std::atomic<int> enabled{-1};
-  if (const int known = enabled.load(std::memory_order_relaxed); known >= 0) return known != 0;
-  const std::optional<std::string> value = env(kEnvPoolCarve);
-  const bool on = value ? parse_pool_setting(*value).value_or(true) : true;
-  enabled.store(on ? 1 : 0, std::memory_order_relaxed);
-  return on;
+  return switch_on(enabled, kEnvPool);
+}
+
+bool carving_enabled() {
+  static std::atomic<int> enabled{-1};
+  return switch_on(enabled, kEnvPoolCarve);
 }
 
 std::size_t default_release_threshold() {
