@@ -46,7 +46,7 @@ BlockCarver::BlockCarver(const Backend* backend, int device, EventPool& events)
     : backend_(backend), table_(backend->table), device_(device), events_(events) {}
 
 BlockCarver::~BlockCarver() {
-  std::map<std::uintptr_t, std::unique_ptr<Segment>> segments;
+  SegmentMap segments;
   {
     std::lock_guard lock(mutex_);
     segments.swap(by_base_);
@@ -61,7 +61,7 @@ BlockCarver::SizeClass& BlockCarver::class_locked(std::size_t block_bytes) {
 }
 
 anydev_status_t BlockCarver::new_segment(const std::shared_ptr<Stream>& stream,
-                                         std::size_t block_bytes, std::unique_ptr<Segment>* out) {
+                                         std::size_t block_bytes, SegmentMap::node_type* out) {
   auto segment = std::make_unique<Segment>();
   segment->capacity = static_cast<std::uint32_t>(kSegmentBytes / block_bytes);
   if (const anydev_status_t s = bk(table_).device_alloc(device_, kSegmentBytes, stream->native,
@@ -81,13 +81,25 @@ anydev_status_t BlockCarver::new_segment(const std::shared_ptr<Stream>& stream,
   // Without an event: wait here until the allocation is done, once.
   if (s != ANYDEV_SUCCESS) s = bk(table_).stream_synchronize(stream->native);
   if (s != ANYDEV_SUCCESS) {
-    const std::string why = last_error_message();
+    std::string why;
+    try {
+      why = last_error_message();
+    } catch (...) {
+    }
     free_segment(std::move(segment));
     return set_error(s, cat("making a ", kSegmentBytes, "-byte segment for ", block_bytes,
                             "-byte blocks ready: ", why));
   }
   segment->made_on = stream;
-  *out = std::move(segment);
+  const auto base = reinterpret_cast<std::uintptr_t>(segment->handle);
+  SegmentMap node;
+  try {
+    node.emplace(base, std::move(segment));  // leaves `segment` alone when it throws
+  } catch (...) {
+    free_segment(std::move(segment));
+    throw;
+  }
+  *out = node.extract(node.begin());
   return ANYDEV_SUCCESS;
 }
 
@@ -121,14 +133,15 @@ anydev_bk_event_t BlockCarver::wait_needed_locked(Segment& segment,
 
 anydev_status_t BlockCarver::allocate(const std::shared_ptr<Stream>& stream,
                                       std::size_t block_bytes, void** handle, void** address) {
-  std::unique_ptr<Segment> made;
+  SegmentMap::node_type made;
   for (;;) {
     std::unique_lock lock(mutex_);
+    // Made on the first pass, before any segment: never allocates after it.
     SizeClass& size_class = class_locked(block_bytes);
-    if (made != nullptr) {
-      Segment* segment = made.get();
+    if (!made.empty()) {
+      Segment* segment = made.mapped().get();
       segment->size_class = &size_class;
-      by_base_.emplace(reinterpret_cast<std::uintptr_t>(segment->handle), std::move(made));
+      by_base_.insert(std::move(made));  // a node: no allocation
       link_first(size_class.with_room, segment);
     }
     if (Segment* segment = size_class.with_room) {

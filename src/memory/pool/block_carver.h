@@ -95,8 +95,12 @@ class BlockCarver final : public MemoryReturn {
   // The event `stream` must wait for before it uses `segment`'s memory (see
   // Lifetime), or null when none. Under mutex_.
   anydev_bk_event_t wait_needed_locked(Segment& segment, const std::shared_ptr<Stream>& stream);
+  using SegmentMap = std::map<std::uintptr_t, std::unique_ptr<Segment>>;
+  // A new segment for blocks of `block_bytes`, allocated on `stream`, in a
+  // map node of its own: inserted under the lock without allocating, so
+  // no exception there can lose the driver's memory.
   anydev_status_t new_segment(const std::shared_ptr<Stream>& stream, std::size_t block_bytes,
-                              std::unique_ptr<Segment>* out);
+                              SegmentMap::node_type* out);
   void free_segment(std::unique_ptr<Segment> segment) noexcept;
 
   const Backend* const backend_;
@@ -106,7 +110,7 @@ class BlockCarver final : public MemoryReturn {
 
   mutable CoreMutex mutex_;
   std::map<std::size_t, SizeClass> classes_;  // by block size; never erased (segments point here)
-  std::map<std::uintptr_t, std::unique_ptr<Segment>> by_base_;  // every segment, by handle
+  SegmentMap by_base_;                        // every segment, by handle
   std::size_t blocks_out_ = 0;
 };
 
