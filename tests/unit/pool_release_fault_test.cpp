@@ -29,6 +29,9 @@
 
 namespace {
 thread_local bool fail_allocations = false;
+// Set: the fake's event_record starts failing this thread's allocations (a
+// point right after a driver allocation that the carver records on).
+thread_local bool fail_after_record = false;
 }  // namespace
 
 void* operator new(std::size_t bytes) {
@@ -91,7 +94,10 @@ anydev_status_t EventDestroy(anydev_bk_event_t event) {
   std::free(event);
   return ANYDEV_SUCCESS;
 }
-anydev_status_t EventRecord(anydev_bk_event_t, anydev_bk_stream_t) { return ANYDEV_SUCCESS; }
+anydev_status_t EventRecord(anydev_bk_event_t, anydev_bk_stream_t) {
+  if (fail_after_record) fail_allocations = true;
+  return ANYDEV_SUCCESS;
+}
 anydev_status_t EventSynchronize(anydev_bk_event_t) { return ANYDEV_SUCCESS; }
 anydev_status_t EventQuery(anydev_bk_event_t, int* complete) {
   *complete = 1;
@@ -235,6 +241,23 @@ TEST_F(PoolReleaseFaultTest, UnpooledReleaseWithoutMemoryNeverThrows) {
   drain_releases();
   EXPECT_EQ(LiveBlocks(), 0u);
   EXPECT_EQ(live_events.load(), 0);
+}
+
+// A segment the driver made, whose bookkeeping then cannot be allocated, is
+// freed again: the request fails with the allocation's exception (the API
+// turns it into out_of_memory) and the driver holds nothing.
+TEST_F(PoolReleaseFaultTest, ASegmentWithoutMemoryForItsBookkeepingIsFreedAgain) {
+  CachingPool pool(&backend_, 0, ANYDEV_BK_MEMORY_DEVICE, true, kPoolNoTrim, nullptr,
+                   /*carve=*/true);
+  PoolBlock block;
+  fail_after_record = true;
+  EXPECT_THROW(pool.allocate(stream_, 64, &block), std::bad_alloc);
+  fail_after_record = false;
+  fail_allocations = false;
+  EXPECT_EQ(LiveBlocks(), 0u) << "the segment's driver memory was lost";
+  EXPECT_EQ(pool.carver_stats().segments, 0u);
+  ASSERT_EQ(pool.allocate(stream_, 64, &block), ANYDEV_SUCCESS);
+  ASSERT_TRUE(pool.give_back(block, stream_, false, true));
 }
 
 }  // namespace
