@@ -105,8 +105,9 @@ std::size_t default_release_threshold() {
 
 CachingPool& pool_for(const Backend* backend, int device, anydev_bk_memory_kind_t kind) {
   const bool caching = pools_enabled();  // outside the lock: may log
-  const bool carve = caching && kind == ANYDEV_BK_MEMORY_DEVICE && carving_enabled() &&
-                     (backend->table->flags & ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES) != 0;
+  // The pool carves only device memory, and only when it caches.
+  const bool carve =
+      carving_enabled() && (backend->table->flags & ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES) != 0;
   const std::size_t threshold = default_release_threshold();
   EventPool& events = event_pool_for(backend, device);  // shared with ordering and the reclaimer
   Pools& pools = Pools::instance();
