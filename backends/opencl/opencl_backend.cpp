@@ -205,6 +205,8 @@ anydev_status_t event_import(int device, const anydev_bk_share_t* /*in*/,
 }
 
 // memory_free_async stays null: the core waits on an event, then memory_free.
+// Device memory is a cl_mem, given as its own address, and every entry takes
+// it with an offset: the core may carve small buffers out of one.
 constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     kBackendName, .native_handle = kit::entry<native_handle>,
     .stream_wrap_native = kit::entry<stream_wrap_native>,
@@ -219,7 +221,8 @@ constexpr anydev_backend_table_t kTable = ANYDEV_KIT_BACKEND_TABLE(
     .host_register = kit::entry<host_register>, .host_unregister = kit::entry<host_unregister>,
     .device_attribute = kit::entry<device_attribute>, .device_uuid = kit::entry<device_uuid>,
     .api_version = kit::entry<api_version>, .graph_create = kit::entry<graph_create>,
-    .graph_launch = kit::entry<graph_launch>, .graph_destroy = kit::entry<graph_destroy>);
+    .graph_launch = kit::entry<graph_launch>, .graph_destroy = kit::entry<graph_destroy>,
+    .flags = ANYDEV_BK_FLAG_DEVICE_OBJECT_OFFSETS);
 
 }  // namespace anydev::opencl
 

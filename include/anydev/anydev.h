@@ -270,6 +270,13 @@ typedef struct anydev_buffer_info_t {
   size_t size_bytes;   /* count * dtype size */
   void* address;       /* unsafe_ptr(): host pointer for host buffers; device address */
   size_t offset_bytes; /* offset of this view in its allocation */
+  /* Offset of this view's first byte in the object anydev_buffer_native_handle
+   * returns: offset_bytes, plus where the allocation starts in that object
+   * when the pool carved it out of a larger one (OpenCL: a cl_mem shared by
+   * small buffers). Written when struct_size covers it; a caller built
+   * against an older header (struct_size ending at offset_bytes) gets the
+   * other fields. */
+  size_t native_offset_bytes;
 } anydev_buffer_info_t;
 ANYDEV_API anydev_status_t anydev_buffer_get_info(anydev_buffer_t buf, anydev_buffer_info_t* out);
 /* The buffer's context (a new reference). */

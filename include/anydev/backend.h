@@ -358,6 +358,17 @@ ANYDEV_BK_STATIC_ASSERT_(offsetof(anydev_bk_device_props_t, name) == 8,
  * device_alloc returned. */
 #define ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES (1ull << 3)
 
+/* anydev_backend_table_t.flags: a device memory handle from device_alloc is
+ * an object (e.g. a cl_mem), device_alloc returns it as the address too, and
+ * the memory reference {handle, n + offset} names the byte n + offset of it
+ * in every copy, fill and graph entry. The core may then carve small device
+ * buffers out of one device_alloc, as with ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES:
+ * such a buffer's address is an opaque token of the core's (never a pointer
+ * into the object), and native_handle is given the object's handle, whose
+ * offset the core reports beside it (anydev_buffer_info_t). memory_free is
+ * only ever given the handle device_alloc returned. */
+#define ANYDEV_BK_FLAG_DEVICE_OBJECT_OFFSETS (1ull << 4)
+
 /* The signature of the entry symbol. */
 typedef anydev_status_t (*anydev_backend_entry_fn)(uint32_t core_abi_version,
                                                    const anydev_core_services_t* core,

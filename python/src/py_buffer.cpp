@@ -435,7 +435,18 @@ void bind_buffers(py::module_& m) {
             return reinterpret_cast<std::uintptr_t>(out);
           },
           "The backend's memory object (CUdeviceptr, cl_mem, ...) of the whole allocation, as an "
-          "int.")
+          "int; the buffer starts native_offset() bytes into it.")
+      .def(
+          "native_offset",
+          [](const Buffer& b) {
+            anydev_buffer_info_t info{};
+            info.struct_size = sizeof info;
+            check(anydev_buffer_get_info(b.get("native_offset"), &info));
+            return info.native_offset_bytes;
+          },
+          "Where the buffer's first byte lies in native_handle()'s object, in bytes: the view's "
+          "offset, plus the block's where the pool carved small buffers out of one object "
+          "(OpenCL's cl_mem).")
       .def("__repr__", &format,
            "'HostBuffer([0, 1, 2])'; 1000 elements or more print as the first and last three "
            "(a DeviceBuffer copies only those to the host).")

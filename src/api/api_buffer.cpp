@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // C entry points: buffers and views.
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -104,9 +105,11 @@ anydev_status_t anydev_buffer_get_info(anydev_buffer_t buf, anydev_buffer_info_t
   ANYDEV_REQUIRE_ARG(op, out);
   BufferView view;
   if (anydev_status_t s = access_buffer(op, buf, "buf", &view); s != ANYDEV_SUCCESS) return s;
-  if (out->struct_size < sizeof(anydev_buffer_info_t)) {
+  // The struct before native_offset_bytes was added is still accepted.
+  constexpr std::size_t kOldest = offsetof(anydev_buffer_info_t, native_offset_bytes);
+  if (out->struct_size < kOldest) {
     return fail(ANYDEV_ERROR_INVALID_ARGUMENT, op, "out->struct_size is ", out->struct_size,
-                ", expected at least ", sizeof(anydev_buffer_info_t));
+                ", expected at least ", kOldest);
   }
   out->kind = buf->kind;
   out->dtype = buf->dtype;
@@ -114,6 +117,9 @@ anydev_status_t anydev_buffer_get_info(anydev_buffer_t buf, anydev_buffer_info_t
   out->size_bytes = buf->size_bytes;
   out->address = view.address();
   out->offset_bytes = buf->offset_bytes;
+  if (out->struct_size >= sizeof(anydev_buffer_info_t)) {
+    out->native_offset_bytes = view.allocation->object_offset() + buf->offset_bytes;
+  }
   return ANYDEV_SUCCESS;
 }
 

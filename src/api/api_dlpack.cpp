@@ -193,7 +193,7 @@ anydev_status_t export_tensor(const char* op, anydev_buffer_t buf, int ndim, con
       return fail(s, op, "the native memory object of the buffer: ", last_error_message());
     }
     data = mem;
-    byte_offset = buf->offset_bytes;
+    byte_offset = allocation.object_offset() + buf->offset_bytes;
   }
   return guarded(op, [&] {
     auto* exported = new ExportedTensor;

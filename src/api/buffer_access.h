@@ -32,7 +32,7 @@ inline anydev_bk_memory_ref_t memory_ref(const Allocation& allocation,
   if (allocation.kind == ANYDEV_BK_MEMORY_USER_HOST) {
     return {allocation.handle, handle.offset_bytes, ANYDEV_BK_MEMORY_USER_HOST, -1};
   }
-  return {allocation.handle, handle.offset_bytes,
+  return {allocation.handle, allocation.object_offset() + handle.offset_bytes,
           handle.kind == ANYDEV_MEMORY_HOST ? ANYDEV_BK_MEMORY_HOST : ANYDEV_BK_MEMORY_DEVICE,
           allocation.device};
 }

@@ -49,6 +49,12 @@ namespace anydev::core {
 
 struct Backend;
 struct WaitingReleases;
+
+// The size of a caching pool's segments of carved blocks
+// (pool/block_carver.h): a large page on every GPU. The tokens of blocks
+// carved out of backend objects are aligned to it, so a token's low bits
+// are the block's offset in its segment.
+inline constexpr std::size_t kCarveSegmentBytes = std::size_t{2} << 20;
 struct Allocation;
 class ShareState;
 
@@ -101,12 +107,23 @@ struct Allocation {
 
   SmallMutex mutex;    // 4 bytes: one per live allocation (small_mutex.h)
   bool taken = false;  // guarded by mutex: take_ptr handed the memory out
+  // Set once before the Allocation is shared: a block the caching pool
+  // carved out of a backend object (ANYDEV_BK_FLAG_DEVICE_OBJECT_OFFSETS):
+  // `handle` is the whole object and `address` a token of the core's whose
+  // low bits are the block's offset in it (object_offset()).
+  bool object_block = false;  // beside `taken`, in what was padding
   // Guarded by mutex: last_stream's release epoch read after the last use
   // was enqueued there (release_event.h), so that its pooled release may
   // share the event of an earlier one.
   std::uint16_t use_epoch = 0;
   std::shared_ptr<Stream> owner_stream;  // guarded by mutex
   std::shared_ptr<Stream> last_stream;   // guarded by mutex
+
+  // Where this allocation starts in `handle`: the block's offset for an
+  // object_block, else 0. Memory references and native offsets add it.
+  std::size_t object_offset() const noexcept {
+    return object_block ? reinterpret_cast<std::uintptr_t>(address) & (kCarveSegmentBytes - 1) : 0;
+  }
 
   ReleaseStrategy& strategy() const noexcept { return strategy_; }
   // Memory a producer outside anydev owns (foreign_memory.h).

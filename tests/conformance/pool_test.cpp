@@ -395,8 +395,9 @@ TEST_P(PoolTest, SegmentsOfCarvedBlocksAreCounted) {
   const std::string& backend = api();
   const char* carve = std::getenv("ANYDEV_POOL_CARVE");
   const bool carving_disabled = carve != nullptr && std::string(carve) == "0";
-  const bool carves = anydev::pool_enabled() && !carving_disabled &&
-                      (backend == "cuda" || backend == "hip" || backend == "level_zero");
+  const bool carves =
+      anydev::pool_enabled() && !carving_disabled &&
+      (backend == "cuda" || backend == "hip" || backend == "level_zero" || backend == "opencl");
   if (carves) {
     EXPECT_GE(live.bytes_in_segments, std::size_t{2} << 20) << backend;
     EXPECT_LE(live.bytes_in_segments, before.bytes_in_segments + (std::size_t{2} << 20))

@@ -50,13 +50,15 @@ def test_host_buffer_is_kdlcpu_and_zero_copy(ocl):
 
 
 def test_device_buffer_is_kdlopencl_with_cl_mem_and_offset(ocl):
+    ocl.enqueue_create_buffer(16, dtype="int32")  # d is not the first block of its cl_mem
     d = ocl.enqueue_create_buffer(16, dtype="int32")
     assert d.__dlpack_device__() == (anydev.kDLOpenCL, 0)
     view = d[4:8]
     capsule = view.__dlpack__()
     t = tensor_of(capsule)
-    assert t.data == d.native_handle()  # the allocation's cl_mem
-    assert t.byte_offset == 16 and t.shape[0] == 4
+    assert t.data == d.native_handle() == view.native_handle()  # the cl_mem holding d
+    assert view.native_offset() == d.native_offset() + 16
+    assert t.byte_offset == view.native_offset() and t.shape[0] == 4
     assert t.device.device_type == anydev.kDLOpenCL
     with pytest.raises(RuntimeError, match="Unsupported device"):
         numpy.from_dlpack(d)  # NumPy reads host memory only

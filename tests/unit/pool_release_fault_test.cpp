@@ -248,7 +248,7 @@ TEST_F(PoolReleaseFaultTest, UnpooledReleaseWithoutMemoryNeverThrows) {
 // turns it into out_of_memory) and the driver holds nothing.
 TEST_F(PoolReleaseFaultTest, ASegmentWithoutMemoryForItsBookkeepingIsFreedAgain) {
   CachingPool pool(&backend_, 0, ANYDEV_BK_MEMORY_DEVICE, true, kPoolNoTrim, nullptr,
-                   /*carve=*/true);
+                   CarveMode::kAddresses);
   PoolBlock block;
   fail_after_record = true;
   EXPECT_THROW(pool.allocate(stream_, 64, &block), std::bad_alloc);

@@ -195,15 +195,18 @@ class PoolTest : public ::testing::Test {
 
   // Owned by the fixture: destroyed (after the streams finish) at the end.
   CachingPool& MakePool(anydev_bk_memory_kind_t kind, bool caching = true,
-                        std::size_t release_threshold = kPoolNoTrim, bool carve = false) {
+                        std::size_t release_threshold = kPoolNoTrim,
+                        CarveMode carve = CarveMode::kNone) {
     pools_.push_back(std::make_unique<CachingPool>(&backend_, 0, kind, caching, release_threshold,
                                                    nullptr, carve));
     return *pools_.back();
   }
   // A caching device pool that carves small blocks (block_carver.h).
-  CachingPool& MakeCarvingPool(std::size_t release_threshold = kPoolNoTrim) {
-    return MakePool(ANYDEV_BK_MEMORY_DEVICE, true, release_threshold, true);
+  CachingPool& MakeCarvingPool(std::size_t release_threshold = kPoolNoTrim,
+                               CarveMode mode = CarveMode::kAddresses) {
+    return MakePool(ANYDEV_BK_MEMORY_DEVICE, true, release_threshold, mode);
   }
+  void CarveFromSeveralThreads(CarveMode mode);
   // The fake stream outlives the Stream: events recorded on it stay valid.
   std::shared_ptr<Stream> MakeStream() {
     natives_.push_back(std::make_unique<FakeStream>());
@@ -1027,8 +1030,9 @@ TEST_F(PoolTest, CarvingCutsSmallDeviceBlocksOutOfOneDriverAllocation) {
 
 TEST_F(PoolTest, HostPoolsAndPoolsThatDoNotCacheNeverCarve) {
   auto s = MakeStream();
-  CachingPool& host = MakePool(ANYDEV_BK_MEMORY_HOST, true, kPoolNoTrim, true);
-  CachingPool& uncached = MakePool(ANYDEV_BK_MEMORY_DEVICE, false, kPoolNoTrim, true);
+  CachingPool& host = MakePool(ANYDEV_BK_MEMORY_HOST, true, kPoolNoTrim, CarveMode::kAddresses);
+  CachingPool& uncached =
+      MakePool(ANYDEV_BK_MEMORY_DEVICE, false, kPoolNoTrim, CarveMode::kAddresses);
   EXPECT_FALSE(host.carves());
   EXPECT_FALSE(uncached.carves());
   const PoolBlock a = Allocate(host, s, 64);
@@ -1154,10 +1158,11 @@ TEST_F(PoolTest, ASmallBlockThatFitsNowhereFailsTheRequestAndChangesNothing) {
 }
 
 // Threads that allocate and give back carved blocks while trims hand others
-// to the reclaimer: every block handed out is distinct while held, and
+// to the reclaimer: every block handed out is distinct while held (by its
+// address: where handles are objects, blocks share their segment's), and
 // everything goes back to the driver at the end.
-TEST_F(PoolTest, CarvingFromSeveralThreadsHandsOutEachBlockOnceAndReturnsEverything) {
-  CachingPool& pool = MakeCarvingPool(/*release_threshold=*/0);
+void PoolTest::CarveFromSeveralThreads(CarveMode mode) {
+  CachingPool& pool = MakeCarvingPool(/*release_threshold=*/0, mode);
   constexpr int kThreads = 4;
   constexpr int kRounds = 2000;
   std::vector<std::shared_ptr<Stream>> streams;
@@ -1175,14 +1180,14 @@ TEST_F(PoolTest, CarvingFromSeveralThreadsHandsOutEachBlockOnceAndReturnsEveryth
           PoolBlock block;
           if (pool.allocate(streams[i], 1 + random() % 16384, &block) != ANYDEV_SUCCESS) continue;
           std::lock_guard lock(held_mutex);
-          if (!held.insert(block.handle).second) ++duplicates;
+          if (!held.insert(block.address).second) ++duplicates;
           mine.push_back(block);
         } else {
           const PoolBlock block = mine.back();
           mine.pop_back();
           {
             std::lock_guard lock(held_mutex);
-            held.erase(block.handle);
+            held.erase(block.address);
           }
           pool.give_back(block, streams[i], false, true);
         }
@@ -1190,7 +1195,7 @@ TEST_F(PoolTest, CarvingFromSeveralThreadsHandsOutEachBlockOnceAndReturnsEveryth
       for (const PoolBlock& block : mine) {
         {
           std::lock_guard lock(held_mutex);
-          held.erase(block.handle);
+          held.erase(block.address);
         }
         pool.give_back(block, streams[i], false, true);
       }
@@ -1202,6 +1207,105 @@ TEST_F(PoolTest, CarvingFromSeveralThreadsHandsOutEachBlockOnceAndReturnsEveryth
   drain_releases();
   EXPECT_EQ(pool.carver_stats().segments, 0u);
   EXPECT_EQ(pool.carver_stats().blocks_out, 0u);
+  EXPECT_EQ(LiveAllocations(), 0u);
+}
+
+TEST_F(PoolTest, CarvingFromSeveralThreadsHandsOutEachBlockOnceAndReturnsEverything) {
+  CarveFromSeveralThreads(CarveMode::kAddresses);
+}
+
+TEST_F(PoolTest, CarvingObjectsFromSeveralThreadsHandsOutEachBlockOnceAndReturnsEverything) {
+  CarveFromSeveralThreads(CarveMode::kObjectOffsets);
+}
+
+// ---- blocks carved out of backend objects (ANYDEV_BK_FLAG_DEVICE_OBJECT_OFFSETS) ----
+
+TEST_F(PoolTest, CarvedObjectBlocksShareTheirSegmentsHandleAndHaveUniqueAlignedTokens) {
+  CachingPool& pool = MakeCarvingPool(kPoolNoTrim, CarveMode::kObjectOffsets);
+  EXPECT_TRUE(pool.carves_objects());
+  auto s = MakeStream();
+  constexpr std::size_t kPerSegment = kSegment / 512;
+  std::vector<PoolBlock> blocks;
+  for (std::size_t i = 0; i <= kPerSegment; ++i) blocks.push_back(Allocate(pool, s, 64));
+  EXPECT_EQ(Allocs(), 2) << "one segment full of blocks, then a second";
+  std::set<void*> tokens;
+  for (std::size_t i = 0; i < kPerSegment; ++i) {
+    const PoolBlock& b = blocks[i];
+    EXPECT_EQ(b.handle, blocks[0].handle) << "block " << i << ": the segment's object";
+    EXPECT_NE(b.address, b.handle);
+    // The token's low bits are the block's offset in the object.
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b.address) & (kSegment - 1), i * 512) << i;
+    tokens.insert(b.address);
+  }
+  const PoolBlock& next = blocks.back();
+  EXPECT_NE(next.handle, blocks[0].handle);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(next.address) & (kSegment - 1), 0u);
+  tokens.insert(next.address);
+  EXPECT_EQ(tokens.size(), kPerSegment + 1) << "two blocks share a token";
+  // No token lies inside a driver allocation (the fake's handles are heap
+  // pointers): tokens are addresses the carver reserved.
+  {
+    std::lock_guard lock(state_.mutex);
+    for (const auto& [handle, bytes] : state_.sizes) {
+      const auto begin = reinterpret_cast<std::uintptr_t>(handle);
+      for (void* token : tokens) {
+        const auto at = reinterpret_cast<std::uintptr_t>(token);
+        EXPECT_FALSE(at >= begin && at < begin + bytes) << "a token inside an allocation";
+      }
+    }
+  }
+  for (const PoolBlock& b : blocks) ASSERT_TRUE(pool.give_back(b, s, false, true));
+  pool.release_cached(true);
+  drain_releases();
+  EXPECT_EQ(pool.carver_stats().segments, 0u);
+  EXPECT_EQ(LiveAllocations(), 0u);
+}
+
+TEST_F(PoolTest, ACarvedObjectBlockIsReusedWithItsSegmentsHandleAndFreedWithItsLastBlock) {
+  CachingPool& pool = MakeCarvingPool(kPoolNoTrim, CarveMode::kObjectOffsets);
+  auto s = MakeStream();
+  const PoolBlock a = Allocate(pool, s, 64);
+  const PoolBlock b = Allocate(pool, s, 64);
+  Enqueue(s);
+  ASSERT_TRUE(pool.give_back(a, s, true, true, UseEpoch(s)));
+  Finish(s);
+  const PoolBlock again = Allocate(pool, s, 64);
+  EXPECT_EQ(again.handle, a.handle);
+  EXPECT_EQ(again.address, a.address) << "the cached block, by its token";
+  ASSERT_TRUE(pool.give_back(again, s, false, true));
+  ASSERT_TRUE(pool.give_back(b, s, false, true));
+  EXPECT_EQ(pool.release_cached(true), 1024u);
+  drain_releases();
+  std::lock_guard lock(state_.mutex);
+  EXPECT_TRUE(state_.freed.size() == 1 && state_.freed.front() == a.handle)
+      << "memory_free is given the segment's handle once, never a token";
+  EXPECT_TRUE(state_.live.empty());
+}
+
+TEST_F(PoolTest, ACarvedObjectBlockThePoolCannotCacheGoesBackToItsSegment) {
+  CachingPool& pool = MakeCarvingPool(kPoolNoTrim, CarveMode::kObjectOffsets);
+  auto s = MakeStream();
+  const PoolBlock a = Allocate(pool, s, 64);
+  Enqueue(s);
+  state_.fail_event_record = true;
+  EXPECT_TRUE(pool.give_back(a, s, true, true));
+  state_.fail_event_record = false;
+  std::lock_guard lock(state_.mutex);
+  EXPECT_EQ(state_.stream_syncs, 1);
+  EXPECT_TRUE(state_.freed.size() == 1 && state_.freed.front() == a.handle)
+      << "the segment, freed with its last block";
+}
+
+TEST_F(PoolTest, WhereNoSegmentFitsASmallObjectBlockIsItsOwnObjectAtOffsetZero) {
+  CachingPool& pool = MakeCarvingPool(kPoolNoTrim, CarveMode::kObjectOffsets);
+  auto s = MakeStream();
+  state_.fail_next_allocs = 1;  // the segment
+  const PoolBlock alone = Allocate(pool, s, 64);
+  EXPECT_EQ(alone.address, alone.handle) << "not carved: the driver's handle as its address";
+  ASSERT_TRUE(pool.give_back(alone, s, false, true));
+  pool.release_cached(true);
+  drain_releases();
+  EXPECT_FALSE(Live(alone.handle));
   EXPECT_EQ(LiveAllocations(), 0u);
 }
 

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "memory/pool/block_carver.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <string>
@@ -23,6 +27,7 @@ namespace anydev::core {
 struct BlockCarver::Segment {
   void* handle = nullptr;
   void* address = nullptr;  // host-visible address of the segment (null: none)
+  void* tokens = nullptr;   // kObjectOffsets: the reserved range of its blocks' tokens
   SizeClass* size_class = nullptr;
   std::uint32_t capacity = 0;  // blocks in the segment
   std::uint32_t out = 0;       // blocks handed out
@@ -42,8 +47,31 @@ struct BlockCarver::Segment {
   bool listed = false;
 };
 
-BlockCarver::BlockCarver(const Backend* backend, int device, EventPool& events)
-    : backend_(backend), table_(backend->table), device_(device), events_(events) {}
+namespace {
+
+// kObjectOffsets: an address range of kCarveSegmentBytes aligned to its size,
+// reserved without memory and never made accessible, so that no pointer in
+// the process and no other segment's token falls inside it. Null when the
+// address space is exhausted.
+void* reserve_tokens() noexcept {
+  constexpr std::size_t kBytes = kCarveSegmentBytes;
+  void* const mapped =
+      mmap(nullptr, 2 * kBytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (mapped == MAP_FAILED) return nullptr;
+  const auto start = reinterpret_cast<std::uintptr_t>(mapped);
+  const std::uintptr_t aligned = (start + kBytes - 1) & ~(std::uintptr_t{kBytes} - 1);
+  // Only the aligned part is kept: whatever lies before and after goes back.
+  if (aligned > start) munmap(mapped, aligned - start);
+  if (const std::uintptr_t end = start + 2 * kBytes; end > aligned + kBytes) {
+    munmap(reinterpret_cast<void*>(aligned + kBytes), end - aligned - kBytes);
+  }
+  return reinterpret_cast<void*>(aligned);
+}
+
+}  // namespace
+
+BlockCarver::BlockCarver(const Backend* backend, int device, EventPool& events, CarveMode mode)
+    : backend_(backend), table_(backend->table), device_(device), events_(events), mode_(mode) {}
 
 BlockCarver::~BlockCarver() {
   SegmentMap segments;
@@ -69,6 +97,17 @@ anydev_status_t BlockCarver::new_segment(const std::shared_ptr<Stream>& stream,
       s != ANYDEV_SUCCESS) {
     return s;
   }
+  if (mode_ == CarveMode::kObjectOffsets) {
+    segment->tokens = reserve_tokens();
+    if (segment->tokens == nullptr) {
+      const int error = errno;
+      free_segment(std::move(segment));
+      return set_error(
+          ANYDEV_ERROR_OUT_OF_MEMORY,
+          cat("reserving ", kSegmentBytes, " bytes of address space for the tokens of ",
+              block_bytes, "-byte blocks: ", std::strerror(error)));
+    }
+  }
   // Ordered on `stream`: another stream waits for this event (Lifetime).
   anydev_status_t s = events_.take(&segment->ready);
   if (s == ANYDEV_SUCCESS) {
@@ -91,7 +130,8 @@ anydev_status_t BlockCarver::new_segment(const std::shared_ptr<Stream>& stream,
                             "-byte blocks ready: ", why));
   }
   segment->made_on = stream;
-  const auto base = reinterpret_cast<std::uintptr_t>(segment->handle);
+  const auto base = reinterpret_cast<std::uintptr_t>(
+      mode_ == CarveMode::kObjectOffsets ? segment->tokens : segment->handle);
   SegmentMap node;
   try {
     node.emplace(base, std::move(segment));  // leaves `segment` alone when it throws
@@ -113,6 +153,7 @@ void BlockCarver::free_segment(std::unique_ptr<Segment> segment) noexcept {
     release_log(ANYDEV_LOG_ERROR, backend_->name, ": pool: memory_free of a ", kSegmentBytes,
                 "-byte segment of carved blocks failed: ", last_error_message());
   }
+  if (segment->tokens != nullptr) munmap(segment->tokens, kSegmentBytes);
 }
 
 anydev_bk_event_t BlockCarver::wait_needed_locked(Segment& segment,
@@ -163,9 +204,14 @@ anydev_status_t BlockCarver::allocate(const std::shared_ptr<Stream>& stream,
       if (++segment->out == segment->capacity) unlink(size_class.with_room, segment);
       ++blocks_out_;
       const std::size_t offset = std::size_t{index} * block_bytes;
-      *handle = static_cast<char*>(segment->handle) + offset;
-      *address =
-          segment->address != nullptr ? static_cast<char*>(segment->address) + offset : nullptr;
+      if (mode_ == CarveMode::kObjectOffsets) {
+        *handle = segment->handle;
+        *address = static_cast<char*>(segment->tokens) + offset;
+      } else {
+        *handle = static_cast<char*>(segment->handle) + offset;
+        *address =
+            segment->address != nullptr ? static_cast<char*>(segment->address) + offset : nullptr;
+      }
       const anydev_bk_event_t wait = wait_needed_locked(*segment, stream);
       if (wait == nullptr) return ANYDEV_SUCCESS;
       // Waited for outside the lock (a stream call may block, e.g. behind a
@@ -179,7 +225,7 @@ anydev_status_t BlockCarver::allocate(const std::shared_ptr<Stream>& stream,
       lock.unlock();
       if (s != ANYDEV_SUCCESS) {
         const std::string why = last_error_message();
-        take_back(*handle);
+        take_back(return_key(*handle, *address));
         return set_error(s, cat("making a stream wait for the allocation of a ", kSegmentBytes,
                                 "-byte segment made on another stream: ", why));
       }
@@ -193,8 +239,8 @@ anydev_status_t BlockCarver::allocate(const std::shared_ptr<Stream>& stream,
   }
 }
 
-bool BlockCarver::take_back(void* handle) noexcept {
-  const auto at = reinterpret_cast<std::uintptr_t>(handle);
+bool BlockCarver::take_back(void* key) noexcept {
+  const auto at = reinterpret_cast<std::uintptr_t>(key);
   std::unique_ptr<Segment> empty;
   {
     std::lock_guard lock(mutex_);

@@ -3,13 +3,21 @@
 // larger driver allocations (segments), so that a small buffer that misses
 // the pool's cache costs no driver call and no driver record.
 //
-// Which pools carve. A device pool that caches, on a backend whose device
-// memory handles are addresses (ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES: a
-// block's handle is its segment's plus the block's offset, so copies,
-// fills, graphs and DLPack see an ordinary pointer), unless ANYDEV_POOL_CARVE
-// is 0 (pool_registry.h). Blocks of size classes up to kLargestBlock come from
-// kSegmentBytes segments of one class each; larger classes and every other
-// pool go to the backend as before. Memory shared between processes never
+// Which pools carve. A device pool that caches, unless ANYDEV_POOL_CARVE is 0
+// (pool_registry.h), on a backend of one of two kinds (CarveMode):
+//   - device memory handles are addresses (ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES):
+//     a block's handle and address are its segment's plus the block's
+//     offset, so copies, fills, graphs and DLPack see an ordinary pointer;
+//   - device memory handles are objects (ANYDEV_BK_FLAG_DEVICE_OBJECT_OFFSETS,
+//     OpenCL's cl_mem): a block's handle is its segment's object, and its
+//     address a token: the base of an address range of kSegmentBytes that
+//     the carver reserves per segment (no memory, never accessible), plus
+//     the block's offset. Tokens are unique in the process and their low
+//     bits are the offset (Allocation::object_offset); the pool identifies
+//     such a block by its token (return_key).
+// Blocks of size classes up to kLargestBlock come from kSegmentBytes segments
+// of one class each; larger classes and every other pool go to the backend as
+// before. Memory shared between processes never
 // comes from a pool (anydev_buffer_create_shareable), so no carved block is
 // ever exported.
 //
@@ -35,6 +43,7 @@
 #include <memory>
 
 #include "anydev/backend.h"
+#include "memory/allocation.h"
 #include "memory/stream_ordered_release.h"
 #include "support/core_mutex.h"
 
@@ -43,6 +52,9 @@ namespace anydev::core {
 struct Backend;
 struct Stream;
 class EventPool;
+
+// How a pool's blocks are carved (see Which pools carve).
+enum class CarveMode : std::uint8_t { kNone, kAddresses, kObjectOffsets };
 
 // What a carver holds (statistics, tests).
 struct CarverStats {
@@ -55,13 +67,14 @@ class BlockCarver final : public MemoryReturn {
  public:
   // A segment: one driver allocation. 2 MiB: a large page on every GPU, and
   // 4096 blocks of the smallest class (block indices fit 16 bits).
-  static constexpr std::size_t kSegmentBytes = std::size_t{2} << 20;
+  static constexpr std::size_t kSegmentBytes = kCarveSegmentBytes;
   // The largest block carved: larger requests are few per MiB, so a driver
   // allocation each costs little beside the bytes they move.
   static constexpr std::size_t kLargestBlock = std::size_t{16} << 10;
 
-  // `events`: the device's event pool (segments' readiness events).
-  BlockCarver(const Backend* backend, int device, EventPool& events);
+  // `events`: the device's event pool (segments' readiness events); `mode`
+  // is kAddresses or kObjectOffsets.
+  BlockCarver(const Backend* backend, int device, EventPool& events, CarveMode mode);
   ~BlockCarver();  // frees every segment (only tests destroy pools)
   BlockCarver(const BlockCarver&) = delete;
   BlockCarver& operator=(const BlockCarver&) = delete;
@@ -76,10 +89,20 @@ class BlockCarver final : public MemoryReturn {
   anydev_status_t allocate(const std::shared_ptr<Stream>& stream, std::size_t block_bytes,
                            void** handle, void** address);
 
-  // Takes back a block whose every use has completed: true when `handle`
-  // is one of this carver's blocks. Frees the segment when it was the last
-  // block out of it. Never throws.
-  bool take_back(void* handle) noexcept override;
+  // What identifies a block of this carver's (to take_back and to the
+  // reclaimer): its handle, or its token where handles are objects. For a
+  // block the carver did not make, handle == address where handles are
+  // objects (ANYDEV_BK_FLAG_DEVICE_OBJECT_OFFSETS), so the key is what
+  // memory_free takes.
+  CarveMode mode() const noexcept { return mode_; }
+  void* return_key(void* handle, void* address) const noexcept {
+    return mode_ == CarveMode::kObjectOffsets ? address : handle;
+  }
+
+  // Takes back a block whose every use has completed: true when `key`
+  // (return_key) is one of this carver's blocks. Frees the segment when it
+  // was the last block out of it. Never throws.
+  bool take_back(void* key) noexcept override;
 
   CarverStats stats() const;
 
@@ -107,10 +130,11 @@ class BlockCarver final : public MemoryReturn {
   const anydev_backend_table_t* const table_;
   const int device_;
   EventPool& events_;
+  const CarveMode mode_;
 
   mutable CoreMutex mutex_;
   std::map<std::size_t, SizeClass> classes_;  // by block size; never erased (segments point here)
-  SegmentMap by_base_;                        // every segment, by handle
+  SegmentMap by_base_;                        // every segment, by its first block's key
   std::size_t blocks_out_ = 0;
 };
 

@@ -27,7 +27,8 @@ const char* kind_name(anydev_bk_memory_kind_t kind) {
 }  // namespace
 
 CachingPool::CachingPool(const Backend* backend, int device, anydev_bk_memory_kind_t kind,
-                         bool caching, std::size_t release_threshold, EventPool* events, bool carve)
+                         bool caching, std::size_t release_threshold, EventPool* events,
+                         CarveMode carve)
     : backend_(backend),
       table_(backend->table),
       device_(device),
@@ -36,8 +37,8 @@ CachingPool::CachingPool(const Backend* backend, int device, anydev_bk_memory_ki
       own_events_(events == nullptr ? std::make_unique<EventPool>(backend->table, device)
                                     : nullptr),
       events_(events == nullptr ? *own_events_ : *events),
-      carver_(carve && caching && kind == ANYDEV_BK_MEMORY_DEVICE
-                  ? std::make_unique<BlockCarver>(backend, device, events_)
+      carver_(carve != CarveMode::kNone && caching && kind == ANYDEV_BK_MEMORY_DEVICE
+                  ? std::make_unique<BlockCarver>(backend, device, events_, carve)
                   : nullptr),
       release_threshold_(release_threshold) {}
 
@@ -46,10 +47,10 @@ CachingPool::~CachingPool() {
   release_cached(true);
 }
 
-void CachingPool::free_now(void* handle, const char* why) noexcept {
-  if (carver_ != nullptr && carver_->take_back(handle)) return;
-  note_host_free(backend_, device_, kind_, handle);
-  if (bk(table_).memory_free(device_, kind_, handle) != ANYDEV_SUCCESS) {
+void CachingPool::free_now(void* key, const char* why) noexcept {
+  if (carver_ != nullptr && carver_->take_back(key)) return;
+  note_host_free(backend_, device_, kind_, key);
+  if (bk(table_).memory_free(device_, kind_, key) != ANYDEV_SUCCESS) {
     release_log(ANYDEV_LOG_ERROR, backend_->name, ": pool: memory_free of a cached ",
                 kind_name(kind_), " block (", why, ") failed: ", last_error_message());
   }
@@ -133,7 +134,7 @@ void CachingPool::free_list(PoolNode* list) noexcept {
         }
         shared_event_unref(node->event);  // destroyed, not reused, by its last holder if it failed
       }
-      free_now(node->handle, "release");
+      free_now(return_key(node->handle, node->address), "release");
       recycle_node(node);
     }
     list = busy;
@@ -198,15 +199,17 @@ void CachingPool::hand_to_reclaimer(PoolNode* list, std::size_t count) noexcept 
     while (list != nullptr) {
       PoolNode* node = list;
       list = node->newer;
-      release_after_shared_event(backend_, device_, node->event, kind_, node->handle,
-                                 node->size_class->bytes, &waiting_, carver_.get());
+      release_after_shared_event(backend_, device_, node->event, kind_,
+                                 return_key(node->handle, node->address), node->size_class->bytes,
+                                 &waiting_, carver_.get());
       recycle_node(node);
     }
     return;
   }
   PoolNode* last = nullptr;
   for (PoolNode* node = list; node != nullptr; node = node->newer) {
-    batch.push_back(EventRelease{nullptr, node->handle, node->size_class->bytes, node->event});
+    batch.push_back(EventRelease{nullptr, return_key(node->handle, node->address),
+                                 node->size_class->bytes, node->event});
     clear_node(node);  // keeps `newer`: the list joins the spares below
     last = node;
   }
@@ -364,7 +367,7 @@ bool CachingPool::return_carved_now(const PoolBlock& block,
                 ": pool: stream_synchronize before taking back a carved block of ", block.bytes,
                 " bytes failed: ", last_error_message());
   }
-  return carver_->take_back(block.handle);
+  return carver_->take_back(return_key(block.handle, block.address));
 }
 
 void CachingPool::forget_in_use(std::size_t bytes) noexcept {

@@ -190,11 +190,11 @@ class CachingPool {
   static constexpr int kQueriesPerRequest = 2;
 
   // `events`: the event pool of (backend, device); null: the pool makes its own.
-  // `carve`: small blocks come from a BlockCarver (device memory of a
+  // `carve`: how small blocks come from a BlockCarver (device memory of a
   // caching pool only; ignored otherwise).
   CachingPool(const Backend* backend, int device, anydev_bk_memory_kind_t kind, bool caching,
               std::size_t release_threshold = kPoolNoTrim, EventPool* events = nullptr,
-              bool carve = false);
+              CarveMode carve = CarveMode::kNone);
   ~CachingPool();  // frees the cached blocks (only tests destroy pools)
   CachingPool(const CachingPool&) = delete;
   CachingPool& operator=(const CachingPool&) = delete;
@@ -237,6 +237,11 @@ class CachingPool {
   // The segments behind carved blocks (all zero when the pool does not carve).
   CarverStats carver_stats() const { return carver_ != nullptr ? carver_->stats() : CarverStats{}; }
   bool carves() const noexcept { return carver_ != nullptr; }
+  // Whether a block with handle != address is carved out of a backend
+  // object (Allocation::object_block).
+  bool carves_objects() const noexcept {
+    return carver_ != nullptr && carver_->mode() == CarveMode::kObjectOffsets;
+  }
   bool caching() const { return caching_; }
   // Where a release of this pool's memory that bypasses the cache (a pool
   // that does not cache, a block it refused) is counted while it waits.
@@ -269,7 +274,11 @@ class CachingPool {
   void recycle_node(PoolNode* node) noexcept;
   // Clears what a node held (all but its `newer` link), as a spare has it.
   static void clear_node(PoolNode* node) noexcept;
-  void free_now(void* handle, const char* why) noexcept;
+  // What a block is handed to the carver and the reclaimer as (BlockCarver::return_key).
+  void* return_key(void* handle, void* address) const noexcept {
+    return carver_ != nullptr ? carver_->return_key(handle, address) : handle;
+  }
+  void free_now(void* key, const char* why) noexcept;
   // give_back could not cache a carved block: waits for its owner stream
   // and hands it back to the carver (it cannot go to memory_free); false
   // when the block is not carved.

@@ -106,8 +106,12 @@ std::size_t default_release_threshold() {
 CachingPool& pool_for(const Backend* backend, int device, anydev_bk_memory_kind_t kind) {
   const bool caching = pools_enabled();  // outside the lock: may log
   // The pool carves only device memory, and only when it caches.
-  const bool carve =
-      carving_enabled() && (backend->table->flags & ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES) != 0;
+  const std::uint64_t flags = backend->table->flags;
+  const CarveMode carve =
+      !carving_enabled()                                     ? CarveMode::kNone
+      : (flags & ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES) != 0 ? CarveMode::kAddresses
+      : (flags & ANYDEV_BK_FLAG_DEVICE_OBJECT_OFFSETS) != 0  ? CarveMode::kObjectOffsets
+                                                             : CarveMode::kNone;
   const std::size_t threshold = default_release_threshold();
   EventPool& events = event_pool_for(backend, device);  // shared with ordering and the reclaimer
   Pools& pools = Pools::instance();

@@ -6,9 +6,10 @@
 // ANYDEV_POOL_RELEASE_THRESHOLD (bytes, default 16 MiB) is each new pool's
 // release threshold (CachingPool::set_release_threshold), read once too.
 // ANYDEV_POOL_CARVE (0 or 1, default 1; read once): whether caching device
-// pools of backends with ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES carve small
-// blocks out of larger driver allocations (block_carver.h); with 0 every
-// block is a driver allocation of its own.
+// pools of backends with ANYDEV_BK_FLAG_DEVICE_ADDRESS_HANDLES or
+// ANYDEV_BK_FLAG_DEVICE_OBJECT_OFFSETS carve small blocks out of larger
+// driver allocations (block_carver.h); with 0 every block is a driver
+// allocation of its own.
 //
 // Fork: a child of fork() starts with fresh, empty pools; the parent's pools
 // and their cached blocks are left untouched (they belong to the parent).

@@ -70,8 +70,10 @@ std::shared_ptr<Allocation> make_pooled_allocation(const Backend* backend, int d
     return make_plain_allocation(backend, device, kind, block.handle, block.address, bytes,
                                  std::move(owner));
   }
-  return make_allocation(PooledRelease(block), backend, device, kind, block.handle, block.address,
-                         bytes, std::move(owner));
+  auto allocation = make_allocation(PooledRelease(block), backend, device, kind, block.handle,
+                                    block.address, bytes, std::move(owner));
+  allocation->object_block = block.handle != block.address && block.pool->carves_objects();
+  return allocation;
 }
 
 void forget_pool_in_use(Allocation& allocation) {
