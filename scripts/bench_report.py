@@ -318,11 +318,26 @@ those from the Intel Xeon VM say so.
   nothing is carved); the heap less it is 239-252 bytes per live buffer
   (before: 946 with the driver's record and block). `ANYDEV_POOL_CARVE=0`
   gives back the old costs: create 103 -> 1,787 ns on the cuda emulator in
-  one run. PoCL is not carved (an OpenCL buffer is a `cl_mem`, and a block
-  would be a sub-buffer, a driver object again): its create still grows
-  2.6-5x, PoCL's allocator's own cost, and its heap less device memory is
-  223-282 bytes (282 at 10^3, where the fixed costs are divided by the
-  fewest buffers).
+  one run.
+- **Live buffers: small OpenCL buffers carved out of shared `cl_mem`s.**
+  Until then PoCL was not carved (a `cl_mem` sub-buffer per block would be a
+  driver object again): its create grew 2.6-5x and the heap held 282 bytes
+  per live buffer beside the device memory at 10^3. The opencl backend now
+  declares `ANYDEV_BK_FLAG_DEVICE_OBJECT_OFFSETS`: a block is its segment's
+  `cl_mem` at the block's offset, which the core adds to every memory
+  reference, and its `unsafe_ptr` is a token in address space the core
+  reserves per segment
+  ([memory-pools.md](memory-pools.md#small-device-blocks-carved-from-driver-allocations)).
+  Three runs of `bench/run-scale-backends.sh` on the quiet AMD EPYC VM
+  (load average 1.1-1.7), 10^3 -> 10^6 live 64-byte buffers on PoCL: create
+  77-78 -> 111-116 ns, release 38 -> 55-57, sub-buffer 33 -> 43-46 (one run
+  read 96 at 10^5, its 10^6 row 44), each run's spread 1.59-1.68x (the
+  first without that row); heap 239-244 bytes per live buffer, with PoCL's segments not
+  on the heap (*of which device memory* is what the segments hold per
+  buffer). With `ANYDEV_POOL_CARVE=0` in the same session: create 77 -> 196
+  ns (248 at 10^5), heap 735-794 bytes. The emulators' rows above are the
+  same third run: their spreads 1.40-1.65x (1.40-1.84x over the three runs),
+  heap less device memory 249-252 bytes.
 - **Live buffers on other backends.** `bench/run-scale-backends.sh` on the
   2-core AMD EPYC VM (`lscpu`: AMD EPYC, 2 CPUs, 32 MiB L3), three runs
   while other engineers built on it (load average 6-12), times the best of
@@ -710,13 +725,19 @@ def live_buffers_lines(buf, other):
         return max(spreads) if spreads else None
 
     spread = spread_of("")
-    per_handle = max(r["heap_bytes_per_handle"] - (r["device_bytes_per_handle"] if device else 0)
+    # The device memory is left out only where the heap holds it: on PoCL the
+    # carved segments are not on the heap (the heap holds less than them).
+    on_heap = device and all(r["heap_bytes_per_handle"] >= r["device_bytes_per_handle"]
+                             for r in buf)
+    per_handle = max(r["heap_bytes_per_handle"] - (r["device_bytes_per_handle"] if on_heap else 0)
                      for r in buf)
     top = max(r["live"] for r in buf)
     span = "" if top >= 1000000 else f" (measured up to {top:,} live)"
     pinned = ("pinned by `unit.BufferFootprint.HeapBytesPerLiveBufferAtMost256`" if other is None
               else "the heap less the device memory, which this driver keeps on the heap; the "
-              "driver's own records included" if device
+              "driver's own records included" if on_heap
+              else "the heap, which holds none of the device memory here; the driver's own "
+              "records included" if device
               else "the driver's share included")
     L += ["", f"Targets: per-operation time within 2× across the range{span}: largest spread "
           f"{fmt(spread, 2)}×, {verdict(spread, 2.0, higher_is_better=False)}"
