@@ -1147,6 +1147,23 @@ TEST_F(PoolTest, WhereNoSegmentFitsASmallBlockIsADriverAllocationOfItsOwn) {
   EXPECT_FALSE(Live(alone.handle));
 }
 
+TEST_F(PoolTest, ASmallBlockOfItsOwnThePoolCannotCacheIsLeftToTheCallerWithoutAWait) {
+  CachingPool& pool = MakeCarvingPool();
+  auto s = MakeStream();
+  state_.fail_next_allocs = 1;  // the segment
+  const PoolBlock alone = Allocate(pool, s, 64);
+  Enqueue(s);
+  state_.fail_event_record = true;
+  // Not carved: the caller frees it after the stream, as any uncached block.
+  EXPECT_FALSE(pool.give_back(alone, s, true, true));
+  state_.fail_event_record = false;
+  {
+    std::lock_guard lock(state_.mutex);
+    EXPECT_EQ(state_.stream_syncs, 0) << "waited for a stream to free a block the carver lacks";
+  }
+  EXPECT_EQ(MemoryFree(0, ANYDEV_BK_MEMORY_DEVICE, alone.handle), ANYDEV_SUCCESS);
+}
+
 TEST_F(PoolTest, ASmallBlockThatFitsNowhereFailsTheRequestAndChangesNothing) {
   CachingPool& pool = MakeCarvingPool();
   auto s = MakeStream();

@@ -239,20 +239,34 @@ anydev_status_t BlockCarver::allocate(const std::shared_ptr<Stream>& stream,
   }
 }
 
-bool BlockCarver::take_back(void* key) noexcept {
+BlockCarver::SegmentMap::iterator BlockCarver::find_locked(void* key) {
   const auto at = reinterpret_cast<std::uintptr_t>(key);
+  auto found = by_base_.upper_bound(at);
+  if (found == by_base_.begin()) return by_base_.end();
+  --found;
+  const Segment& segment = *found->second;
+  const std::size_t offset = at - found->first;
+  const std::size_t block_bytes = segment.size_class->bytes;
+  if (offset >= std::size_t{segment.capacity} * block_bytes || offset % block_bytes != 0) {
+    return by_base_.end();
+  }
+  return found;
+}
+
+bool BlockCarver::holds(void* key) noexcept {
+  std::lock_guard lock(mutex_);
+  return find_locked(key) != by_base_.end();
+}
+
+bool BlockCarver::take_back(void* key) noexcept {
   std::unique_ptr<Segment> empty;
   {
     std::lock_guard lock(mutex_);
-    auto found = by_base_.upper_bound(at);
-    if (found == by_base_.begin()) return false;
-    --found;
+    const auto found = find_locked(key);
+    if (found == by_base_.end()) return false;
     Segment& segment = *found->second;
-    const std::size_t offset = at - found->first;
     const std::size_t block_bytes = segment.size_class->bytes;
-    if (offset >= std::size_t{segment.capacity} * block_bytes || offset % block_bytes != 0) {
-      return false;
-    }
+    const std::size_t offset = reinterpret_cast<std::uintptr_t>(key) - found->first;
     segment.free_stack[segment.free_top++] = static_cast<std::uint16_t>(offset / block_bytes);
     --blocks_out_;
     if (segment.out-- == segment.capacity) link_first(segment.size_class->with_room, &segment);

@@ -103,6 +103,8 @@ class BlockCarver final : public MemoryReturn {
   // (return_key) is one of this carver's blocks. Frees the segment when it
   // was the last block out of it. Never throws.
   bool take_back(void* key) noexcept override;
+  // Whether `key` (return_key) is a block of this carver's handed out.
+  bool holds(void* key) noexcept;
 
   CarverStats stats() const;
 
@@ -125,6 +127,8 @@ class BlockCarver final : public MemoryReturn {
   anydev_status_t new_segment(const std::shared_ptr<Stream>& stream, std::size_t block_bytes,
                               SegmentMap::node_type* out);
   void free_segment(std::unique_ptr<Segment> segment) noexcept;
+  // The segment holding the block `key` names, or by_base_.end(). Under mutex_.
+  SegmentMap::iterator find_locked(void* key);
 
   const Backend* const backend_;
   const anydev_backend_table_t* const table_;

@@ -360,14 +360,19 @@ bool CachingPool::give_back(const PoolBlock& block, const std::shared_ptr<Stream
 
 bool CachingPool::return_carved_now(const PoolBlock& block,
                                     const std::shared_ptr<Stream>& owner) noexcept {
-  if (carver_ == nullptr || !BlockCarver::carves(block.bytes)) return false;
+  void* const key = return_key(block.handle, block.address);
+  // A block of a carved size that is a driver allocation of its own (no
+  // segment had room) is freed as usual: no wait here.
+  if (carver_ == nullptr || !BlockCarver::carves(block.bytes) || !carver_->holds(key)) {
+    return false;
+  }
   // The owner stream's work covers every use of the block (give_back).
   if (bk(table_).stream_synchronize(owner->native) != ANYDEV_SUCCESS) {
     release_log(ANYDEV_LOG_ERROR, backend_->name,
                 ": pool: stream_synchronize before taking back a carved block of ", block.bytes,
                 " bytes failed: ", last_error_message());
   }
-  return carver_->take_back(return_key(block.handle, block.address));
+  return carver_->take_back(key);
 }
 
 void CachingPool::forget_in_use(std::size_t bytes) noexcept {
