@@ -375,6 +375,18 @@ bool CachingPool::return_carved_now(const PoolBlock& block,
   return carver_->take_back(key);
 }
 
+void CachingPool::return_unused(const PoolBlock& block,
+                                const std::shared_ptr<Stream>& owner) noexcept {
+  // Device memory is allocated in order on `owner`: the release event covers it.
+  if (give_back(block, owner, /*used_by_streams=*/true, /*in_use=*/true)) return;
+  if (bk(table_).stream_synchronize(owner->native) != ANYDEV_SUCCESS) {
+    release_log(ANYDEV_LOG_ERROR, backend_->name,
+                ": pool: stream_synchronize before freeing an unused ", kind_name(kind_),
+                " block of ", block.bytes, " bytes failed: ", last_error_message());
+  }
+  free_now(return_key(block.handle, block.address), "unused");
+}
+
 void CachingPool::forget_in_use(std::size_t bytes) noexcept {
   std::lock_guard lock(mutex_);
   stats_.bytes_in_use -= bytes;

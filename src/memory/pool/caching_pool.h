@@ -219,6 +219,11 @@ class CachingPool {
   bool give_back(const PoolBlock& block, const std::shared_ptr<Stream>& owner, bool used_by_streams,
                  bool in_use, std::optional<std::uint16_t> use_epoch = std::nullopt) noexcept;
 
+  // A block from allocate() that no buffer came to use (its Allocation
+  // could not be made): cached, else freed once `owner`, the stream it was
+  // allocated for, has reached it. Never throws.
+  void return_unused(const PoolBlock& block, const std::shared_ptr<Stream>& owner) noexcept;
+
   // A block handed to the user (take_ptr) no longer counts as in use.
   void forget_in_use(std::size_t bytes) noexcept;
 

@@ -70,8 +70,14 @@ std::shared_ptr<Allocation> make_pooled_allocation(const Backend* backend, int d
     return make_plain_allocation(backend, device, kind, block.handle, block.address, bytes,
                                  std::move(owner));
   }
-  auto allocation = make_allocation(PooledRelease(block), backend, device, kind, block.handle,
-                                    block.address, bytes, std::move(owner));
+  std::shared_ptr<Allocation> allocation;
+  try {
+    allocation = make_allocation(PooledRelease(block), backend, device, kind, block.handle,
+                                 block.address, bytes, owner);
+  } catch (...) {
+    block.pool->return_unused(block, owner);
+    throw;
+  }
   allocation->object_block = block.handle != block.address && block.pool->carves_objects();
   return allocation;
 }

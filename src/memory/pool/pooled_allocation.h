@@ -29,7 +29,8 @@ anydev_status_t pool_allocate(const Backend* backend, int device, anydev_bk_memo
 // last reference goes, the block goes back to its pool (after its last use,
 // see allocation.h) or, when the pool does not keep it, is freed as plain
 // memory. An empty block (no pool: a zero-size buffer) makes a plain
-// Allocation of nothing.
+// Allocation of nothing. When the Allocation's record cannot be allocated
+// (std::bad_alloc, rethrown), the block goes back to its pool first.
 std::shared_ptr<Allocation> make_pooled_allocation(const Backend* backend, int device,
                                                    anydev_bk_memory_kind_t kind,
                                                    const PoolBlock& block, std::size_t bytes,
