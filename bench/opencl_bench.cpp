@@ -250,9 +250,17 @@ struct SharedPair {
   Case any;
 };
 
+// The buffer's own cl_mem: the raw calls address it from byte 0, so a
+// buffer the pool carved out of a shared cl_mem (up to 16 KiB) cannot be used.
 void* buffer_handle(anydev_buffer_t buffer) {
   void* out = nullptr;
   anydev::detail::check(anydev_buffer_native_handle(buffer, &out));
+  anydev_buffer_info_t info{};
+  info.struct_size = sizeof info;
+  anydev::detail::check(anydev_buffer_get_info(buffer, &info));
+  if (info.native_offset_bytes != 0) {
+    throw std::runtime_error("a paired case needs a buffer that starts its cl_mem (above 16 KiB)");
+  }
   return out;
 }
 
