@@ -367,23 +367,23 @@ bool CachingPool::return_carved_now(const PoolBlock& block,
     return false;
   }
   // The owner stream's work covers every use of the block (give_back).
-  if (bk(table_).stream_synchronize(owner->native) != ANYDEV_SUCCESS) {
-    release_log(ANYDEV_LOG_ERROR, backend_->name,
-                ": pool: stream_synchronize before taking back a carved block of ", block.bytes,
-                " bytes failed: ", last_error_message());
-  }
+  wait_for_owner(owner, "taking back a carved block", block.bytes);
   return carver_->take_back(key);
+}
+
+void CachingPool::wait_for_owner(const std::shared_ptr<Stream>& owner, const char* before,
+                                 std::size_t bytes) noexcept {
+  if (bk(table_).stream_synchronize(owner->native) != ANYDEV_SUCCESS) {
+    release_log(ANYDEV_LOG_ERROR, backend_->name, ": pool: stream_synchronize before ", before,
+                " of ", bytes, " bytes failed: ", last_error_message());
+  }
 }
 
 void CachingPool::return_unused(const PoolBlock& block,
                                 const std::shared_ptr<Stream>& owner) noexcept {
   // Device memory is allocated in order on `owner`: the release event covers it.
   if (give_back(block, owner, /*used_by_streams=*/true, /*in_use=*/true)) return;
-  if (bk(table_).stream_synchronize(owner->native) != ANYDEV_SUCCESS) {
-    release_log(ANYDEV_LOG_ERROR, backend_->name,
-                ": pool: stream_synchronize before freeing an unused ", kind_name(kind_),
-                " block of ", block.bytes, " bytes failed: ", last_error_message());
-  }
+  wait_for_owner(owner, "freeing an unused block", block.bytes);
   free_now(return_key(block.handle, block.address), "unused");
 }
 

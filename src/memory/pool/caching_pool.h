@@ -288,6 +288,10 @@ class CachingPool {
   // and hands it back to the carver (it cannot go to memory_free); false
   // when the block is not carved.
   bool return_carved_now(const PoolBlock& block, const std::shared_ptr<Stream>& owner) noexcept;
+  // stream_synchronize of `owner` before a block of `bytes` is freed
+  // outside stream order (`before` names that step in the log line on failure).
+  void wait_for_owner(const std::shared_ptr<Stream>& owner, const char* before,
+                      std::size_t bytes) noexcept;
   // Where a stream without an event pool takes its shared release events
   // (release_event.h): the process's pool, never the pool's own, which dies
   // with the pool while a stream may keep its latest release event longer.

@@ -65,10 +65,9 @@ anydev_status_t pool_allocate(const Backend* backend, int device, anydev_bk_memo
 std::shared_ptr<Allocation> make_pooled_allocation(const Backend* backend, int device,
                                                    anydev_bk_memory_kind_t kind,
                                                    const PoolBlock& block, std::size_t bytes,
-                                                   std::shared_ptr<Stream> owner) {
+                                                   const std::shared_ptr<Stream>& owner) {
   if (block.pool == nullptr) {
-    return make_plain_allocation(backend, device, kind, block.handle, block.address, bytes,
-                                 std::move(owner));
+    return make_plain_allocation(backend, device, kind, block.handle, block.address, bytes, owner);
   }
   std::shared_ptr<Allocation> allocation;
   try {

@@ -34,7 +34,7 @@ anydev_status_t pool_allocate(const Backend* backend, int device, anydev_bk_memo
 std::shared_ptr<Allocation> make_pooled_allocation(const Backend* backend, int device,
                                                    anydev_bk_memory_kind_t kind,
                                                    const PoolBlock& block, std::size_t bytes,
-                                                   std::shared_ptr<Stream> owner);
+                                                   const std::shared_ptr<Stream>& owner);
 
 // take_ptr: the memory is the user's now and leaves the pool's bytes in use.
 // When freed (anydev_context_free) it goes back into the pool's cache.
