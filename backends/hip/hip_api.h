@@ -15,6 +15,7 @@
 #include <dlpack/dlpack.h>
 #include <hip/hip_runtime_api.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -49,10 +50,14 @@ using HipFillKernel = gpu::FillKernelSlot<hipModule_t, hipFunction_t>;
 // What a HIP device holds beyond the core's DeviceState.
 // Sharing (hip_share.cpp, set by query_device): the identity handles carry,
 // and why device memory cannot be exported (empty: it can).
+// graph_kernel_refused: the runtime refused the fill kernel as a graph's
+// kernel node once (releases that take only host-registered kernels there),
+// so graphs with wide fills are declined from then on.
 struct HipDevice {
   std::uint8_t uuid[16] = {};
   std::string share_unsupported;
   HipFillKernel fill_kernel;
+  std::atomic<bool> graph_kernel_refused{false};
 };
 
 // hipMemAllocationProp in HIP 5's layout (its headers') or ROCm 6's (CUDA's
@@ -166,7 +171,7 @@ struct HipApi {
   // the caller says (docs/backends.md).
   static anydev_status_t check_wrapped_stream(int, hipStream_t) { return ANYDEV_SUCCESS; }
 
-  // Graphs (gpu_graph.h). No kernel nodes on hip: graphs with wide fills are declined.
+  // Graphs (gpu_graph.h).
   using graph_t = hipGraph_t;
   using graph_exec_t = hipGraphExec_t;
   using graph_node_t = hipGraphNode_t;
@@ -193,6 +198,12 @@ struct HipApi {
   static gpu::KernelFill fill_kernel(const gpu::Stream<HipApi>& stream,
                                      const gpu::WideFillArgs& args, hipError_t* r,
                                      const char** call);
+  // hip_fill_kernel.cpp: a wide fill as a kernel node of anydev's fill
+  // kernel (gpu_graph.h, HasGraphFillKernel).
+  static gpu::KernelFill graph_add_fill_kernel(hipGraphNode_t* out, hipGraph_t graph,
+                                               const hipGraphNode_t* deps, std::size_t count,
+                                               int device, const gpu::WideFillArgs& args,
+                                               hipError_t* r);
 };
 
 }  // namespace anydev::hip

@@ -9,6 +9,11 @@
 // code object here, the runtime refuses the module, or
 // ANYDEV_HIP_FILL_KERNEL=0 turns it off, the log says why once per device
 // and fills of an 8- or 16-byte period run the fill plan (gpu_fill_plan.h).
+//
+// In graphs, a wide fill is a kernel node of the same function. HIP releases
+// whose hipGraphAddKernelNode takes only kernels a host program registered
+// refuse a module's function (hipErrorInvalidDeviceFunction): the graph is
+// then declined, and the core replays it with a launch per wide fill.
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -121,6 +126,42 @@ gpu::KernelFill HipApi::fill_kernel(const gpu::Stream<HipApi>& stream,
   return gpu::launch_fill_kernel<HipApi>(stream, args,
                                          gpu::device_state<HipApi>(stream.device).extra.fill_kernel,
                                          load_module, r, call);
+}
+
+gpu::KernelFill HipApi::graph_add_fill_kernel(hipGraphNode_t* out, hipGraph_t graph,
+                                              const hipGraphNode_t* deps, std::size_t count,
+                                              int device, const gpu::WideFillArgs& args,
+                                              hipError_t* r) {
+  HipDevice& state = gpu::device_state<HipApi>(device).extra;
+  const HipRuntime& rt = gpu::driver<HipApi>();
+  if (!gpu::fill_kernel_loaded<HipApi>(device, state.fill_kernel, load_module) ||
+      rt.GraphAddKernelNode == nullptr ||
+      state.graph_kernel_refused.load(std::memory_order_relaxed)) {
+    return gpu::KernelFill::kUnavailable;
+  }
+  gpu::WideFillArgs a = args;  // the runtime copies the values when the node is added
+  void* params[] = {&a.dst, &a.bytes, &a.lo, &a.hi};
+  hipKernelNodeParams p{};
+  p.func = reinterpret_cast<void*>(state.fill_kernel.function);
+  p.gridDim.x = gpu::wide_fill_blocks(static_cast<std::size_t>(a.bytes), state.fill_kernel.units);
+  p.gridDim.y = 1;
+  p.gridDim.z = 1;
+  p.blockDim.x = gpu::kWideFillThreads;
+  p.blockDim.y = 1;
+  p.blockDim.z = 1;
+  p.kernelParams = params;
+  *r = rt.GraphAddKernelNode(out, graph, deps, count, &p);
+  if (*r == hipErrorInvalidDeviceFunction) {
+    if (!state.graph_kernel_refused.exchange(true)) {
+      gpu::log<HipApi>(
+          ANYDEV_LOG_INFO,
+          cat("hip device ", device,
+              ": the runtime takes no module kernel in a graph (hipGraphAddKernelNode: ",
+              HipApi::describe(*r), "); graphs with 8- or 16-byte fills are replayed by anydev"));
+    }
+    return gpu::KernelFill::kUnavailable;
+  }
+  return *r == hipSuccess ? gpu::KernelFill::kLaunched : gpu::KernelFill::kFailed;
 }
 
 }  // namespace anydev::hip

@@ -103,6 +103,8 @@ using GraphAddMemcpyNode1D = hipError_t (*)(hipGraphNode_t*, hipGraph_t, const h
                                             hipMemcpyKind);
 using GraphAddMemsetNode = hipError_t (*)(hipGraphNode_t*, hipGraph_t, const hipGraphNode_t*,
                                           std::size_t, const hipMemsetParams*);
+using GraphAddKernelNode = hipError_t (*)(hipGraphNode_t*, hipGraph_t, const hipGraphNode_t*,
+                                          std::size_t, const hipKernelNodeParams*);
 using GraphInstantiateWithFlags = hipError_t (*)(hipGraphExec_t*, hipGraph_t, unsigned long long);
 using GraphLaunch = hipError_t (*)(hipGraphExec_t, hipStream_t);
 using GraphExecDestroy = hipError_t (*)(hipGraphExec_t);
@@ -217,6 +219,8 @@ using GetDeviceProperties = hipError_t (*)(void*, int);
     ANYDEV_HIP_KEY("hipGraphAddMemcpyNode1D"))                                                     \
   X(GraphAddMemsetNode, OPTIONAL, ::anydev::hip::fn::GraphAddMemsetNode,                           \
     ANYDEV_HIP_KEY("hipGraphAddMemsetNode"))                                                       \
+  X(GraphAddKernelNode, OPTIONAL, ::anydev::hip::fn::GraphAddKernelNode,                           \
+    ANYDEV_HIP_KEY("hipGraphAddKernelNode"))                                                       \
   X(GraphInstantiateWithFlags, OPTIONAL, ::anydev::hip::fn::GraphInstantiateWithFlags,             \
     ANYDEV_HIP_KEY("hipGraphInstantiateWithFlags"))                                                \
   X(GraphLaunch, OPTIONAL, ::anydev::hip::fn::GraphLaunch, ANYDEV_HIP_KEY("hipGraphLaunch"))       \

@@ -3,7 +3,8 @@
 // emulators: a graph of many copies and fills replayed R times is R vendor
 // graph launches and no other driver call (no memcpy, no memset), with the
 // exact bytes; a graph with a node the backend declines is replayed by the
-// core, still exact. Built once per backend (ANYDEV_TEST_GRAPH_BACKEND:
+// core, still exact; a wide fill is one kernel node where the fill kernel is
+// loaded and the driver takes it. Built once per backend (ANYDEV_TEST_GRAPH_BACKEND:
 // "cuda" or "hip"); the emulator's counters are found in the library the
 // backend opened (ANYDEV_CUDA_LIBRARY / ANYDEV_HIP_LIBRARY). With the CUDA
 // emulator's graph entry points hidden, every graph is declined and still exact.
@@ -11,11 +12,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "anydev/anydev.hpp"
@@ -82,11 +86,22 @@ bool native_graphs_available() {
   return !kCuda || hidden == nullptr || std::strstr(hidden, "cuGraph") == nullptr;
 }
 
-// The CUDA emulator refuses modules (no fill kernel): wide fills are declined.
+bool setting_is(const char* name, const char* value) {
+  const char* set = std::getenv(name);
+  return set != nullptr && std::strcmp(set, value) == 0;
+}
+
+// Wide fills are kernel nodes unless the emulator refuses modules (no fill
+// kernel), the fill kernel is switched off, or (hip) the runtime refuses a
+// module's function as a kernel node; then the graph is declined.
 bool fill_kernel_available() {
-  const char* refused = std::getenv("ANYDEV_CUDA_EMULATOR_NO_MODULES");
-  return kCuda && native_graphs_available() &&
-         (refused == nullptr || std::strcmp(refused, "1") != 0);
+  if (kCuda) {
+    return native_graphs_available() && !setting_is("ANYDEV_CUDA_EMULATOR_NO_MODULES", "1") &&
+           !setting_is("ANYDEV_CUDA_FILL_KERNEL", "0");
+  }
+  return !setting_is("ANYDEV_HIP_EMULATOR_NO_MODULES", "1") &&
+         !setting_is("ANYDEV_HIP_FILL_KERNEL", "0") &&
+         !setting_is("ANYDEV_HIP_EMULATOR_GRAPH_MODULE_KERNELS", "0");
 }
 
 class GpuGraph : public ::testing::Test {
@@ -213,7 +228,8 @@ TEST_F(GpuGraph, DeclinedGraphIsReplayedByTheCoreExactly) {
 }
 
 // An 8- or 16-byte pattern in device memory: a kernel node of anydev's fill
-// kernel where the backend has it loaded (cuda), else declined; exact either way.
+// kernel where the backend has it loaded and the driver takes it in a graph,
+// else declined; exact either way.
 TEST_F(GpuGraph, WideFillIsAKernelNodeWhereTheFillKernelIsLoaded) {
   const anydev::DeviceBuffer<std::uint64_t> wide = ctx_.enqueue_create_buffer<std::uint64_t>(777);
   const anydev::DeviceGraph graph(ctx_);
@@ -228,6 +244,57 @@ TEST_F(GpuGraph, WideFillIsAKernelNodeWhereTheFillKernelIsLoaded) {
     EXPECT_EQ(count_in(calls, launch_call()), fill_kernel_available() ? 1u : 0u) << calls;
     const std::vector<std::uint64_t> got = contents(wide);
     EXPECT_EQ(std::count(got.begin(), got.end(), 0x0123456789ABCDEFull), 777);
+  }
+}
+
+// 16-byte fills at odd element offsets and lengths beside 1-, 2- and 4-byte
+// memsets and copies in one graph: one graph launch per replay where the
+// kernel node is taken, and every byte exact, the bytes around each fill kept.
+TEST_F(GpuGraph, WideFillsAtOffsetsMixWithMemsetsAndCopies) {
+  using Pair = std::complex<double>;
+  // Its bits, low word first.
+  const auto bits = [](const Pair& p) {
+    return std::pair(std::bit_cast<std::uint64_t>(p.real()),
+                     std::bit_cast<std::uint64_t>(p.imag()));
+  };
+  const auto pair_of = [](std::uint64_t lo, std::uint64_t hi) {
+    return Pair(std::bit_cast<double>(lo), std::bit_cast<double>(hi));
+  };
+  constexpr std::size_t kElems = 301;
+  const anydev::DeviceBuffer<Pair> wide = ctx_.enqueue_create_buffer<Pair>(kElems);
+  const anydev::DeviceBuffer<std::uint8_t> narrow = ctx_.enqueue_create_buffer<std::uint8_t>(4096);
+  const anydev::DeviceBuffer<std::uint8_t> copy = ctx_.enqueue_create_buffer<std::uint8_t>(4096);
+  const Pair first = pair_of(0x1122334455667788ull, 0x99AABBCCDDEEFF00ull);
+  const Pair second = pair_of(~0x1122334455667788ull, ~0x99AABBCCDDEEFF00ull);
+  const anydev::DeviceGraph graph(ctx_);
+  const anydev::GraphNode a = graph.add_memset(wide.create_sub_buffer<Pair>(3, 150), first);
+  const anydev::GraphNode b = graph.add_memset(narrow, std::uint8_t{0x5A}, {a});
+  const anydev::GraphNode c = graph.add_memset(wide.create_sub_buffer<Pair>(160, 141), second, {b});
+  graph.add_copy(copy, narrow, {c});
+  EXPECT_EQ(graph.native(), fill_kernel_available());
+  for (int r = 0; r < 2; ++r) {
+    ctx_.enqueue_memset(wide.create_sub_buffer<std::uint8_t>(0, kElems * sizeof(Pair)),
+                        std::uint8_t{0xEE});
+    ctx_.enqueue_memset(copy, std::uint8_t{0});
+    ctx_.synchronize();
+    counts_.reset();
+    graph.replay();
+    const std::string calls = counts_.read();
+    EXPECT_EQ(count_in(calls, launch_call()), fill_kernel_available() ? 1u : 0u) << calls;
+    if (fill_kernel_available()) {
+      EXPECT_TRUE(copies_and_memsets(calls).empty()) << calls;
+    }
+    const std::vector<Pair> got = contents(wide);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < kElems; ++i) {
+      Pair want = pair_of(0xEEEEEEEEEEEEEEEEull, 0xEEEEEEEEEEEEEEEEull);
+      if (i >= 3 && i < 153) want = first;
+      if (i >= 160) want = second;
+      if (bits(got[i]) != bits(want)) ++wrong;
+    }
+    EXPECT_EQ(wrong, 0u);
+    const std::vector<std::uint8_t> bytes = contents(copy);
+    EXPECT_EQ(std::count(bytes.begin(), bytes.end(), std::uint8_t{0x5A}), 4096);
   }
 }
 

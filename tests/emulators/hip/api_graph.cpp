@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Graphs (the core's core_graph.h) through HIP's graph calls: hipGraphCreate,
-// 1-D memcpy nodes, memset nodes, empty nodes, hipGraphInstantiateWithFlags,
+// 1-D memcpy nodes, memset nodes, kernel nodes of a loaded module's function
+// (api_module.cpp), empty nodes, hipGraphInstantiateWithFlags,
 // hipGraphLaunch, hipGraphExecDestroy and hipGraphDestroy, with the
 // runtime's hipErrorInvalidValue for bad parameters and handles. Each counts
 // its call. Thread-safe.
+//
+// ANYDEV_HIP_EMULATOR_GRAPH_MODULE_KERNELS=0: hipGraphAddKernelNode answers
+// hipErrorInvalidDeviceFunction for a module's function, as HIP releases
+// whose kernel nodes take only kernels registered by a host program.
 #include <hip/hip_runtime_api.h>
 
 #include <cstdint>
@@ -20,6 +25,11 @@ using core::GraphNode;
 using hip::Call;
 
 namespace {
+
+bool module_kernel_nodes_refused() {
+  static const bool refused = core::read_setting("GRAPH_MODULE_KERNELS", 1, 0, 1) == 0;
+  return refused;
+}
 
 hipError_t add_node(const char* api, hipGraphNode_t* out, hipGraph_t graph,
                     const hipGraphNode_t* deps, size_t count, GraphNode node) {
@@ -93,6 +103,50 @@ hipError_t hipGraphAddMemsetNode(hipGraphNode_t* node, hipGraph_t graph, const h
                                         p->elementSize, p->width, p->height, p->pitch, &n));
       e != hipSuccess) {
     return e;
+  }
+  return add_node(api, node, graph, deps, count, std::move(n));
+}
+
+hipError_t hipGraphAddKernelNode(hipGraphNode_t* node, hipGraph_t graph, const hipGraphNode_t* deps,
+                                 size_t count, const hipKernelNodeParams* p) {
+  const char* api = "hipGraphAddKernelNode";
+  hip::count(Call::hipGraphAddKernelNode);
+  core::Context* current = nullptr;
+  if (const hipError_t e = hip::current(&current); e != hipSuccess) return e;
+  if (p == nullptr || p->kernelParams == nullptr) {
+    core::report_misuse(std::string(api) + ": null pNodeParams or kernelParams");
+    return hipErrorInvalidValue;
+  }
+  const std::uint64_t block = std::uint64_t{p->blockDim.x} * p->blockDim.y * p->blockDim.z;
+  const std::uint64_t grid = std::uint64_t{p->gridDim.x} * p->gridDim.y * p->gridDim.z;
+  if (block == 0 || grid == 0 || block > 1024 || p->sharedMemBytes != 0 || p->extra != nullptr) {
+    core::report_misuse(std::string(api) + ": an empty grid or block, more than 1024 threads " +
+                        "a block, shared memory or `extra` (the emulator takes kernelParams)");
+    return hipErrorInvalidValue;
+  }
+  // Not misuse: a runtime that takes only host-registered kernels says so.
+  if (module_kernel_nodes_refused()) return hipErrorInvalidDeviceFunction;
+  GraphNode n;
+  n.kind = GraphNode::Kind::kernel;
+  n.threads = grid * block;
+  core::Context* context = nullptr;
+  if (const hipError_t e =
+          hip::function_entry(static_cast<hipFunction_t>(p->func), api, &n.entry, &context);
+      e != hipSuccess) {
+    return e;
+  }
+  if (context != current) {
+    core::report_misuse(std::string(api) + ": the module was loaded for another device");
+    return hipErrorInvalidDevice;
+  }
+  // The runtime copies the parameters' values when the node is added.
+  for (std::size_t i = 0; i < n.entry.param_sizes.size(); ++i) {
+    const auto* bytes = static_cast<const unsigned char*>(p->kernelParams[i]);
+    if (bytes == nullptr) {
+      core::report_misuse(std::string(api) + ": kernelParams[" + std::to_string(i) + "] is null");
+      return hipErrorInvalidValue;
+    }
+    n.params.emplace_back(bytes, bytes + n.entry.param_sizes[i]);
   }
   return add_node(api, node, graph, deps, count, std::move(n));
 }

@@ -89,6 +89,20 @@ hipError_t device_properties(void* out, int ordinal) {
   return hipSuccess;
 }
 
+hipError_t function_entry(hipFunction_t function, const char* api, core::KernelEntry* entry,
+                          core::Context** context) {
+  Registry& reg = registry();
+  const std::lock_guard<std::mutex> lock(reg.mutex);
+  const auto it = reg.functions.find(function);
+  if (it == reg.functions.end()) {
+    core::report_misuse(std::string(api) + ": not a function of a loaded module");
+    return hipErrorInvalidResourceHandle;
+  }
+  *entry = it->second->entry;
+  *context = it->second->context;
+  return hipSuccess;
+}
+
 }  // namespace anydev_emu::hip
 
 extern "C" {
@@ -168,19 +182,13 @@ hipError_t hipModuleLaunchKernel(hipFunction_t function, unsigned grid_x, unsign
     return hipErrorInvalidValue;
   }
   core::KernelEntry entry;
-  {
-    Registry& reg = registry();
-    const std::lock_guard<std::mutex> lock(reg.mutex);
-    const auto it = reg.functions.find(function);
-    if (it == reg.functions.end()) {
-      core::report_misuse(std::string(api) + ": not a function of a loaded module");
-      return hipErrorInvalidResourceHandle;
-    }
-    if (it->second->context != s->context()) {
-      core::report_misuse(std::string(api) + ": the module was loaded for another device");
-      return hipErrorInvalidDevice;
-    }
-    entry = it->second->entry;
+  core::Context* context = nullptr;
+  if (const hipError_t e = hip::function_entry(function, api, &entry, &context); e != hipSuccess) {
+    return e;
+  }
+  if (context != s->context()) {
+    core::report_misuse(std::string(api) + ": the module was loaded for another device");
+    return hipErrorInvalidDevice;
   }
   return hip::to_hip(core::enqueue_kernel(api, s, entry, params, grid * block));
 }

@@ -42,7 +42,7 @@
   X(hipHostRegister) X(hipHostUnregister) X(hipIpcGetEventHandle) X(hipIpcOpenEventHandle) \
   X(hipEventElapsedTime) X(hipStreamCreateWithPriority) X(hipDeviceGetStreamPriorityRange) \
   X(hipGraphCreate) X(hipGraphAddEmptyNode) X(hipGraphAddMemcpyNode1D) X(hipGraphAddMemsetNode) \
-  X(hipGraphInstantiateWithFlags) X(hipGraphLaunch) X(hipGraphExecDestroy) X(hipGraphDestroy) \
+  X(hipGraphAddKernelNode) X(hipGraphInstantiateWithFlags) X(hipGraphLaunch) X(hipGraphExecDestroy) X(hipGraphDestroy) \
   X(hipModuleLoadData) X(hipModuleGetFunction) X(hipModuleLaunchKernel) \
   X(hipGetDeviceProperties) X(hipGetDevicePropertiesR0000)
 // clang-format on

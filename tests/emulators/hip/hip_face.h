@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "core_device.h"
+#include "core_kernels.h"
 #include "core_memory.h"
 #include "core_pool.h"
 #include "core_status.h"
@@ -74,6 +75,12 @@ bool copy_access(hipMemcpyKind kind, core::Access* dst, core::Access* src);
 // 5's layout): hipGetDeviceProperties, hipGetDevicePropertiesR0000
 // (api_module.cpp).
 hipError_t device_properties(void* out, int ordinal);
+
+// The kernel behind a function of a loaded module and the context (device)
+// it was loaded for; hipErrorInvalidResourceHandle, reported with `api`,
+// for anything else (api_module.cpp).
+hipError_t function_entry(hipFunction_t function, const char* api, core::KernelEntry* entry,
+                          core::Context** context);
 
 // hipRuntimeGetVersion's answer: the variant's (variant_5.cpp, variant_7.cpp).
 int runtime_version();
