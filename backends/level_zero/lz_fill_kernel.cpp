@@ -74,10 +74,7 @@ void load_kernel(const DeviceState& d, LzFillKernel* k, std::string* why, bool* 
 
 }  // namespace
 
-gpu::KernelFill fill_by_kernel_locked(LzStream& stream, void* at, const void* pattern,
-                                      std::size_t period, std::size_t bytes, ze_result_t* r,
-                                      const char** call) {
-  DeviceState& d = device_at(stream.device);
+bool fill_kernel_ready(DeviceState& d) {
   LzFillKernel& k = d.fill_kernel;
   std::call_once(k.once, [&d, &k] {
     try {  // nothing may leave call_once by an exception (GCC bug 66146)
@@ -93,8 +90,13 @@ gpu::KernelFill fill_by_kernel_locked(LzStream& stream, void* at, const void* pa
       k.kernel = nullptr;  // out of memory: the plan fills
     }
   });
-  if (k.kernel == nullptr) return gpu::KernelFill::kUnavailable;
+  return k.kernel != nullptr;
+}
 
+ze_result_t append_fill_kernel(DeviceState& d, ze_command_list_handle_t list, void* at,
+                               const void* pattern, std::size_t period, std::size_t bytes,
+                               const char** call) {
+  LzFillKernel& k = d.fill_kernel;
   const gpu::WideFillArgs args =
       gpu::wide_fill_args(reinterpret_cast<std::uintptr_t>(at), pattern, period, bytes);
   const void* values[] = {&args.dst, &args.bytes, &args.lo, &args.hi};
@@ -103,13 +105,22 @@ gpu::KernelFill fill_by_kernel_locked(LzStream& stream, void* at, const void* pa
   const std::lock_guard<std::mutex> lock(k.mutex);
   *call = "zeKernelSetArgumentValue";
   for (std::uint32_t i = 0; i < 4; ++i) {
-    if ((*r = ze.zeKernelSetArgumentValue(k.kernel, i, sizeof(std::uint64_t), values[i])) !=
-        ZE_RESULT_SUCCESS) {
-      return gpu::KernelFill::kFailed;
+    if (const ze_result_t r =
+            ze.zeKernelSetArgumentValue(k.kernel, i, sizeof(std::uint64_t), values[i]);
+        r != ZE_RESULT_SUCCESS) {
+      return r;
     }
   }
   *call = "zeCommandListAppendLaunchKernel";
-  *r = ze.zeCommandListAppendLaunchKernel(stream.list, k.kernel, &groups, nullptr, 0, nullptr);
+  return ze.zeCommandListAppendLaunchKernel(list, k.kernel, &groups, nullptr, 0, nullptr);
+}
+
+gpu::KernelFill fill_by_kernel_locked(LzStream& stream, void* at, const void* pattern,
+                                      std::size_t period, std::size_t bytes, ze_result_t* r,
+                                      const char** call) {
+  DeviceState& d = device_at(stream.device);
+  if (!fill_kernel_ready(d)) return gpu::KernelFill::kUnavailable;
+  *r = append_fill_kernel(d, stream.list, at, pattern, period, bytes, call);
   if (*r != ZE_RESULT_SUCCESS) return gpu::KernelFill::kFailed;
   *call = "zeCommandListAppendBarrier";
   *r = order_locked(stream);

@@ -20,10 +20,12 @@
 
 namespace anydev::level_zero {
 
-// One command of the recorded list: a copy, a fill (of patterns[pattern]) or
-// the barrier between two levels. Planned once, never changed.
+// One command of the recorded list: a copy, a fill (of patterns[pattern]), a
+// launch of anydev's fill kernel (a fill wider than the queue group fills,
+// of patterns[pattern] with period pattern_size) or the barrier between two
+// levels. Planned once, never changed.
 struct Command {
-  enum class Kind { kCopy, kFill, kBarrier } kind = Kind::kBarrier;
+  enum class Kind { kCopy, kFill, kKernelFill, kBarrier } kind = Kind::kBarrier;
   void* dst = nullptr;
   const void* src = nullptr;
   std::size_t bytes = 0;

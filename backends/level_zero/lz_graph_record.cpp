@@ -5,6 +5,7 @@
 
 #include "anydev/kit/memory_ref.h"
 #include "lz_errors.h"
+#include "lz_fill_kernel.h"
 #include "lz_fill_period.h"
 #include "lz_graph.h"
 #include "lz_state.h"
@@ -30,6 +31,10 @@ ze_result_t append_commands(const NativeGraph& g, ze_command_list_handle_t list,
         *call = "zeCommandListAppendMemoryFill";
         r = ze.zeCommandListAppendMemoryFill(list, c.dst, g.patterns[c.pattern].data(),
                                              c.pattern_size, c.bytes, nullptr, 0, nullptr);
+        break;
+      case Command::Kind::kKernelFill:
+        r = append_fill_kernel(device_at(g.device), list, c.dst, g.patterns[c.pattern].data(),
+                               c.pattern_size, c.bytes, call);
         break;
       case Command::Kind::kBarrier:
         *call = "zeCommandListAppendBarrier";
@@ -57,7 +62,7 @@ void destroy_instance(const Instance& in) {
 // The level of each node (levels start at 0) and, for an empty node, the
 // level its dependencies are complete after (-1: none). Plans the commands.
 anydev_status_t plan_graph(NativeGraph& g, const anydev_bk_graph_node_t* nodes, std::size_t count) {
-  const DeviceState& d = device_at(g.device);
+  DeviceState& d = device_at(g.device);
   std::vector<long> done_after(count, -1);  // the level after which node i is complete
   std::vector<long> level(count, -1);       // -1: an empty node, no command
   long top = -1;
@@ -78,9 +83,12 @@ anydev_status_t plan_graph(NativeGraph& g, const anydev_bk_graph_node_t* nodes, 
       continue;
     }
     if (n.kind == ANYDEV_BK_GRAPH_FILL) {
-      const auto* p = n.pattern;
-      if (n.dst.kind == ANYDEV_BK_MEMORY_USER_HOST ||
-          shortest_period(p, n.pattern_size) > d.max_native_fill) {
+      if (n.dst.kind == ANYDEV_BK_MEMORY_USER_HOST) return ANYDEV_BK_DECLINED;
+      // Wider than the group fills: anydev's fill kernel, as a stream's fill
+      // does, only into the graph's own device memory.
+      if (shortest_period(n.pattern, n.pattern_size) > d.max_native_fill &&
+          (n.dst.kind != ANYDEV_BK_MEMORY_DEVICE || n.dst.device != g.device ||
+           !fill_kernel_ready(d))) {
         return ANYDEV_BK_DECLINED;
       }
       ++fills;
@@ -105,9 +113,10 @@ anydev_status_t plan_graph(NativeGraph& g, const anydev_bk_graph_node_t* nodes, 
         c.kind = Command::Kind::kCopy;
         c.src = kit::address_of(n.src);
       } else {
-        c.kind = Command::Kind::kFill;
         c.pattern = g.patterns.size();
         c.pattern_size = shortest_period(n.pattern, n.pattern_size);
+        c.kind =
+            c.pattern_size > d.max_native_fill ? Command::Kind::kKernelFill : Command::Kind::kFill;
         g.patterns.emplace_back();
         std::memcpy(g.patterns.back().data(), n.pattern, c.pattern_size);
       }

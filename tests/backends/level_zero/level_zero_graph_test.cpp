@@ -5,7 +5,8 @@
 // zeCommandQueueExecuteCommandLists with no copy or fill appended; replays
 // that overlap record a few more lists, never more; a graph released while
 // its replays run is freed after them; a fill wider than the queue group
-// fills natively is left to the core's replay. Exact bytes throughout.
+// fills natively is one launch of anydev's fill kernel in the recorded list,
+// or, without the kernel, left to the core's replay. Exact bytes throughout.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -19,6 +20,7 @@
 namespace {
 
 using anydev_test::calls;
+using anydev_test::fill_kernel_on;
 using anydev_test::native_fill_limit;
 
 constexpr std::size_t kPairs = 50;  // a fill and a copy each: 100 nodes
@@ -27,11 +29,12 @@ constexpr unsigned char kPattern[16] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77
                                         0x99, 0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xF0, 0x0F};
 
 // The i-th fill's pattern width: 1, 2, 4, 8 and 16 bytes in turn, those the
-// queue group fills natively (wider ones would make the graph the core's).
+// queue group fills natively or, with the fill kernel, all (without it, wider
+// ones would make the graph the core's).
 std::size_t width_of(std::size_t i) {
   std::vector<std::size_t> widths;
   for (std::size_t w : {1u, 2u, 4u, 8u, 16u}) {
-    if (w <= native_fill_limit()) widths.push_back(w);
+    if (w <= native_fill_limit() || fill_kernel_on()) widths.push_back(w);
   }
   return widths[i % widths.size()];
 }
@@ -115,6 +118,7 @@ TEST_F(LevelZeroGraph, EachReplayIsOneExecuteAndAppendsNoCopyOrFill) {
   const auto executes = calls("zeCommandQueueExecuteCommandLists");
   const auto copies = calls("zeCommandListAppendMemoryCopy");
   const auto fills = calls("zeCommandListAppendMemoryFill");
+  const auto launches = calls("zeCommandListAppendLaunchKernel");
   for (unsigned long long r = 0; r < kReplays; ++r) {
     SCOPED_TRACE(r);
     ASSERT_EQ(anydev_graph_replay(g, nullptr), ANYDEV_SUCCESS) << anydev_last_error_message();
@@ -124,6 +128,7 @@ TEST_F(LevelZeroGraph, EachReplayIsOneExecuteAndAppendsNoCopyOrFill) {
   EXPECT_EQ(calls("zeCommandQueueExecuteCommandLists"), executes + kReplays);
   EXPECT_EQ(calls("zeCommandListAppendMemoryCopy"), copies) << "a replay appended a copy";
   EXPECT_EQ(calls("zeCommandListAppendMemoryFill"), fills) << "a replay appended a fill";
+  EXPECT_EQ(calls("zeCommandListAppendLaunchKernel"), launches) << "a replay appended a launch";
   EXPECT_EQ(calls("zeCommandListCreate"), lists + 1) << "replays one at a time reuse the list";
   EXPECT_EQ(anydev_graph_release(g), ANYDEV_SUCCESS);
 }
@@ -195,9 +200,10 @@ TEST_F(LevelZeroGraph, AChainOfDependenciesRunsInOrder) {
 }
 
 // A 16-byte period is native where the queue group fills 16 bytes; where it
-// fills less, the graph is the core's (which plans the fill as a stream fill
-// does), with the same bytes.
-TEST_F(LevelZeroGraph, AFillWiderThanTheGroupFillsIsReplayedByTheCore) {
+// fills less, it is one launch of anydev's fill kernel, recorded once, or
+// without the kernel the graph is the core's (which plans the fill as a
+// stream fill does), with the same bytes.
+TEST_F(LevelZeroGraph, AFillWiderThanTheGroupFillsIsAKernelLaunchOrReplayedByTheCore) {
   anydev_buffer_t device = make(ANYDEV_MEMORY_DEVICE, kBytes);
   anydev_buffer_t host = make(ANYDEV_MEMORY_HOST, kBytes);
   anydev_graph_t g = nullptr;
@@ -206,15 +212,64 @@ TEST_F(LevelZeroGraph, AFillWiderThanTheGroupFillsIsReplayedByTheCore) {
   ASSERT_EQ(anydev_graph_add_fill(g, device, kPattern, 16, nullptr, 0, &fill), ANYDEV_SUCCESS)
       << anydev_last_error_message();
   ASSERT_EQ(anydev_graph_add_copy(g, host, device, &fill, 1, nullptr), ANYDEV_SUCCESS);
-  const auto executes = calls("zeCommandQueueExecuteCommandLists");
-  ASSERT_EQ(anydev_graph_replay(g, nullptr), ANYDEV_SUCCESS) << anydev_last_error_message();
-  ASSERT_EQ(anydev_context_synchronize(ctx_), ANYDEV_SUCCESS);
-  for (std::size_t k = 0; k < kBytes; ++k) ASSERT_EQ(host_bytes(host)[k], kPattern[k % 16]) << k;
   const bool native_fill = native_fill_limit() >= 16;
+  const bool by_kernel = !native_fill && fill_kernel_on();
+  const auto launches = calls("zeCommandListAppendLaunchKernel");
+  ASSERT_EQ(anydev_graph_instantiate(g), ANYDEV_SUCCESS) << anydev_last_error_message();
+  EXPECT_EQ(calls("zeCommandListAppendLaunchKernel"), launches + (by_kernel ? 1 : 0));
+  for (int r = 0; r < 3; ++r) {
+    SCOPED_TRACE(r);
+    std::memset(host_bytes(host), 0, kBytes);
+    const auto executes = calls("zeCommandQueueExecuteCommandLists");
+    ASSERT_EQ(anydev_graph_replay(g, nullptr), ANYDEV_SUCCESS) << anydev_last_error_message();
+    ASSERT_EQ(anydev_context_synchronize(ctx_), ANYDEV_SUCCESS);
+    for (std::size_t k = 0; k < kBytes; ++k) {
+      ASSERT_EQ(host_bytes(host)[k], kPattern[k % 16]) << k;
+    }
+    EXPECT_EQ(calls("zeCommandQueueExecuteCommandLists"),
+              executes + (native_fill || by_kernel ? 1 : 0));
+  }
+  // A replay of a native graph appends nothing; the core's replay launches
+  // the kernel (or fills by the plan) each time.
+  if (native_fill || by_kernel) {
+    EXPECT_EQ(calls("zeCommandListAppendLaunchKernel"), launches + (by_kernel ? 1 : 0));
+  }
   int native = -1;
   ASSERT_EQ(anydev_graph_is_native(g, &native), ANYDEV_SUCCESS);
-  EXPECT_EQ(native, native_fill ? 1 : 0);
-  EXPECT_EQ(calls("zeCommandQueueExecuteCommandLists"), executes + (native_fill ? 1 : 0));
+  EXPECT_EQ(native, native_fill || by_kernel ? 1 : 0);
+  EXPECT_EQ(anydev_graph_release(g), ANYDEV_SUCCESS);
+}
+
+// A 16-byte fill at an offset into a device buffer, wider than the group
+// fills, in a graph: the bytes before and after it are kept.
+TEST_F(LevelZeroGraph, AWideFillAtAnOffsetKeepsTheBytesAroundIt) {
+  anydev_buffer_t device = make(ANYDEV_MEMORY_DEVICE, kBytes);
+  anydev_buffer_t host = make(ANYDEV_MEMORY_HOST, kBytes);
+  anydev_buffer_t view = nullptr;
+  constexpr std::size_t kAt = 40;  // not a multiple of the period
+  constexpr std::size_t kLength = 160;
+  ASSERT_EQ(anydev_buffer_create_sub_buffer(device, ANYDEV_DTYPE_UINT8, kAt, kLength, &view),
+            ANYDEV_SUCCESS)
+      << anydev_last_error_message();
+  buffers_.push_back(view);
+  const unsigned char before = 0xC3;
+  ASSERT_EQ(anydev_enqueue_fill(ctx_, device, &before, 1), ANYDEV_SUCCESS)
+      << anydev_last_error_message();
+  anydev_graph_t g = nullptr;
+  ASSERT_EQ(anydev_graph_create(ctx_, &g), ANYDEV_SUCCESS);
+  anydev_graph_node_t fill = 0;
+  ASSERT_EQ(anydev_graph_add_fill(g, view, kPattern, 16, nullptr, 0, &fill), ANYDEV_SUCCESS)
+      << anydev_last_error_message();
+  ASSERT_EQ(anydev_graph_add_copy(g, host, device, &fill, 1, nullptr), ANYDEV_SUCCESS);
+  ASSERT_EQ(anydev_graph_replay(g, nullptr), ANYDEV_SUCCESS) << anydev_last_error_message();
+  ASSERT_EQ(anydev_context_synchronize(ctx_), ANYDEV_SUCCESS);
+  for (std::size_t k = 0; k < kBytes; ++k) {
+    const unsigned char want = k >= kAt && k < kAt + kLength ? kPattern[(k - kAt) % 16] : 0xC3;
+    ASSERT_EQ(host_bytes(host)[k], want) << k;
+  }
+  int native = -1;
+  ASSERT_EQ(anydev_graph_is_native(g, &native), ANYDEV_SUCCESS);
+  EXPECT_EQ(native, native_fill_limit() >= 16 || fill_kernel_on() ? 1 : 0);
   EXPECT_EQ(anydev_graph_release(g), ANYDEV_SUCCESS);
 }
 
