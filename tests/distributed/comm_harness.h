@@ -6,10 +6,19 @@
 // joined by a socketpair. The parent never creates an anydev object, so
 // each child starts UCX and anydev afresh. Every run is bounded: a child
 // still alive after the deadline is killed and the run fails.
+//
+// Each child leads a process group of its own and dies with the parent
+// (start_child). Tests stop children with SIGSTOP; were they in the test
+// binary's group, that group becoming orphaned (the shell that started the
+// suite in the background exiting) would make the kernel send the whole
+// group SIGHUP and SIGCONT, resuming a stopped child in mid-test. A group
+// whose parent lives in another group of the session is never orphaned
+// while that parent lives.
 #ifndef ANYDEV_TESTS_DISTRIBUTED_COMM_HARNESS_H_
 #define ANYDEV_TESTS_DISTRIBUTED_COMM_HARNESS_H_
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +32,14 @@
 #include <vector>
 
 namespace anydev_test {
+
+// In a new child, first: its own process group, and SIGKILL when the parent
+// (the test binary) dies, so that no child outlives an interrupted run.
+inline void start_child(pid_t parent) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(3);  // the parent died before prctl
+}
 
 // One end of the socketpair: length-prefixed messages. Not thread-safe.
 struct Link {
@@ -92,9 +109,11 @@ inline std::vector<ChildEnd> run_group(
   };
   std::fflush(nullptr);
   std::vector<pid_t> pids(n);
+  const pid_t parent = ::getpid();
   for (int role = 0; role < n; ++role) {
     pids[role] = ::fork();
     if (pids[role] == 0) {
+      start_child(parent);
       close_all_but(role);
       std::vector<Link> links(n);
       for (int j = 0; j < n; ++j) links[j].fd = fds[role][j];

@@ -812,6 +812,17 @@ TEST(Comm, UnmatchedReceiveTimesOut) {
   }));
 }
 
+// Whether process `pid` is stopped: /proc/PID/stat reads "pid (comm) T ...".
+bool is_stopped(pid_t pid) {
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (f == nullptr) return false;
+  char line[512] = {};
+  const bool read = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  const char* state = read ? std::strrchr(line, ')') : nullptr;
+  return state != nullptr && state[1] == ' ' && state[2] == 'T';
+}
+
 // A peer that stops itself (SIGSTOP) after sending its pid: alive but
 // never progressing. Returns the pid, once the process is stopped, or 0.
 pid_t recv_stopped_pid(const Link& link) {
@@ -819,14 +830,7 @@ pid_t recv_stopped_pid(const Link& link) {
   if (id.size() != 4) return 0;
   const auto pid = static_cast<pid_t>(id[0] | (id[1] << 8) | (id[2] << 16) | (id[3] << 24));
   for (int i = 0; i < 5000; ++i) {
-    // /proc/PID/stat: "pid (comm) S ...", S = 'T' once stopped.
-    std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
-    if (f == nullptr) return 0;
-    char line[512] = {};
-    const bool read = std::fgets(line, sizeof line, f) != nullptr;
-    std::fclose(f);
-    const char* state = read ? std::strrchr(line, ')') : nullptr;
-    if (state != nullptr && state[1] == ' ' && state[2] == 'T') return pid;
+    if (is_stopped(pid)) return pid;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return 0;
@@ -839,6 +843,29 @@ int stop_self(const Link& link) {
              static_cast<std::uint8_t>(pid >> 16), static_cast<std::uint8_t>(pid >> 24)});
   ::raise(SIGSTOP);  // the other role kills it
   return 1;
+}
+
+// What the kernel does to an orphaned process group with a stopped member
+// (SIGHUP, then SIGCONT to the whole group: a suite started in the
+// background whose shell exits), here SIGCONT alone to the test binary's
+// group: a role stopped by its test stays stopped, as it leads a group of
+// its own (comm_harness.h). In the test binary's group it resumed, and the
+// stalled-peer tests failed whenever the group was orphaned mid-test.
+TEST(CommHarness, AStoppedRoleIsNotResumedBySignalsToTheTestsGroup) {
+  const auto ends = run_pair(
+      [&](int role, const Link& link) {
+        if (role == 1) return stop_self(link);
+        const pid_t pid = recv_stopped_pid(link);
+        REQUIRE(pid != 0, "role 1 did not stop");
+        REQUIRE(::kill(-::getpgid(::getppid()), SIGCONT) == 0, "SIGCONT to the group failed");
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        const bool stopped = is_stopped(pid);
+        ::kill(pid, SIGKILL);
+        REQUIRE(stopped, "role 1 was resumed by a SIGCONT to the test binary's group");
+        return 0;
+      },
+      std::chrono::seconds(20));
+  expect_stalled_ends(ends, 2, {1});
 }
 
 // The error of a transfer to a stalled peer: its timeout, or the
