@@ -19,17 +19,21 @@
 // at a version whose entry points match the headers this backend is built
 // with (0.9.0 to 0.9.4; 0.9.5 added a properties parameter to the command
 // calls) or without simultaneous use; any node with a host side (pinned host
-// buffers stay mapped, and commands must not touch a mapped buffer); a fill
-// at an offset that is not a multiple of its pattern size.
+// buffers stay mapped, and commands must not touch a mapped buffer). A fill
+// at an offset that is not a multiple of its pattern size is its pieces
+// (opencl_fill_pieces.h), joined by a barrier that is the node's sync point.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "opencl_entries.h"
 #include "opencl_errors.h"
+#include "opencl_fill_pieces.h"
 #include "opencl_services.h"
 #include "opencl_stream.h"
 
@@ -115,7 +119,7 @@ bool expressible(const anydev_bk_graph_node_t* nodes, std::size_t count) {
     if (n.dst.kind != ANYDEV_BK_MEMORY_DEVICE) return false;
     if (n.kind == ANYDEV_BK_GRAPH_COPY && n.src.kind != ANYDEV_BK_MEMORY_DEVICE) return false;
     if (n.kind == ANYDEV_BK_GRAPH_FILL &&
-        (n.pattern_size == 0 || n.dst.offset % n.pattern_size != 0)) {
+        (n.pattern_size == 0 || n.pattern_size > 16 || n.bytes % n.pattern_size != 0)) {
       return false;
     }
   }
@@ -142,11 +146,26 @@ cl_int record_node(ClGraph& g, const anydev_bk_graph_node_t& n,
       return g.calls.copy(g.buffer, nullptr, static_cast<cl_mem>(n.src.handle),
                           static_cast<cl_mem>(n.dst.handle), n.src.offset, n.dst.offset, n.bytes,
                           count, wait_list, &points[i], nullptr);
-    case ANYDEV_BK_GRAPH_FILL:
-      *call = "clCommandFillBufferKHR";
-      return g.calls.fill(g.buffer, nullptr, static_cast<cl_mem>(n.dst.handle), n.pattern,
-                          n.pattern_size, n.dst.offset, n.bytes, count, wait_list, &points[i],
-                          nullptr);
+    case ANYDEV_BK_GRAPH_FILL: {
+      const FillPieces pieces = fill_pieces(static_cast<const unsigned char*>(n.pattern),
+                                            n.pattern_size, n.dst.offset, n.bytes);
+      std::array<cl_sync_point_khr, std::tuple_size_v<decltype(pieces.piece)>> done{};
+      for (std::size_t k = 0; k < pieces.count; ++k) {
+        const FillPiece& p = pieces.piece[k];
+        *call = "clCommandFillBufferKHR";
+        cl_sync_point_khr* point = pieces.count == 1 ? &points[i] : &done[k];
+        if (const cl_int err =
+                g.calls.fill(g.buffer, nullptr, static_cast<cl_mem>(n.dst.handle), p.pattern.data(),
+                             p.size, p.offset, p.bytes, count, wait_list, point, nullptr);
+            err != CL_SUCCESS) {
+          return err;
+        }
+      }
+      if (pieces.count == 1) return CL_SUCCESS;
+      *call = "clCommandBarrierWithWaitListKHR";
+      return g.calls.barrier(g.buffer, nullptr, static_cast<cl_uint>(pieces.count), done.data(),
+                             &points[i], nullptr);
+    }
     default:
       *call = "clCommandBarrierWithWaitListKHR";
       return g.calls.barrier(g.buffer, nullptr, count, wait_list, &points[i], nullptr);

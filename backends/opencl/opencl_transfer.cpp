@@ -7,7 +7,8 @@
 //   host   <- host                 memcpy in a host task
 //   fill device                    clEnqueueFillBuffer (exact pattern bits; split
 //                                  in up to a few commands at an offset that is
-//                                  not a multiple of the pattern size)
+//                                  not a multiple of the pattern size:
+//                                  opencl_fill_pieces.h)
 //   fill pinned host               pattern writes in a host task
 #include <array>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "anydev/kit/capabilities.h"
 #include "opencl_entries.h"
 #include "opencl_errors.h"
+#include "opencl_fill_pieces.h"
 #include "opencl_host_tasks.h"
 #include "opencl_memory.h"
 #include "opencl_services.h"
@@ -112,48 +114,6 @@ anydev_status_t fill_command(Stream& stream, cl_mem mem, const void* pattern, si
   return ANYDEV_SUCCESS;
 }
 
-// Writes `count` literal bytes at `offset` as fills of aligned power-of-two
-// pieces (each piece is its own 1-, 2-, 4- or 8-byte pattern).
-anydev_status_t fill_literal(Stream& stream, cl_mem mem, const unsigned char* data, size_t offset,
-                             size_t count) {
-  while (count > 0) {
-    size_t piece = 8;
-    while (piece > count || offset % piece != 0) piece /= 2;
-    if (anydev_status_t s = fill_command(stream, mem, data, piece, offset, piece);
-        s != ANYDEV_SUCCESS) {
-      return s;
-    }
-    data += piece;
-    offset += piece;
-    count -= piece;
-  }
-  return ANYDEV_SUCCESS;
-}
-
-// clEnqueueFillBuffer needs the offset to be a multiple of the pattern size;
-// a view may start elsewhere (a 16-byte element at an 8-byte boundary). The
-// fill then becomes: the pattern's first bytes up to the next boundary, the
-// pattern rotated to start there over the aligned middle, and the rotated
-// pattern's first bytes over what is left. Same bytes, three steps.
-anydev_status_t fill_unaligned(Stream& stream, cl_mem mem, const unsigned char* pattern,
-                               size_t size, size_t offset, size_t bytes) {
-  const size_t head = size - offset % size;  // < size <= bytes
-  std::array<unsigned char, 16> rotated{};
-  for (size_t i = 0; i < size; ++i) rotated[i] = pattern[(i + head) % size];
-  const size_t middle = (bytes - head) / size * size;
-  const size_t tail = bytes - head - middle;
-  if (anydev_status_t s = fill_literal(stream, mem, pattern, offset, head); s != ANYDEV_SUCCESS) {
-    return s;
-  }
-  if (middle > 0) {
-    if (anydev_status_t s = fill_command(stream, mem, rotated.data(), size, offset + head, middle);
-        s != ANYDEV_SUCCESS) {
-      return s;
-    }
-  }
-  return fill_literal(stream, mem, rotated.data(), offset + head + middle, tail);
-}
-
 }  // namespace
 
 anydev_status_t copy(anydev_bk_stream_t stream_handle, anydev_bk_memory_ref_t dst_ref,
@@ -233,11 +193,17 @@ anydev_status_t fill(anydev_bk_stream_t stream_handle, anydev_bk_memory_ref_t ds
         *stream, [to, bits, pattern_size, bytes] { fill_host(to, bits, pattern_size, bytes); },
         "fill", bytes);
   }
-  if (dst.offset % pattern_size == 0) {
-    return fill_command(*stream, dst.mem, pattern, pattern_size, dst.offset, bytes);
+  const FillPieces pieces =
+      fill_pieces(static_cast<const unsigned char*>(pattern), pattern_size, dst.offset, bytes);
+  for (std::size_t i = 0; i < pieces.count; ++i) {
+    const FillPiece& p = pieces.piece[i];
+    if (anydev_status_t s =
+            fill_command(*stream, dst.mem, p.pattern.data(), p.size, p.offset, p.bytes);
+        s != ANYDEV_SUCCESS) {
+      return s;
+    }
   }
-  return fill_unaligned(*stream, dst.mem, static_cast<const unsigned char*>(pattern), pattern_size,
-                        dst.offset, bytes);
+  return ANYDEV_SUCCESS;
 }
 
 }  // namespace anydev::opencl

@@ -2,7 +2,8 @@
 // opencl native graphs (cl_khr_command_buffer, docs/graphs.md) through the
 // plugin's table: a graph of device fills, device-to-device copies and a
 // join is one command buffer, replayed with exact bytes and in dependency
-// order on two streams; a graph with a host side is declined (the core
+// order on two streams; fills at offsets off their pattern's alignment are
+// native too; a graph with a host side is declined (the core
 // replays those). Where the device lacks the extension (0.9.0 to 0.9.4 with
 // simultaneous use) the native case skips and says so.
 #include <gtest/gtest.h>
@@ -134,6 +135,76 @@ TEST_F(OpenclGraph, DeviceFillsAndCopiesAreOneCommandBufferReplayedInOrder) {
   for (anydev_bk_stream_t s : streams) {
     EXPECT_EQ(table_->stream_destroy(table_->instance, s), ANYDEV_SUCCESS);
   }
+}
+
+// Fills at offsets that are not a multiple of their pattern (a 16-byte
+// pattern at byte 40, an 8-byte one at byte 1003) are native too, as their
+// aligned pieces joined by a barrier: a copy after both sees every byte,
+// and the bytes around them keep what was there.
+TEST_F(OpenclGraph, FillsAtUnalignedOffsetsAreNativeAndExact) {
+  ANYDEV_REQUIRE_OPENCL(plugin);
+  table_ = plugin.table;
+  void* a = device_buffer();
+  void* b = device_buffer();
+  const unsigned char wide[16] = {0x10, 0x21, 0x32, 0x43, 0x54, 0x65, 0x76, 0x87,
+                                  0x98, 0xA9, 0xBA, 0xCB, 0xDC, 0xED, 0xFE, 0x0F};
+  struct Fill {
+    std::size_t offset, bytes, size;
+  };
+  const Fill fills[] = {{40, 160, 16}, {1003, 64, 8}};
+  std::vector<anydev_bk_graph_node_t> nodes;
+  for (const Fill& f : fills) {
+    anydev_bk_graph_node_t n = {};
+    n.kind = ANYDEV_BK_GRAPH_FILL;
+    n.dst = device_ref(a);
+    n.dst.offset = f.offset;
+    n.bytes = f.bytes;
+    std::memcpy(n.pattern, wide, f.size);
+    n.pattern_size = f.size;
+    nodes.push_back(n);
+  }
+  const std::size_t after_fills[] = {0, 1};
+  nodes.push_back(copy_node(device_ref(b), device_ref(a)));
+  nodes.back().deps = after_fills;
+  nodes.back().dep_count = 2;
+  // Whether the device has native graphs at all: an aligned fill alone.
+  anydev_bk_graph_t graph = nullptr;
+  const anydev_bk_graph_node_t aligned = fill_node(a, 1u);
+  const anydev_status_t native = table_->graph_create(table_->instance, 0, &aligned, 1, &graph);
+  if (native == ANYDEV_BK_DECLINED) {
+    GTEST_SKIP() << "OpenCL device 0 lacks cl_khr_command_buffer 0.9.0-0.9.4 with simultaneous "
+                    "use: its graphs are the core's replay";
+  }
+  ASSERT_EQ(native, ANYDEV_SUCCESS) << last_error();
+  ASSERT_EQ(table_->graph_destroy(table_->instance, graph), ANYDEV_SUCCESS);
+  graph = nullptr;
+  ASSERT_EQ(table_->graph_create(table_->instance, 0, nodes.data(), nodes.size(), &graph),
+            ANYDEV_SUCCESS)
+      << last_error();
+  anydev_bk_stream_t stream = nullptr;
+  ASSERT_EQ(table_->stream_create(table_->instance, 0, &stream), ANYDEV_SUCCESS) << last_error();
+  const unsigned char before = 0xC3;
+  for (int replay = 0; replay < 2; ++replay) {
+    SCOPED_TRACE(replay);
+    ASSERT_EQ(table_->fill(table_->instance, stream, device_ref(a), &before, 1, kBytes),
+              ANYDEV_SUCCESS);
+    ASSERT_EQ(table_->graph_launch(table_->instance, graph, stream), ANYDEV_SUCCESS)
+        << last_error();
+    const std::vector<std::uint32_t> words = words_of(stream, b);
+    std::vector<unsigned char> got(kBytes);
+    std::memcpy(got.data(), words.data(), kBytes);
+    std::size_t wrong = 0;
+    for (std::size_t k = 0; k < kBytes; ++k) {
+      unsigned char want = before;
+      for (const Fill& f : fills) {
+        if (k >= f.offset && k < f.offset + f.bytes) want = wide[(k - f.offset) % f.size];
+      }
+      if (got[k] != want) ++wrong;
+    }
+    EXPECT_EQ(wrong, 0u);
+  }
+  EXPECT_EQ(table_->graph_destroy(table_->instance, graph), ANYDEV_SUCCESS);
+  EXPECT_EQ(table_->stream_destroy(table_->instance, stream), ANYDEV_SUCCESS);
 }
 
 // Pinned host buffers stay mapped, and a command must not touch a mapped
