@@ -94,6 +94,24 @@ Status enqueue_node(const char* api, const GraphNode& n, const StreamRef& stream
 
 }  // namespace
 
+Status kernel_node(const char* api, const KernelEntry& entry, void* const* params,
+                   std::uint64_t threads, GraphNode* out) {
+  GraphNode& n = *out;
+  n.kind = GraphNode::Kind::kernel;
+  n.entry = entry;
+  n.threads = threads;
+  n.params.clear();
+  for (std::size_t i = 0; i < entry.param_sizes.size(); ++i) {
+    const auto* bytes = static_cast<const unsigned char*>(params[i]);
+    if (bytes == nullptr) {
+      return misuse(Status::invalid_value,
+                    std::string(api) + ": kernelParams[" + std::to_string(i) + "] is null");
+    }
+    n.params.emplace_back(bytes, bytes + entry.param_sizes[i]);
+  }
+  return Status::success;
+}
+
 Status memset_node(const char* api, std::uintptr_t dst, std::uint32_t value, std::size_t element,
                    std::size_t width, std::size_t height, std::size_t pitch, GraphNode* out) {
   GraphNode& n = *out;

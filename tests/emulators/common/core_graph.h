@@ -59,6 +59,12 @@ struct GraphNode {
 // pinned or not). invalid_value (reported with `api`) otherwise.
 Status memset_node(const char* api, std::uintptr_t dst, std::uint32_t value, std::size_t element,
                    std::size_t width, std::size_t height, std::size_t pitch, GraphNode* out);
+// A kernel node of `entry` over `threads` threads, with a copy of each
+// parameter's bytes (the vendors copy them when the node is added; `params`
+// as a launch takes them): invalid_value (reported with `api`) for a null
+// parameter.
+Status kernel_node(const char* api, const KernelEntry& entry, void* const* params,
+                   std::uint64_t threads, GraphNode* out);
 // Checks a copy node's two ranges for their access kinds.
 Status check_copy_node(const char* api, const GraphNode& node);
 

@@ -146,22 +146,16 @@ CUresult cuGraphAddKernelNode(CUgraphNode* node, CUgraph graph, const CUgraphNod
       r != CUDA_SUCCESS) {
     return r;
   }
-  GraphNode n;
-  n.kind = GraphNode::Kind::kernel;
-  n.threads = grid * block;
+  core::KernelEntry entry;
   anydev_emu::Context* context = nullptr;
-  if (const CUresult r = anydev_emu::function_entry(p->func, api, &n.entry, &context);
+  if (const CUresult r = anydev_emu::function_entry(p->func, api, &entry, &context);
       r != CUDA_SUCCESS) {
     return r;
   }
-  // The driver copies the parameters' values when the node is added.
-  for (std::size_t i = 0; i < n.entry.param_sizes.size(); ++i) {
-    const auto* bytes = static_cast<const unsigned char*>(p->kernelParams[i]);
-    if (bytes == nullptr) {
-      core::report_misuse(std::string(api) + ": kernelParams[" + std::to_string(i) + "] is null");
-      return CUDA_ERROR_INVALID_VALUE;
-    }
-    n.params.emplace_back(bytes, bytes + n.entry.param_sizes[i]);
+  GraphNode n;
+  if (const CUresult r = cu(core::kernel_node(api, entry, p->kernelParams, grid * block, &n));
+      r != CUDA_SUCCESS) {
+    return r;
   }
   return add_node(api, node, graph, deps, count, std::move(n));
 }

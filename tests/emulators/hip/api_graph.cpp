@@ -126,12 +126,10 @@ hipError_t hipGraphAddKernelNode(hipGraphNode_t* node, hipGraph_t graph, const h
   }
   // Not misuse: a runtime that takes only host-registered kernels says so.
   if (module_kernel_nodes_refused()) return hipErrorInvalidDeviceFunction;
-  GraphNode n;
-  n.kind = GraphNode::Kind::kernel;
-  n.threads = grid * block;
+  core::KernelEntry entry;
   core::Context* context = nullptr;
   if (const hipError_t e =
-          hip::function_entry(static_cast<hipFunction_t>(p->func), api, &n.entry, &context);
+          hip::function_entry(static_cast<hipFunction_t>(p->func), api, &entry, &context);
       e != hipSuccess) {
     return e;
   }
@@ -139,14 +137,11 @@ hipError_t hipGraphAddKernelNode(hipGraphNode_t* node, hipGraph_t graph, const h
     core::report_misuse(std::string(api) + ": the module was loaded for another device");
     return hipErrorInvalidDevice;
   }
-  // The runtime copies the parameters' values when the node is added.
-  for (std::size_t i = 0; i < n.entry.param_sizes.size(); ++i) {
-    const auto* bytes = static_cast<const unsigned char*>(p->kernelParams[i]);
-    if (bytes == nullptr) {
-      core::report_misuse(std::string(api) + ": kernelParams[" + std::to_string(i) + "] is null");
-      return hipErrorInvalidValue;
-    }
-    n.params.emplace_back(bytes, bytes + n.entry.param_sizes[i]);
+  GraphNode n;
+  if (const hipError_t e =
+          hip::to_hip(core::kernel_node(api, entry, p->kernelParams, grid * block, &n));
+      e != hipSuccess) {
+    return e;
   }
   return add_node(api, node, graph, deps, count, std::move(n));
 }
