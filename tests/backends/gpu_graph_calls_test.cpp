@@ -99,9 +99,11 @@ bool fill_kernel_available() {
     return native_graphs_available() && !setting_is("ANYDEV_CUDA_EMULATOR_NO_MODULES", "1") &&
            !setting_is("ANYDEV_CUDA_FILL_KERNEL", "0");
   }
+  // Whether the emulated runtime takes a module's function as a kernel node
+  // depends on its variant (5.2: no, ROCm 7: yes): CMake says which.
   return !setting_is("ANYDEV_HIP_EMULATOR_NO_MODULES", "1") &&
          !setting_is("ANYDEV_HIP_FILL_KERNEL", "0") &&
-         !setting_is("ANYDEV_HIP_EMULATOR_GRAPH_MODULE_KERNELS", "0");
+         setting_is("ANYDEV_TEST_HIP_MODULE_KERNEL_NODES", "1");
 }
 
 class GpuGraph : public ::testing::Test {

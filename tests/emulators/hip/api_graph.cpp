@@ -6,9 +6,10 @@
 // runtime's hipErrorInvalidValue for bad parameters and handles. Each counts
 // its call. Thread-safe.
 //
-// ANYDEV_HIP_EMULATOR_GRAPH_MODULE_KERNELS=0: hipGraphAddKernelNode answers
-// hipErrorInvalidDeviceFunction for a module's function, as HIP releases
-// whose kernel nodes take only kernels registered by a host program.
+// hipGraphAddKernelNode takes a module's function as recent ROCm runtimes do;
+// the 5.2 variant answers hipErrorInvalidDeviceFunction for it, as HIP 5's
+// kernel nodes take only kernels a host program registered.
+// ANYDEV_HIP_EMULATOR_GRAPH_MODULE_KERNELS (0 or 1) overrides the variant.
 #include <hip/hip_runtime_api.h>
 
 #include <cstdint>
@@ -27,7 +28,9 @@ using hip::Call;
 namespace {
 
 bool module_kernel_nodes_refused() {
-  static const bool refused = core::read_setting("GRAPH_MODULE_KERNELS", 1, 0, 1) == 0;
+  static const bool refused =
+      core::read_setting("GRAPH_MODULE_KERNELS", hip::runtime_version() >= 60000000 ? 1 : 0, 0,
+                         1) == 0;
   return refused;
 }
 
