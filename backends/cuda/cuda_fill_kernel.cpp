@@ -77,17 +77,16 @@ gpu::KernelFill CudaApi::graph_add_fill_kernel(CUgraphNode* out, CUgraph graph,
       driver().GraphAddKernelNode == nullptr) {
     return gpu::KernelFill::kUnavailable;
   }
-  gpu::WideFillArgs a = args;  // the driver copies the values when the node is added
-  void* params[] = {&a.dst, &a.bytes, &a.lo, &a.hi};
+  gpu::WideFillLaunch launch(args, k->units);  // the driver copies the values
   CUDA_KERNEL_NODE_PARAMS p{};
   p.func = k->function;
-  p.gridDimX = gpu::wide_fill_blocks(static_cast<std::size_t>(a.bytes), k->units);
+  p.gridDimX = launch.blocks;
   p.gridDimY = 1;
   p.gridDimZ = 1;
   p.blockDimX = gpu::kWideFillThreads;
   p.blockDimY = 1;
   p.blockDimZ = 1;
-  p.kernelParams = params;
+  p.kernelParams = launch.params;
   *r = driver().GraphAddKernelNode(out, graph, deps, count, &p);
   return *r == CUDA_SUCCESS ? gpu::KernelFill::kLaunched : gpu::KernelFill::kFailed;
 }

@@ -74,6 +74,21 @@ inline unsigned wide_fill_blocks(std::size_t bytes, unsigned units) {
   return blocks == 0 ? 1u : static_cast<unsigned>(blocks);
 }
 
+// One launch of the kernel as launch calls and kernel nodes take it: a copy
+// of the values (the APIs take pointers to non-const and copy them at the
+// call), a pointer to each in parameter order, and the grid for a device of
+// `units` multiprocessors. Not copyable: `params` points into the object.
+struct WideFillLaunch {
+  WideFillLaunch(const WideFillArgs& args, unsigned units)
+      : values(args), blocks(wide_fill_blocks(static_cast<std::size_t>(args.bytes), units)) {}
+  WideFillLaunch(const WideFillLaunch&) = delete;
+  WideFillLaunch& operator=(const WideFillLaunch&) = delete;
+
+  WideFillArgs values;
+  void* params[4] = {&values.dst, &values.bytes, &values.lo, &values.hi};
+  unsigned blocks;
+};
+
 }  // namespace anydev::gpu
 
 #endif  // ANYDEV_BACKENDS_GPU_GPU_FILL_KERNEL_H_

@@ -88,13 +88,11 @@ KernelFill launch_fill_kernel(const Stream<Api>& stream, const WideFillArgs& arg
                               Load&& load, typename Api::status_t* r, const char** call) {
   if (!fill_kernel_loaded<Api>(stream.device, slot, load)) return KernelFill::kUnavailable;
 
-  WideFillArgs a = args;  // the API takes pointers to non-const
-  void* params[] = {&a.dst, &a.bytes, &a.lo, &a.hi};
-  const unsigned blocks = wide_fill_blocks(static_cast<std::size_t>(a.bytes), slot.units);
+  WideFillLaunch launch(args, slot.units);
   *call = Api::driver_t::names::LaunchKernel;
   *r = call_on_stream<Api>(stream.device, Api::names_its_device(stream.native), "fill", [&] {
-    return driver<Api>().LaunchKernel(slot.function, blocks, 1, 1, kWideFillThreads, 1, 1, 0,
-                                      stream.native, params, nullptr);
+    return driver<Api>().LaunchKernel(slot.function, launch.blocks, 1, 1, kWideFillThreads, 1, 1, 0,
+                                      stream.native, launch.params, nullptr);
   });
   return *r == Api::kSuccess ? KernelFill::kLaunched : KernelFill::kFailed;
 }

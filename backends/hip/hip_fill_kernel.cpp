@@ -139,17 +139,16 @@ gpu::KernelFill HipApi::graph_add_fill_kernel(hipGraphNode_t* out, hipGraph_t gr
       state.graph_kernel_refused.load(std::memory_order_relaxed)) {
     return gpu::KernelFill::kUnavailable;
   }
-  gpu::WideFillArgs a = args;  // the runtime copies the values when the node is added
-  void* params[] = {&a.dst, &a.bytes, &a.lo, &a.hi};
+  gpu::WideFillLaunch launch(args, state.fill_kernel.units);  // the runtime copies the values
   hipKernelNodeParams p{};
   p.func = reinterpret_cast<void*>(state.fill_kernel.function);
-  p.gridDim.x = gpu::wide_fill_blocks(static_cast<std::size_t>(a.bytes), state.fill_kernel.units);
+  p.gridDim.x = launch.blocks;
   p.gridDim.y = 1;
   p.gridDim.z = 1;
   p.blockDim.x = gpu::kWideFillThreads;
   p.blockDim.y = 1;
   p.blockDim.z = 1;
-  p.kernelParams = params;
+  p.kernelParams = launch.params;
   *r = rt.GraphAddKernelNode(out, graph, deps, count, &p);
   if (*r == hipErrorInvalidDeviceFunction) {
     if (!state.graph_kernel_refused.exchange(true)) {

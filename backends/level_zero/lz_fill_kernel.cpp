@@ -97,16 +97,15 @@ ze_result_t append_fill_kernel(DeviceState& d, ze_command_list_handle_t list, vo
                                const void* pattern, std::size_t period, std::size_t bytes,
                                const char** call) {
   LzFillKernel& k = d.fill_kernel;
-  const gpu::WideFillArgs args =
-      gpu::wide_fill_args(reinterpret_cast<std::uintptr_t>(at), pattern, period, bytes);
-  const void* values[] = {&args.dst, &args.bytes, &args.lo, &args.hi};
-  const ze_group_count_t groups = {gpu::wide_fill_blocks(bytes, k.units), 1, 1};
+  const gpu::WideFillLaunch launch(
+      gpu::wide_fill_args(reinterpret_cast<std::uintptr_t>(at), pattern, period, bytes), k.units);
+  const ze_group_count_t groups = {launch.blocks, 1, 1};
   const LoaderApi& ze = api();
   const std::lock_guard<std::mutex> lock(k.mutex);
   *call = "zeKernelSetArgumentValue";
   for (std::uint32_t i = 0; i < 4; ++i) {
     if (const ze_result_t r =
-            ze.zeKernelSetArgumentValue(k.kernel, i, sizeof(std::uint64_t), values[i]);
+            ze.zeKernelSetArgumentValue(k.kernel, i, sizeof(std::uint64_t), launch.params[i]);
         r != ZE_RESULT_SUCCESS) {
       return r;
     }

@@ -147,8 +147,7 @@ cl_int record_node(ClGraph& g, const anydev_bk_graph_node_t& n,
                           static_cast<cl_mem>(n.dst.handle), n.src.offset, n.dst.offset, n.bytes,
                           count, wait_list, &points[i], nullptr);
     case ANYDEV_BK_GRAPH_FILL: {
-      const FillPieces pieces = fill_pieces(static_cast<const unsigned char*>(n.pattern),
-                                            n.pattern_size, n.dst.offset, n.bytes);
+      const FillPieces pieces = fill_pieces(n.pattern, n.pattern_size, n.dst.offset, n.bytes);
       std::array<cl_sync_point_khr, std::tuple_size_v<decltype(pieces.piece)>> done{};
       for (std::size_t k = 0; k < pieces.count; ++k) {
         const FillPiece& p = pieces.piece[k];
